@@ -1,0 +1,53 @@
+//===- DistDialect.td - The dist dialect -------------------*- tablegen -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_DIALECT_DIST_IR_DISTDIALECT_TD
+#define DISTIR_DIALECT_DIST_IR_DISTDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Dist_Dialect : Dialect {
+  let name = "dist";
+  let cppNamespace = "::distir::dist";
+  let summary = "Explicitly placed distributed programs";
+  let description = [{
+    The `dist` dialect describes a distributed program in its *global view*:
+    one function that contains the work of every device.
+
+    * **Placement is explicit.** Every tensor value lives on exactly one
+      device, written as the encoding of its ranked tensor type:
+      `tensor<64x128xf32, #dist.device<3>>`. Upstream compute ops (`linalg`,
+      `tensor`, `arith`, `math`) work unchanged on such types; the
+      `dist-verify-placement` pass checks that each of them keeps all its
+      operands and results on one device.
+    * **Only communication ops move data between devices.** `dist.send`
+      copies a value to another device; the collectives (`all_reduce`,
+      `all_gather`, `reduce_scatter`, `broadcast`, `reduce`, `scatter`,
+      `gather`, `all_to_all`) take one operand per participating device and
+      return their results on those devices.
+    * **Program order is the schedule.** Ops execute in block order; each
+      device runs one op at a time and an op that involves several devices
+      starts when all of them are free.
+    * **The cluster** the program targets can be attached to the module as
+      the `dist.cluster` attribute (`#dist.cluster<...>`).
+
+    Version log:
+    * 0.1: device encoding, communication ops, cluster attribute.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the module attribute that holds the target cluster.
+    static constexpr ::llvm::StringLiteral getClusterAttrName() {
+      return ::llvm::StringLiteral("dist.cluster");
+    }
+  private:
+    void registerAttributes();
+  public:
+  }];
+}
+
+#endif // DISTIR_DIALECT_DIST_IR_DISTDIALECT_TD

@@ -1,0 +1,321 @@
+//===- DistOps.td - dist dialect operations ----------------*- tablegen -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_DIALECT_DIST_IR_DISTOPS_TD
+#define DISTIR_DIALECT_DIST_IR_DISTOPS_TD
+
+include "DistIR/Dialect/Dist/IR/DistAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Dist_PlacedTensor : Type<
+    And<[IsTensorTypePred, HasRankPred, HasStaticShapePred,
+         CPred<"::llvm::isa_and_nonnull<::distir::dist::DeviceAttr>("
+               "::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding())">]>,
+    "statically shaped tensor placed on a device (#dist.device encoding)",
+    "::mlir::RankedTensorType">;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+/// Communication ops move data; they are not pure so that CSE and DCE keep
+/// them in place (program order is the schedule).
+class Dist_CommOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Point to point
+//===----------------------------------------------------------------------===//
+
+def Dist_SendOp : Dist_CommOp<"send"> {
+  let summary = "Copy a value to another device";
+  let description = [{
+    Sends `input` from the device it lives on to the device of the result
+    type. In the per-rank view this becomes a send on the source and a
+    receive on the destination.
+
+    ```
+    device 0: [x]  ──►  device 1: [x]
+    ```
+
+    Example:
+
+    ```mlir
+    %y = dist.send %x : tensor<4x8xf32, #dist.device<0>> -> tensor<4x8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * the result has the shape and element type of the input;
+    * the result lives on a different device than the input.
+  }];
+  let arguments = (ins Dist_PlacedTensor:$input);
+  let results = (outs Dist_PlacedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives with one operand and one result per device
+//===----------------------------------------------------------------------===//
+
+class Dist_GroupOp<string mnemonic, list<Trait> traits = []>
+    : Dist_CommOp<mnemonic, !listconcat(traits, [
+        InferTypeOpAdaptor])> {
+  let results = (outs Variadic<Dist_PlacedTensor>:$results);
+}
+
+def Dist_AllReduceOp : Dist_GroupOp<"all_reduce"> {
+  let summary = "Reduce one value per device and give the result to all";
+  let description = [{
+    Each participating device contributes one operand; every device receives
+    the element-wise reduction of all operands. Result `i` lives on the
+    device of operand `i`.
+
+    ```
+    device 0: [a]      device 0: [a+b]
+    device 1: [b]  ──► device 1: [a+b]
+    ```
+
+    Example:
+
+    ```mlir
+    %r:2 = dist.all_reduce sum %a, %b : tensor<8xf32, #dist.device<0>>, tensor<8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * at least one operand, each on a distinct device;
+    * all operands have the same shape and element type;
+    * `avg` needs a floating-point element type, other kinds an integer or
+      floating-point one.
+  }];
+  let arguments = (ins Dist_ReductionKindAttr:$kind,
+                       Variadic<Dist_PlacedTensor>:$inputs);
+  let assemblyFormat = "custom<ReductionKind>($kind) $inputs attr-dict `:` type($inputs)";
+}
+
+def Dist_AllGatherOp : Dist_GroupOp<"all_gather"> {
+  let summary = "Concatenate one value per device and give it to all";
+  let description = [{
+    Every device receives the concatenation, along `dim`, of the operands in
+    operand order.
+
+    ```
+    device 0: [a]      device 0: [a b]
+    device 1: [b]  ──► device 1: [a b]
+    ```
+
+    Example:
+
+    ```mlir
+    %r:2 = dist.all_gather %a, %b dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * at least one operand, each on a distinct device;
+    * all operands have the same shape and element type;
+    * `dim` is a dimension of the operands.
+  }];
+  let arguments = (ins Variadic<Dist_PlacedTensor>:$inputs,
+                       I64Attr:$dim);
+  let assemblyFormat = "$inputs `dim` $dim attr-dict `:` type($inputs)";
+}
+
+def Dist_ReduceScatterOp : Dist_GroupOp<"reduce_scatter"> {
+  let summary = "Reduce one value per device and scatter the chunks";
+  let description = [{
+    The element-wise reduction of the operands is split into as many equal
+    chunks along `dim` as there are devices; device `i` receives chunk `i`.
+
+    ```
+    device 0: [a0 a1]      device 0: [a0+b0]
+    device 1: [b0 b1]  ──► device 1: [a1+b1]
+    ```
+
+    Example:
+
+    ```mlir
+    %r:2 = dist.reduce_scatter sum %a, %b dim 0 : tensor<4x8xf32, #dist.device<0>>, tensor<4x8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * at least one operand, each on a distinct device;
+    * all operands have the same shape and element type;
+    * `dim` is a dimension of the operands and its size is divisible by the
+      number of devices;
+    * the reduction kind suits the element type (as for `all_reduce`).
+  }];
+  let arguments = (ins Dist_ReductionKindAttr:$kind,
+                       Variadic<Dist_PlacedTensor>:$inputs,
+                       I64Attr:$dim);
+  let assemblyFormat = "custom<ReductionKind>($kind) $inputs `dim` $dim attr-dict `:` type($inputs)";
+}
+
+def Dist_AllToAllOp : Dist_GroupOp<"all_to_all"> {
+  let summary = "Exchange chunks between every pair of devices";
+  let description = [{
+    Each operand is split into as many equal chunks along `split_dim` as
+    there are devices; device `j` receives chunk `j` of every operand,
+    concatenated along `concat_dim` in operand order.
+
+    ```
+    device 0: [a0 a1]      device 0: [a0 b0]
+    device 1: [b0 b1]  ──► device 1: [a1 b1]
+    ```
+
+    Example:
+
+    ```mlir
+    %r:2 = dist.all_to_all %a, %b split_dim 1 concat_dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * at least one operand, each on a distinct device;
+    * all operands have the same shape and element type;
+    * `split_dim` and `concat_dim` are dimensions of the operands, and the
+      size of `split_dim` is divisible by the number of devices.
+  }];
+  let arguments = (ins Variadic<Dist_PlacedTensor>:$inputs,
+                       I64Attr:$split_dim, I64Attr:$concat_dim);
+  let assemblyFormat = [{
+    $inputs `split_dim` $split_dim `concat_dim` $concat_dim attr-dict `:`
+    type($inputs)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Rooted collectives
+//===----------------------------------------------------------------------===//
+
+def Dist_BroadcastOp : Dist_CommOp<"broadcast"> {
+  let summary = "Copy a value from its device to every device of a group";
+  let description = [{
+    The root is the device of `input`; the group is the devices of the
+    results, which include the root.
+
+    ```
+    device 0: [x]      device 0: [x]
+    device 1: [ ]  ──► device 1: [x]
+    ```
+
+    Example:
+
+    ```mlir
+    %r:2 = dist.broadcast %x : tensor<8xf32, #dist.device<0>> -> tensor<8xf32, #dist.device<0>>, tensor<8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * at least one result, each on a distinct device, one of them the root;
+    * every result has the shape and element type of the input.
+  }];
+  let arguments = (ins Dist_PlacedTensor:$input);
+  let results = (outs Variadic<Dist_PlacedTensor>:$results);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($results)";
+}
+
+def Dist_ScatterOp : Dist_CommOp<"scatter"> {
+  let summary = "Split a value along a dimension and give one chunk to each device";
+  let description = [{
+    The root (the device of `input`) splits `input` into as many equal chunks
+    along `dim` as there are results; result `i` receives chunk `i`. The
+    group is the devices of the results, which include the root.
+
+    ```
+    device 0: [x0 x1]      device 0: [x0]
+    device 1: [     ]  ──► device 1: [x1]
+    ```
+
+    Example:
+
+    ```mlir
+    %r:2 = dist.scatter %x dim 0 : tensor<4x8xf32, #dist.device<0>> -> tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    ```
+
+    **Constraints:**
+    * at least one result, each on a distinct device, one of them the root;
+    * `dim` is a dimension of the input, divisible by the number of results;
+    * every result has the input's element type and shape, except `dim`,
+      which is divided by the number of results.
+  }];
+  let arguments = (ins Dist_PlacedTensor:$input, I64Attr:$dim);
+  let results = (outs Variadic<Dist_PlacedTensor>:$results);
+  let assemblyFormat = [{
+    $input `dim` $dim attr-dict `:` type($input) `->` type($results)
+  }];
+}
+
+def Dist_ReduceOp : Dist_CommOp<"reduce"> {
+  let summary = "Reduce one value per device onto a root device";
+  let description = [{
+    The root is the device of the result; it must contribute an operand.
+
+    ```
+    device 0: [a]      device 0: [a+b]
+    device 1: [b]  ──► device 1: [ ]
+    ```
+
+    Example:
+
+    ```mlir
+    %r = dist.reduce sum %a, %b : tensor<8xf32, #dist.device<0>>, tensor<8xf32, #dist.device<1>> -> tensor<8xf32, #dist.device<0>>
+    ```
+
+    **Constraints:**
+    * at least one operand, each on a distinct device, one of them the root;
+    * operands and result have the same shape and element type;
+    * the reduction kind suits the element type (as for `all_reduce`).
+  }];
+  let arguments = (ins Dist_ReductionKindAttr:$kind,
+                       Variadic<Dist_PlacedTensor>:$inputs);
+  let results = (outs Dist_PlacedTensor:$result);
+  let assemblyFormat = [{
+    custom<ReductionKind>($kind) $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+}
+
+def Dist_GatherOp : Dist_CommOp<"gather"> {
+  let summary = "Concatenate one value per device onto a root device";
+  let description = [{
+    The root is the device of the result; it must contribute an operand. The
+    result is the concatenation of the operands along `dim`, in operand
+    order.
+
+    ```
+    device 0: [a]      device 0: [a b]
+    device 1: [b]  ──► device 1: [ ]
+    ```
+
+    Example:
+
+    ```mlir
+    %r = dist.gather %a, %b dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>> -> tensor<4x8xf32, #dist.device<0>>
+    ```
+
+    **Constraints:**
+    * at least one operand, each on a distinct device, one of them the root;
+    * all operands have the same shape and element type;
+    * `dim` is a dimension of the operands; the result has their element
+      type and shape, except `dim`, which is multiplied by the number of
+      operands.
+  }];
+  let arguments = (ins Variadic<Dist_PlacedTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Dist_PlacedTensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` $dim attr-dict `:` type($inputs) `->` type($result)
+  }];
+}
+
+#endif // DISTIR_DIALECT_DIST_IR_DISTOPS_TD

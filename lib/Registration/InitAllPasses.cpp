@@ -1,0 +1,35 @@
+//===- InitAllPasses.cpp - Register DistIR's passes -------------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/InitAllPasses.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+void distir::registerDistPasses() { dist::registerDistPasses(); }
+
+void distir::registerAllPasses() {
+  registerDistPasses();
+  mlir::registerTransformsPasses();
+  mlir::registerConversionPasses();
+  mlir::arith::registerArithPasses();
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::func::registerFuncPasses();
+  mlir::registerLinalgPasses();
+  mlir::math::registerMathPasses();
+  mlir::registerSCFPasses();
+  mlir::shard::registerShardPasses();
+  mlir::tensor::registerTensorPasses();
+}

@@ -1,0 +1,19 @@
+//===- InitAllTranslations.cpp - Register DistIR's translations -------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/InitAllTranslations.h"
+#include "DistIR/Target/Cluster/ClusterTranslation.h"
+
+#include "mlir/InitAllTranslations.h"
+
+void distir::registerAllTranslations() {
+  static bool initOnce = [] {
+    registerClusterTranslations();
+    mlir::registerToLLVMIRTranslation();
+    return true;
+  }();
+  (void)initOnce;
+}

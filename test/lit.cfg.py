@@ -1,0 +1,55 @@
+# -*- Python -*-
+# Lit configuration of the DistIR regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "DistIR"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Unit", "consumer"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.distir_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%distir_src_root", config.distir_src_root))
+config.substitutions.append(("%distir_obj_root", config.distir_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Setting DISTIR_OPT_CHECK_IR_ROUNDTRIP reruns the whole suite with every
+# distir-opt invocation also checking that its output round-trips.
+opt_args = []
+if os.environ.get("DISTIR_OPT_CHECK_IR_ROUNDTRIP"):
+    opt_args.append("--verify-roundtrip")
+
+tool_dirs = [config.distir_tools_dir, config.llvm_tools_dir]
+llvm_config.with_environment("PATH", config.distir_tools_dir, append_path=True)
+tools = [
+    ToolSubst("distir-opt", extra_args=opt_args, unresolved="fatal"),
+    ToolSubst("distir-translate", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.sanitize:
+    config.available_features.add("sanitize")
+    # LeakSanitizer does not work under ptrace-restricted sandboxes and MLIR
+    # keeps some intentional process-lifetime allocations.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+if config.enable_nccl:
+    config.available_features.add("nccl")
+
+# Config values that tests need as shell variables.
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
