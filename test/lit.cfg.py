@@ -31,7 +31,8 @@ if os.environ.get("DISTIR_OPT_CHECK_IR_ROUNDTRIP"):
     opt_args.append("--verify-roundtrip")
 
 tool_dirs = [config.distir_tools_dir, config.llvm_tools_dir]
-llvm_config.with_environment("PATH", config.distir_tools_dir, append_path=True)
+for tools_dir in (config.llvm_tools_dir, config.distir_tools_dir):
+    llvm_config.with_environment("PATH", tools_dir, append_path=True)
 tools = [
     ToolSubst("distir-opt", extra_args=opt_args, unresolved="fatal"),
     ToolSubst("distir-translate", unresolved="fatal"),
@@ -49,7 +50,7 @@ if config.enable_nccl:
 
 # Config values that tests need as shell variables.
 config.substitutions.append(("%cmake", config.cmake_command))
-config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%generator", config.cmake_generator))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))

@@ -1,4 +1,5 @@
-//===- InitAllDialects.cpp - Register DistIR's dialects ---------------------===//
+//===- InitAllDialects.cpp - Register DistIR's dialects
+//---------------------===//
 //
 // Part of the DistIR project.
 //
@@ -29,14 +30,13 @@ void distir::registerDistDialect(mlir::DialectRegistry &registry) {
 
 void distir::registerAllDialects(mlir::DialectRegistry &registry) {
   registerDistDialect(registry);
-  registry.insert<mlir::arith::ArithDialect,
-                  mlir::bufferization::BufferizationDialect,
-                  mlir::cf::ControlFlowDialect, mlir::DLTIDialect,
-                  mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
-                  mlir::linalg::LinalgDialect, mlir::math::MathDialect,
-                  mlir::memref::MemRefDialect, mlir::mpi::MPIDialect,
-                  mlir::scf::SCFDialect, mlir::shard::ShardDialect,
-                  mlir::tensor::TensorDialect>();
+  registry.insert<
+      mlir::arith::ArithDialect, mlir::bufferization::BufferizationDialect,
+      mlir::cf::ControlFlowDialect, mlir::DLTIDialect, mlir::func::FuncDialect,
+      mlir::LLVM::LLVMDialect, mlir::linalg::LinalgDialect,
+      mlir::math::MathDialect, mlir::memref::MemRefDialect,
+      mlir::mpi::MPIDialect, mlir::scf::SCFDialect, mlir::shard::ShardDialect,
+      mlir::tensor::TensorDialect>();
   // Interface models (bufferization, tiling, sharding, to-LLVM) attach
   // lazily, only to the dialects a context actually loads.
   mlir::registerAllExtensions(registry);

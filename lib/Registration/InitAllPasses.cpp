@@ -1,4 +1,5 @@
-//===- InitAllPasses.cpp - Register DistIR's passes -------------------------===//
+//===- InitAllPasses.cpp - Register DistIR's passes
+//-------------------------===//
 //
 // Part of the DistIR project.
 //

@@ -1,17 +1,19 @@
-//===- InitAllTranslations.cpp - Register DistIR's translations -------------===//
+//===- InitAllTranslations.cpp - Register DistIR's translations
+//-------------===//
 //
 // Part of the DistIR project.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/InitAllTranslations.h"
+#include "DistIR/InitAllDialects.h"
 #include "DistIR/Target/Cluster/ClusterTranslation.h"
 
 #include "mlir/InitAllTranslations.h"
 
 void distir::registerAllTranslations() {
   static bool initOnce = [] {
-    registerClusterTranslations();
+    registerClusterTranslations(registerAllDialects);
     mlir::registerToLLVMIRTranslation();
     return true;
   }();

@@ -1,4 +1,5 @@
-//===- distir-opt.cpp - DistIR optimizer driver -----------------------------===//
+//===- distir-opt.cpp - DistIR optimizer driver
+//-----------------------------===//
 //
 // Part of the DistIR project.
 //
@@ -14,6 +15,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   distir::registerAllDialects(registry);
   distir::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "DistIR optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "DistIR optimizer driver\n", registry));
 }

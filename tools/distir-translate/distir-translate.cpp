@@ -1,4 +1,5 @@
-//===- distir-translate.cpp - DistIR translation driver ---------------------===//
+//===- distir-translate.cpp - DistIR translation driver
+//---------------------===//
 //
 // Part of the DistIR project.
 //

@@ -612,13 +612,10 @@ TEST(ClusterTest, ResolveMissingFile) {
 
 TEST(ClusterTest, ResolveFixture) {
   // The fixture lives in the source tree next to the lit tests.
-  llvm::SmallString<256> path(__FILE__);
-  llvm::sys::path::remove_filename(path); // unittests/Cluster
-  llvm::sys::path::remove_filename(path); // unittests
-  llvm::sys::path::remove_filename(path); // source root
+  llvm::SmallString<256> path(DISTIR_SOURCE_DIR);
   llvm::sys::path::append(path, "test", "Cluster", "Inputs", "dgx-h100x2.json");
-  if (!llvm::sys::fs::exists(path))
-    GTEST_SKIP() << "fixture not found at " << path.str().str();
+  ASSERT_TRUE(llvm::sys::fs::exists(path))
+      << "missing fixture " << path.str().str();
 
   COLLECT_ERRORS(errors);
   mlir::FailureOr<Cluster> cluster = resolveCluster(path, errorsFn);

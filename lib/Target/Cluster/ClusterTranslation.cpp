@@ -1,4 +1,5 @@
-//===- ClusterTranslation.cpp - Cluster JSON <-> MLIR -----------------------===//
+//===- ClusterTranslation.cpp - Cluster JSON <-> MLIR
+//-----------------------===//
 //
 // Part of the DistIR project.
 //
@@ -23,9 +24,8 @@ static OwningOpRef<Operation *> importClusterJSON(llvm::SourceMgr &sourceMgr,
   Location loc = FileLineColLoc::get(context, buffer->getBufferIdentifier(),
                                      /*line=*/1, /*column=*/1);
   context->loadDialect<dist::DistDialect>();
-  FailureOr<Cluster> cluster =
-      parseClusterJSON(buffer->getBuffer(),
-                       [&](const Twine &msg) { emitError(loc) << msg; });
+  FailureOr<Cluster> cluster = parseClusterJSON(
+      buffer->getBuffer(), [&](const Twine &msg) { emitError(loc) << msg; });
   if (failed(cluster))
     return {};
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -38,24 +38,27 @@ static LogicalResult exportClusterJSON(Operation *op, raw_ostream &os) {
   auto module = dyn_cast<ModuleOp>(op);
   dist::ClusterAttr attr = module ? dist::getModuleCluster(module) : nullptr;
   if (!attr)
-    return op->emitError() << "no '" << dist::DistDialect::getClusterAttrName()
-                           << "' attribute to export";
+    return emitError(op->getLoc())
+           << "no '" << dist::DistDialect::getClusterAttrName()
+           << "' attribute to export";
   os << llvm::formatv("{0:2}", clusterToJSON(dist::clusterFromAttr(attr)))
      << "\n";
   return success();
 }
 
-void distir::registerClusterTranslations() {
+void distir::registerClusterTranslations(
+    void (*registerDialects)(DialectRegistry &)) {
+  static void (*extraDialects)(DialectRegistry &) = registerDialects;
   static TranslateToMLIRRegistration importReg(
       "import-cluster-json",
       "Import a cluster JSON file as a module carrying dist.cluster",
       importClusterJSON,
-      [](DialectRegistry &registry) {
-        registry.insert<dist::DistDialect>();
-      });
+      [](DialectRegistry &registry) { registry.insert<dist::DistDialect>(); });
   static TranslateFromMLIRRegistration exportReg(
       "export-cluster-json", "Export a module's dist.cluster as JSON",
       exportClusterJSON, [](DialectRegistry &registry) {
         registry.insert<dist::DistDialect>();
+        if (extraDialects)
+          extraDialects(registry);
       });
 }

@@ -1,4 +1,5 @@
-//===- DistAttrs.cpp - dist dialect attributes ------------------------------===//
+//===- DistAttrs.cpp - dist dialect attributes
+//------------------------------===//
 //
 // Part of the DistIR project.
 //
@@ -56,19 +57,15 @@ LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // ClusterAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ClusterAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                    StringRef name, ArrayRef<LevelAttr> levels,
-                    DeviceSpecAttr device) {
+LogicalResult ClusterAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  StringRef name, ArrayRef<LevelAttr> levels,
+                                  DeviceSpecAttr device) {
   // One set of rules for every face of a cluster: convert and reuse them.
-  FailureOr<Cluster> cluster =
-      clusterFromAttrParts(name, levels, device, [&](const Twine &msg) {
-        emitError() << msg;
-      });
+  FailureOr<Cluster> cluster = clusterFromAttrParts(
+      name, levels, device, [&](const Twine &msg) { emitError() << msg; });
   if (failed(cluster))
     return failure();
-  return verifyCluster(*cluster,
-                       [&](const Twine &msg) { emitError() << msg; });
+  return verifyCluster(*cluster, [&](const Twine &msg) { emitError() << msg; });
 }
 
 int64_t ClusterAttr::getNumDevices() const {

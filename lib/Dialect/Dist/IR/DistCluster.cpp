@@ -1,4 +1,5 @@
-//===- DistCluster.cpp - Cluster <-> #dist.cluster conversion ---------------===//
+//===- DistCluster.cpp - Cluster <-> #dist.cluster conversion
+//---------------===//
 //
 // Part of the DistIR project.
 //
@@ -14,10 +15,9 @@ using namespace mlir;
 using namespace distir;
 using namespace distir::dist;
 
-FailureOr<Cluster> distir::dist::clusterFromAttrParts(StringRef name,
-                                                      ArrayRef<LevelAttr> levels,
-                                                      DeviceSpecAttr device,
-                                                      ErrorFn emitError) {
+FailureOr<Cluster>
+distir::dist::clusterFromAttrParts(StringRef name, ArrayRef<LevelAttr> levels,
+                                   DeviceSpecAttr device, ErrorFn emitError) {
   Cluster cluster;
   cluster.name = name.str();
   for (LevelAttr level : levels) {
@@ -28,8 +28,7 @@ FailureOr<Cluster> distir::dist::clusterFromAttrParts(StringRef name,
     cluster.levels.push_back(
         {level.getName().str(), level.getSize(),
          LinkSpec{level.getBandwidth().convertToDouble(),
-                  level.getLatency().convertToDouble(),
-                  level.getSharedBy()}});
+                  level.getLatency().convertToDouble(), level.getSharedBy()}});
   }
   if (!device) {
     emitError("cluster device must be a #dist.device_spec attribute");
@@ -42,21 +41,18 @@ FailureOr<Cluster> distir::dist::clusterFromAttrParts(StringRef name,
                 "' must be a float");
       return failure();
     }
-    cluster.device.peakFlops[entry.getName().str()] =
-        value.getValueAsDouble();
+    cluster.device.peakFlops[entry.getName().str()] = value.getValueAsDouble();
   }
   cluster.device.memoryBandwidth =
       device.getMemoryBandwidth().convertToDouble();
   cluster.device.memoryCapacity = device.getMemoryCapacity();
-  cluster.device.launchOverhead =
-      device.getLaunchOverhead().convertToDouble();
+  cluster.device.launchOverhead = device.getLaunchOverhead().convertToDouble();
   return cluster;
 }
 
 Cluster distir::dist::clusterFromAttr(ClusterAttr attr) {
-  FailureOr<Cluster> cluster =
-      clusterFromAttrParts(attr.getName(), attr.getLevels(), attr.getDevice(),
-                           [](const Twine &) {});
+  FailureOr<Cluster> cluster = clusterFromAttrParts(
+      attr.getName(), attr.getLevels(), attr.getDevice(), [](const Twine &) {});
   assert(succeeded(cluster) && "verified #dist.cluster must convert");
   return *cluster;
 }
@@ -66,17 +62,16 @@ ClusterAttr distir::dist::clusterToAttr(MLIRContext *context,
   Builder b(context);
   SmallVector<LevelAttr> levels;
   for (const LevelSpec &level : cluster.levels)
-    levels.push_back(LevelAttr::get(context, level.name, level.size,
-                                    APFloat(level.link.bandwidth),
-                                    APFloat(level.link.latency),
-                                    level.link.sharedBy));
+    levels.push_back(LevelAttr::get(
+        context, level.name, level.size, APFloat(level.link.bandwidth),
+        APFloat(level.link.latency), level.link.sharedBy));
   SmallVector<NamedAttribute> flops;
   for (const auto &[dtype, value] : cluster.device.peakFlops)
     flops.push_back(b.getNamedAttr(dtype, b.getF64FloatAttr(value)));
-  auto device = DeviceSpecAttr::get(
-      context, b.getDictionaryAttr(flops),
-      APFloat(cluster.device.memoryBandwidth), cluster.device.memoryCapacity,
-      APFloat(cluster.device.launchOverhead));
+  auto device = DeviceSpecAttr::get(context, b.getDictionaryAttr(flops),
+                                    APFloat(cluster.device.memoryBandwidth),
+                                    cluster.device.memoryCapacity,
+                                    APFloat(cluster.device.launchOverhead));
   return ClusterAttr::get(context, cluster.name, levels, device);
 }
 

@@ -1,4 +1,5 @@
-//===- DistDialect.cpp - The dist dialect -----------------------------------===//
+//===- DistDialect.cpp - The dist dialect
+//-----------------------------------===//
 //
 // Part of the DistIR project.
 //
@@ -29,9 +30,9 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << getClusterAttrName()
                              << "' may only be attached to a module";
     if (!isa<ClusterAttr>(attr.getValue()))
-      return op->emitError() << "'" << getClusterAttrName()
-                             << "' must be a #dist.cluster attribute, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << getClusterAttrName()
+             << "' must be a #dist.cluster attribute, got " << attr.getValue();
     return success();
   }
   return op->emitError() << "unknown dist dialect attribute '"

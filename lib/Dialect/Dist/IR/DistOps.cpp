@@ -1,4 +1,5 @@
-//===- DistOps.cpp - dist dialect operations --------------------------------===//
+//===- DistOps.cpp - dist dialect operations
+//--------------------------------===//
 //
 // Part of the DistIR project.
 //
@@ -74,8 +75,8 @@ static LogicalResult verifySameTensorTypes(Operation *op, TypeRange types,
 static LogicalResult verifyDimInRange(Operation *op, int64_t dim, int64_t rank,
                                       StringRef name) {
   if (dim < 0 || dim >= rank)
-    return op->emitOpError() << name << " " << dim
-                             << " is out of range for rank " << rank;
+    return op->emitOpError()
+           << name << " " << dim << " is out of range for rank " << rank;
   return success();
 }
 
@@ -111,8 +112,7 @@ static LogicalResult verifyReductionKind(Operation *op, ReductionKind kind,
 /// `expected` (a tensor type without placement) matches `actual` up to the
 /// device encoding.
 static LogicalResult verifyResultShape(Operation *op, unsigned index,
-                                       RankedTensorType expected,
-                                       Type actual) {
+                                       RankedTensorType expected, Type actual) {
   auto tensor = cast<RankedTensorType>(actual);
   if (tensor.getShape() != expected.getShape() ||
       tensor.getElementType() != expected.getElementType())
@@ -128,9 +128,9 @@ static LogicalResult verifyRootInGroup(Operation *op, Type root,
   int64_t rootDevice = deviceOf(root);
   if (llvm::none_of(group,
                     [&](Type type) { return deviceOf(type) == rootDevice; }))
-    return op->emitOpError() << "root device " << rootDevice
-                             << " must be the device of one of the " << what
-                             << "s";
+    return op->emitOpError()
+           << "root device " << rootDevice
+           << " must be the device of one of the " << what << "s";
   return success();
 }
 
@@ -159,9 +159,8 @@ static ParseResult parseReductionKind(OpAsmParser &parser,
     return failure();
   std::optional<ReductionKind> value = symbolizeReductionKind(keyword);
   if (!value)
-    return parser.emitError(loc)
-           << "unknown reduction kind '" << keyword
-           << "'; expected sum, prod, max, min or avg";
+    return parser.emitError(loc) << "unknown reduction kind '" << keyword
+                                 << "'; expected sum, prod, max, min or avg";
   kind = ReductionKindAttr::get(parser.getContext(), *value);
   return success();
 }
@@ -217,9 +216,10 @@ LogicalResult SendOp::verify() {
 // AllReduceOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllReduceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+AllReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
   llvm::append_range(inferredReturnTypes, adaptor.getInputs().getTypes());
   return success();
 }
@@ -229,17 +229,18 @@ LogicalResult AllReduceOp::verify() {
   if (failed(verifyDistinctDevices(*this, types, "operand")) ||
       failed(verifySameTensorTypes(*this, types, "operand")))
     return failure();
-  return verifyReductionKind(
-      *this, getKind(), cast<RankedTensorType>(types[0]).getElementType());
+  return verifyReductionKind(*this, getKind(),
+                             cast<RankedTensorType>(types[0]).getElementType());
 }
 
 //===----------------------------------------------------------------------===//
 // AllGatherOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllGatherOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+AllGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
   int64_t n = adaptor.getInputs().size();
   for (Type type : adaptor.getInputs().getTypes())
     inferredReturnTypes.push_back(scaleDim(type, adaptor.getDim(), n, 1));
@@ -259,9 +260,10 @@ LogicalResult AllGatherOp::verify() {
 // ReduceScatterOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReduceScatterOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+ReduceScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferredReturnTypes) {
   int64_t n = adaptor.getInputs().size();
   for (Type type : adaptor.getInputs().getTypes())
     inferredReturnTypes.push_back(scaleDim(type, adaptor.getDim(), 1, n));
@@ -284,9 +286,10 @@ LogicalResult ReduceScatterOp::verify() {
 // AllToAllOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllToAllOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+AllToAllOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                             Adaptor adaptor,
+                             SmallVectorImpl<Type> &inferredReturnTypes) {
   int64_t n = adaptor.getInputs().size();
   for (Type type : adaptor.getInputs().getTypes()) {
     Type split = scaleDim(type, adaptor.getSplitDim(), 1, n);
@@ -311,8 +314,7 @@ LogicalResult AllToAllOp::verify() {
       failed(verifyDimInRange(*this, getConcatDim(), type.getRank(),
                               "concat_dim")))
     return failure();
-  return verifyDivisible(*this, type, getSplitDim(), types.size(),
-                         "split_dim");
+  return verifyDivisible(*this, type, getSplitDim(), types.size(), "split_dim");
 }
 
 //===----------------------------------------------------------------------===//
@@ -359,11 +361,10 @@ LogicalResult ReduceOp::verify() {
       failed(verifySameTensorTypes(*this, types, "operand")) ||
       failed(verifyResultShape(*this, 0, cast<RankedTensorType>(types[0]),
                                getResult().getType())) ||
-      failed(verifyRootInGroup(*this, getResult().getType(), types,
-                               "operand")))
+      failed(verifyRootInGroup(*this, getResult().getType(), types, "operand")))
     return failure();
-  return verifyReductionKind(
-      *this, getKind(), cast<RankedTensorType>(types[0]).getElementType());
+  return verifyReductionKind(*this, getKind(),
+                             cast<RankedTensorType>(types[0]).getElementType());
 }
 
 //===----------------------------------------------------------------------===//

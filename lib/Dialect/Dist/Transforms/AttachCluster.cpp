@@ -25,12 +25,15 @@ struct DistAttachClusterPass
   void runOnOperation() final {
     ModuleOp module = getOperation();
     if (cluster.empty()) {
-      module.emitError("no cluster given: pass cluster=NAME or "
-                       "cluster=path.json to dist-attach-cluster");
+      mlir::emitError(module.getLoc(),
+                      "no cluster given: pass cluster=NAME or "
+                      "cluster=path.json to dist-attach-cluster");
       return signalPassFailure();
     }
-    FailureOr<Cluster> resolved = resolveCluster(
-        cluster, [&](const Twine &msg) { module.emitError(msg); });
+    FailureOr<Cluster> resolved =
+        resolveCluster(cluster, [&](const Twine &msg) {
+          mlir::emitError(module.getLoc(), msg);
+        });
     if (failed(resolved))
       return signalPassFailure();
     module->setAttr(DistDialect::getClusterAttrName(),

@@ -97,9 +97,8 @@ struct DistVerifyPlacementPass
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          if (failed(checker.check(op, arg,
-                                   "block argument #" +
-                                       Twine(arg.getArgNumber()))))
+          if (failed(checker.check(
+                  op, arg, "block argument #" + Twine(arg.getArgNumber()))))
             return failure();
 
     // Record the first device seen and where it came from.

@@ -27,8 +27,7 @@ inline DeviceAttr getDevice(mlir::Value value) {
 }
 
 /// `type` placed on `device` (replacing any existing encoding).
-mlir::RankedTensorType withDevice(mlir::RankedTensorType type,
-                                  int64_t device);
+mlir::RankedTensorType withDevice(mlir::RankedTensorType type, int64_t device);
 
 } // namespace distir::dist
 

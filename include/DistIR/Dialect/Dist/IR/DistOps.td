@@ -56,7 +56,12 @@ def Dist_SendOp : Dist_CommOp<"send"> {
     Example:
 
     ```mlir
-    %y = dist.send %x : tensor<4x8xf32, #dist.device<0>> -> tensor<4x8xf32, #dist.device<1>>
+    !t0 = tensor<4x8xf32, #dist.device<0>>
+    !t1 = tensor<4x8xf32, #dist.device<1>>
+    func.func @send(%x: !t0) -> !t1 {
+      %y = dist.send %x : !t0 -> !t1
+      return %y : !t1
+    }
     ```
 
     **Constraints:**
@@ -93,7 +98,12 @@ def Dist_AllReduceOp : Dist_GroupOp<"all_reduce"> {
     Example:
 
     ```mlir
-    %r:2 = dist.all_reduce sum %a, %b : tensor<8xf32, #dist.device<0>>, tensor<8xf32, #dist.device<1>>
+    !t0 = tensor<8xf32, #dist.device<0>>
+    !t1 = tensor<8xf32, #dist.device<1>>
+    func.func @all_reduce(%a: !t0, %b: !t1) -> (!t0, !t1) {
+      %r:2 = dist.all_reduce sum %a, %b : !t0, !t1
+      return %r#0, %r#1 : !t0, !t1
+    }
     ```
 
     **Constraints:**
@@ -121,7 +131,13 @@ def Dist_AllGatherOp : Dist_GroupOp<"all_gather"> {
     Example:
 
     ```mlir
-    %r:2 = dist.all_gather %a, %b dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    !t0 = tensor<2x8xf32, #dist.device<0>>
+    !t1 = tensor<2x8xf32, #dist.device<1>>
+    func.func @all_gather(%a: !t0, %b: !t1)
+        -> (tensor<4x8xf32, #dist.device<0>>, tensor<4x8xf32, #dist.device<1>>) {
+      %r:2 = dist.all_gather %a, %b dim 0 : !t0, !t1
+      return %r#0, %r#1 : tensor<4x8xf32, #dist.device<0>>, tensor<4x8xf32, #dist.device<1>>
+    }
     ```
 
     **Constraints:**
@@ -148,7 +164,13 @@ def Dist_ReduceScatterOp : Dist_GroupOp<"reduce_scatter"> {
     Example:
 
     ```mlir
-    %r:2 = dist.reduce_scatter sum %a, %b dim 0 : tensor<4x8xf32, #dist.device<0>>, tensor<4x8xf32, #dist.device<1>>
+    !t0 = tensor<4x8xf32, #dist.device<0>>
+    !t1 = tensor<4x8xf32, #dist.device<1>>
+    func.func @reduce_scatter(%a: !t0, %b: !t1)
+        -> (tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>) {
+      %r:2 = dist.reduce_scatter sum %a, %b dim 0 : !t0, !t1
+      return %r#0, %r#1 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    }
     ```
 
     **Constraints:**
@@ -179,7 +201,13 @@ def Dist_AllToAllOp : Dist_GroupOp<"all_to_all"> {
     Example:
 
     ```mlir
-    %r:2 = dist.all_to_all %a, %b split_dim 1 concat_dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    !t0 = tensor<2x8xf32, #dist.device<0>>
+    !t1 = tensor<2x8xf32, #dist.device<1>>
+    func.func @all_to_all(%a: !t0, %b: !t1)
+        -> (tensor<4x4xf32, #dist.device<0>>, tensor<4x4xf32, #dist.device<1>>) {
+      %r:2 = dist.all_to_all %a, %b split_dim 1 concat_dim 0 : !t0, !t1
+      return %r#0, %r#1 : tensor<4x4xf32, #dist.device<0>>, tensor<4x4xf32, #dist.device<1>>
+    }
     ```
 
     **Constraints:**
@@ -214,7 +242,12 @@ def Dist_BroadcastOp : Dist_CommOp<"broadcast"> {
     Example:
 
     ```mlir
-    %r:2 = dist.broadcast %x : tensor<8xf32, #dist.device<0>> -> tensor<8xf32, #dist.device<0>>, tensor<8xf32, #dist.device<1>>
+    !t0 = tensor<8xf32, #dist.device<0>>
+    !t1 = tensor<8xf32, #dist.device<1>>
+    func.func @broadcast(%x: !t0) -> (!t0, !t1) {
+      %r:2 = dist.broadcast %x : !t0 -> !t0, !t1
+      return %r#0, %r#1 : !t0, !t1
+    }
     ```
 
     **Constraints:**
@@ -241,7 +274,12 @@ def Dist_ScatterOp : Dist_CommOp<"scatter"> {
     Example:
 
     ```mlir
-    %r:2 = dist.scatter %x dim 0 : tensor<4x8xf32, #dist.device<0>> -> tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
+    !c0 = tensor<2x8xf32, #dist.device<0>>
+    !c1 = tensor<2x8xf32, #dist.device<1>>
+    func.func @scatter(%x: tensor<4x8xf32, #dist.device<0>>) -> (!c0, !c1) {
+      %r:2 = dist.scatter %x dim 0 : tensor<4x8xf32, #dist.device<0>> -> !c0, !c1
+      return %r#0, %r#1 : !c0, !c1
+    }
     ```
 
     **Constraints:**
@@ -270,7 +308,12 @@ def Dist_ReduceOp : Dist_CommOp<"reduce"> {
     Example:
 
     ```mlir
-    %r = dist.reduce sum %a, %b : tensor<8xf32, #dist.device<0>>, tensor<8xf32, #dist.device<1>> -> tensor<8xf32, #dist.device<0>>
+    !t0 = tensor<8xf32, #dist.device<0>>
+    !t1 = tensor<8xf32, #dist.device<1>>
+    func.func @reduce(%a: !t0, %b: !t1) -> !t0 {
+      %r = dist.reduce sum %a, %b : !t0, !t1 -> !t0
+      return %r : !t0
+    }
     ```
 
     **Constraints:**
@@ -301,7 +344,12 @@ def Dist_GatherOp : Dist_CommOp<"gather"> {
     Example:
 
     ```mlir
-    %r = dist.gather %a, %b dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>> -> tensor<4x8xf32, #dist.device<0>>
+    !t0 = tensor<2x8xf32, #dist.device<0>>
+    !t1 = tensor<2x8xf32, #dist.device<1>>
+    func.func @gather(%a: !t0, %b: !t1) -> tensor<4x8xf32, #dist.device<0>> {
+      %r = dist.gather %a, %b dim 0 : !t0, !t1 -> tensor<4x8xf32, #dist.device<0>>
+      return %r : tensor<4x8xf32, #dist.device<0>>
+    }
     ```
 
     **Constraints:**

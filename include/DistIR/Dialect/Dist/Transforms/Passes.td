@@ -25,14 +25,17 @@ def DistVerifyPlacementPass : Pass<"dist-verify-placement", "::mlir::ModuleOp"> 
 
     The pass changes nothing; it fails with one error per offending op.
 
-    Example of a rejected program:
+    Example of a rejected program (linalg named ops, unlike `arith` ops, do
+    not force operands and results to share a type, hence a device):
 
     ```mlir
-    func.func @f(%a: tensor<4xf32, #dist.device<0>>,
-                 %b: tensor<4xf32, #dist.device<1>>) -> tensor<4xf32, #dist.device<0>> {
-      // error: 'arith.addf' op has operands and results on devices 0 and 1
-      %c = arith.addf %a, %b : tensor<4xf32, #dist.device<0>>
-      return %c : tensor<4xf32, #dist.device<0>>
+    // distir-opt --dist-verify-placement
+    !t0 = tensor<4xf32, #dist.device<0>>
+    !t1 = tensor<4xf32, #dist.device<1>>
+    func.func @f(%a: !t0, %b: !t1, %init: !t0) -> !t0 {
+      // expected-error @+1 {{has operand #0 on device 0 and operand #1 on device 1}}
+      %c = linalg.add ins(%a, %b : !t0, !t1) outs(%init : !t0) -> !t0
+      return %c : !t0
     }
     ```
   }];

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# README command 2: installs dependencies, builds, and runs every test
+# (lit/FileCheck regression tests, GoogleTest unit tests, formatting gate),
+# first in the normal build, then in the ASan+UBSan build.
+#   scripts/test.sh [--no-sanitize]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+sanitize=1
+[ "${1:-}" = "--no-sanitize" ] && sanitize=0
+
+"$root/scripts/install-deps.sh"
+
+passed=0
+failed=0
+run_suite() { # build dir, label
+  local dir="$1" label="$2" out rc
+  out="$(mktemp)"
+  set +e
+  /usr/lib/llvm-22/bin/lit -sv --time-tests "$dir/test" "$dir/test/Unit" 2>&1 | tee "$out"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local p f
+  p=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$out" | tail -1)
+  f=$(awk -F: '/^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:/ {s += $2} END {print s + 0}' "$out")
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); fi
+  echo "[$label] lit exit code $rc"
+  rm -f "$out"
+}
+
+echo "== build (Release + assertions) =="
+"$root/scripts/build.sh"
+run_suite "$root/build" release
+
+echo "== formatting (clang-format-14, C++ sources) =="
+if "$root/scripts/check-format.sh"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+
+if [ "$sanitize" = 1 ]; then
+  echo "== build (ASan + UBSan) =="
+  "$root/scripts/build.sh" --sanitize
+  run_suite "$root/build-asan" sanitize
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

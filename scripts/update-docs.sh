@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates the reference pages from ODS and copies them into docs/.
+# test/docs/generated-docs.test fails when the committed copies are stale.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$root/build}"
+ninja -C "$build" distir-doc
+for f in Dialects/Dist.md Passes/DistPasses.md; do
+  mkdir -p "$root/docs/$(dirname "$f")"
+  cp "$build/docs/$f" "$root/docs/$f"
+done
+echo "updated docs/Dialects/Dist.md docs/Passes/DistPasses.md"
