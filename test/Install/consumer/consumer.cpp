@@ -64,6 +64,8 @@ int main() {
 
   bool valid = run(context, validProgram);
   llvm::outs() << "valid program: " << (valid ? "ok" : "FAILED") << "\n";
+  // Diagnostics go to stderr: keep the two streams in order.
+  llvm::outs().flush();
   bool misplaced = run(context, misplacedProgram);
   llvm::outs() << "misplaced program: " << (misplaced ? "ACCEPTED" : "rejected")
                << "\n";
