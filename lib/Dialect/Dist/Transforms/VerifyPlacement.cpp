@@ -105,7 +105,7 @@ struct DistVerifyPlacementPass
     std::optional<int64_t> device;
     std::string deviceOwner;
     bool singleDevice =
-        !forwardsValues(op) && !isa<DistDialect>(op->getDialect());
+        !forwardsValues(op) && !isa_and_nonnull<DistDialect>(op->getDialect());
     auto visit = [&](Value value, const Twine &what,
                      bool isResult) -> LogicalResult {
       FailureOr<std::optional<int64_t>> placed =

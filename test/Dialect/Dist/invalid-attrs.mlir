@@ -1,0 +1,72 @@
+// RUN: distir-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'dist.cluster' may only be attached to a module}}
+func.func private @f() attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.level<name = "node", size = 1, bandwidth = 1.0, latency = 0.0>], device = #dist.device_spec<peak_flops = {f32 = 1.0 : f64}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>}
+
+// -----
+
+// expected-error @+1 {{'dist.cluster' must be a #dist.cluster attribute, got "dgx-h100"}}
+module attributes {dist.cluster = "dgx-h100"} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown dist dialect attribute 'dist.clusters'}}
+module attributes {dist.clusters = 1} {
+}
+
+// -----
+
+// The cluster attribute obeys the same rules as JSON files and presets.
+// expected-error @+1 {{level 'node': size must be >= 1, got 0}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.level<name = "node", size = 0, bandwidth = 1.0, latency = 0.0>], device = #dist.device_spec<peak_flops = {f32 = 1.0 : f64}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+1 {{level 'node': link bandwidth must be a positive finite number, got -1}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.level<name = "node", size = 1, bandwidth = -1.0, latency = 0.0>], device = #dist.device_spec<peak_flops = {f32 = 1.0 : f64}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+1 {{peak_flops entry 'f32' must be a float}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.level<name = "node", size = 1, bandwidth = 1.0, latency = 0.0>], device = #dist.device_spec<peak_flops = {f32 = "fast"}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+1 {{device has no peak flop/s entries}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.level<name = "node", size = 1, bandwidth = 1.0, latency = 0.0>], device = #dist.device_spec<peak_flops = {}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+1 {{duplicate level name 'node'}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.level<name = "node", size = 1, bandwidth = 1.0, latency = 0.0>, #dist.level<name = "node", size = 2, bandwidth = 1.0, latency = 0.0>], device = #dist.device_spec<peak_flops = {f32 = 1.0 : f64}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+1 {{cluster 'c' has no levels}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [], device = #dist.device_spec<peak_flops = {f32 = 1.0 : f64}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+2 {{invalid kind of attribute specified}}
+// expected-error @+1 {{failed to parse Dist_ClusterAttr parameter 'levels'}}
+module attributes {dist.cluster = #dist.cluster<name = "c", levels = [#dist.device<0>], device = #dist.device_spec<peak_flops = {f32 = 1.0 : f64}, memory_bandwidth = 1.0, memory_capacity = 1, launch_overhead = 0.0>>} {
+}
+
+// -----
+
+// expected-error @+2 {{expected integer value}}
+// expected-error @+1 {{failed to parse Dist_DeviceAttr parameter 'id' which is to be a `int64_t`}}
+func.func private @g() attributes {test.d = #dist.device<first>}
+
+// -----
+
+// expected-error @+2 {{expected ::distir::dist::ReductionKind to be one of: sum, prod, max, min, avg}}
+// expected-error @+1 {{failed to parse Dist_ReductionKindAttr parameter 'value'}}
+func.func private @h() attributes {test.r = #dist.reduction<mean>}
