@@ -1,0 +1,86 @@
+//===- CollectiveCost.h - Cost of collectives on a cluster ------*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Predicts the time of communication ops on a cluster topology: NCCL-style
+// ring and tree algorithms, nccl-tests bus-bandwidth factors, groups that
+// span levels limited by their slowest link, and links shared between the
+// devices (and concurrent groups) that use them. Used by the simulator and
+// by reduction synthesis (P²).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_ANALYSIS_COLLECTIVECOST_H
+#define DISTIR_ANALYSIS_COLLECTIVECOST_H
+
+#include "DistIR/Cluster/Cluster.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace distir {
+
+enum class CollectiveKind {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  Broadcast,
+  Reduce,
+  Scatter,
+  Gather,
+  AllToAll,
+  /// One point-to-point transfer between two devices.
+  SendRecv,
+};
+
+enum class CollectiveAlgorithm { Ring, Tree };
+
+llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
+std::optional<CollectiveKind> symbolizeCollectiveKind(llvm::StringRef name);
+llvm::StringRef stringifyCollectiveAlgorithm(CollectiveAlgorithm algo);
+std::optional<CollectiveAlgorithm>
+symbolizeCollectiveAlgorithm(llvm::StringRef name);
+
+/// Time model of collectives on one cluster.
+///
+/// Sizes follow the nccl-tests convention: `bytes` (S) is the size of each
+/// rank's buffer for AllReduce, Broadcast, Reduce and SendRecv, and the size
+/// of the whole gathered/scattered buffer (n x chunk) for AllGather,
+/// ReduceScatter, Gather, Scatter and AllToAll. Times are in seconds.
+class CollectiveCostModel {
+public:
+  CollectiveCostModel(const Cluster &cluster,
+                      CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring)
+      : cluster(cluster), algorithm(algorithm) {}
+
+  /// Time of one collective over `group` (distinct device ids of the
+  /// cluster, in the group's rank order) when nothing else communicates.
+  /// A group of one device costs 0.
+  double getTime(CollectiveKind kind, llvm::ArrayRef<int64_t> group,
+                 double bytes) const;
+
+  /// Time until all of `groups` finish when they run the same collective of
+  /// `bytes` at the same moment on disjoint device sets: links that several
+  /// groups use at once (e.g. one NIC behind `sharedBy` GPUs) divide their
+  /// bandwidth among those groups.
+  double getConcurrentTime(CollectiveKind kind,
+                           llvm::ArrayRef<llvm::SmallVector<int64_t>> groups,
+                           double bytes) const;
+
+  const Cluster &getCluster() const { return cluster; }
+  CollectiveAlgorithm getAlgorithm() const { return algorithm; }
+
+private:
+  const Cluster &cluster;
+  CollectiveAlgorithm algorithm;
+};
+
+} // namespace distir
+
+#endif // DISTIR_ANALYSIS_COLLECTIVECOST_H
