@@ -72,6 +72,19 @@ public:
   double getConcurrentTime(CollectiveKind kind,
                            llvm::ArrayRef<llvm::SmallVector<int64_t>> groups,
                            double bytes) const;
+  /// Same, with one size per group (`bytes.size() == groups.size()`): groups
+  /// of one step of a synthesized reduction may hold different amounts.
+  double getConcurrentTime(CollectiveKind kind,
+                           llvm::ArrayRef<llvm::SmallVector<int64_t>> groups,
+                           llvm::ArrayRef<double> bytes) const;
+
+  /// The nccl-tests bus-bandwidth factor f of `kind` over `n` devices under
+  /// `algorithm` (time = latency + bytes * f / bandwidth).
+  static double getBandwidthFactor(CollectiveKind kind, int64_t n,
+                                   CollectiveAlgorithm algorithm);
+  /// The number of sequential latency terms of `kind` over `n` devices.
+  static int64_t getLatencySteps(CollectiveKind kind, int64_t n,
+                                 CollectiveAlgorithm algorithm);
 
   const Cluster &getCluster() const { return cluster; }
   CollectiveAlgorithm getAlgorithm() const { return algorithm; }

@@ -1,0 +1,119 @@
+//===- Simulator.h - Predict runtime and memory of dist programs -*- C++
+//-*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Abstract interpretation of a global `dist` program in program order: each
+// device executes its ops one at a time; an op that involves several devices
+// starts when all of them are free and occupies all of them (the DistIR
+// semantics). Optionally every device has separate compute and
+// communication streams, so that communication overlaps compute until a
+// consumer needs the data.
+//
+// Outputs: end-to-end latency, per-device busy time and memory (liveness peak
+// and a static-offset plan), per-op events, the critical path, a text/JSON
+// report and a Chrome trace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_ANALYSIS_SIMULATOR_H
+#define DISTIR_ANALYSIS_SIMULATOR_H
+
+#include "DistIR/Analysis/CollectiveCost.h"
+#include "DistIR/Cluster/Cluster.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distir {
+
+/// Which formulas price ops.
+enum class CostModelKind {
+  /// Roofline compute costs (per-dtype peak flop/s, memory bandwidth, launch
+  /// overhead) and topology-aware collectives (CollectiveCostModel).
+  Analytic,
+  /// The published DistIR simulator's formulas (DESIGN.md §6), including its
+  /// simplifications, so that results can be set beside that system's.
+  DistIRCompat,
+};
+
+std::optional<CostModelKind> symbolizeCostModelKind(llvm::StringRef name);
+llvm::StringRef stringifyCostModelKind(CostModelKind kind);
+
+struct SimulatorOptions {
+  CostModelKind costModel = CostModelKind::Analytic;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  /// Separate compute and communication streams per device.
+  bool overlap = false;
+  /// Samples per step, to report throughput.
+  std::optional<int64_t> batchSize;
+};
+
+/// One op's execution.
+struct SimEvent {
+  std::string name;     ///< op name, e.g. "linalg.matmul"
+  std::string location; ///< source location of the op
+  llvm::SmallVector<int64_t, 4> devices;
+  bool isCommunication = false;
+  double start = 0, end = 0;
+  double flops = 0, bytes = 0;
+  /// The event whose end determined this one's start (-1 if it started at
+  /// time zero).
+  int64_t predecessor = -1;
+};
+
+/// Per-device outcome.
+struct DeviceReport {
+  double computeBusy = 0;
+  double communicationBusy = 0;
+  /// Time the device finished its last op.
+  double finish = 0;
+  /// Bytes resident for the whole run (function arguments).
+  int64_t residentBytes = 0;
+  /// Peak of live bytes (a value lives from its definition to its last use).
+  int64_t peakBytes = 0;
+  /// Arena size of a static-offset plan of every buffer (no fragmentation
+  /// at run time because offsets are fixed ahead of time).
+  int64_t plannedBytes = 0;
+  /// Live bytes after each change, as (time, bytes) in time order.
+  std::vector<std::pair<double, int64_t>> memoryTimeline;
+  bool exceedsCapacity = false;
+};
+
+struct SimulationResult {
+  std::string functionName;
+  std::string clusterName;
+  int64_t deviceCapacity = 0;
+  SimulatorOptions options;
+  double latency = 0;
+  std::map<int64_t, DeviceReport> devices;
+  std::vector<SimEvent> events;
+  /// Indices into `events`, first to last.
+  std::vector<int64_t> criticalPath;
+
+  std::optional<double> getThroughput() const;
+  void printText(llvm::raw_ostream &os) const;
+  llvm::json::Value toJSON() const;
+  /// Chrome trace event format (opens in Perfetto): one process per device,
+  /// one thread per stream.
+  llvm::json::Value toChromeTrace() const;
+};
+
+/// Simulates `entry` on `cluster`. The function's tensor arguments are the
+/// program's inputs (resident on their devices from time zero). Fails with
+/// a diagnostic on ops it cannot price or programs it cannot interpret.
+mlir::FailureOr<SimulationResult> simulate(mlir::func::FuncOp entry,
+                                           const Cluster &cluster,
+                                           const SimulatorOptions &options);
+
+} // namespace distir
+
+#endif // DISTIR_ANALYSIS_SIMULATOR_H

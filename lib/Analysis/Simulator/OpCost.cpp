@@ -1,0 +1,164 @@
+//===- OpCost.cpp - Work and price of compute ops
+//---------------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/OpCost.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace distir;
+
+int64_t distir::getTensorBytes(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 0;
+  unsigned bits = shaped.getElementType().isIntOrIndexOrFloat()
+                      ? shaped.getElementType().getIntOrFloatBitWidth()
+                      : 64;
+  if (isa<IndexType>(shaped.getElementType()))
+    bits = 64;
+  return shaped.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+std::string distir::getDTypeName(Type elementType) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  elementType.print(os);
+  return name;
+}
+
+static int64_t getElements(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  return shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 0;
+}
+
+/// A zero-fill consumed only as the accumulator of contractions: libraries
+/// fuse it into the GEMM (beta = 0), so it costs nothing on its own.
+static bool isFusedAccumulatorInit(linalg::FillOp fill) {
+  Value result = fill.getResult(0);
+  if (result.use_empty())
+    return false;
+  for (OpOperand &use : result.getUses()) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!consumer || !consumer.isDpsInit(&use) ||
+        consumer.getNumReductionLoops() == 0)
+      return false;
+  }
+  return true;
+}
+
+/// Scalar ops of a structured op's body (the terminator excluded).
+static int64_t countBodyOps(linalg::LinalgOp op) {
+  int64_t count = 0;
+  for (Operation &bodyOp : op->getRegion(0).front().without_terminator())
+    if (!isa<linalg::IndexOp>(bodyOp))
+      ++count;
+  return std::max<int64_t>(count, 1);
+}
+
+ComputeWork distir::getComputeWork(Operation *op) {
+  ComputeWork work;
+  Type dtypeSource;
+  for (Type type : op->getResultTypes())
+    if (isa<RankedTensorType>(type)) {
+      dtypeSource = cast<RankedTensorType>(type).getElementType();
+      break;
+    }
+  if (!dtypeSource)
+    for (Type type : op->getOperandTypes())
+      if (isa<RankedTensorType>(type)) {
+        dtypeSource = cast<RankedTensorType>(type).getElementType();
+        break;
+      }
+  if (dtypeSource)
+    work.dtype = getDTypeName(dtypeSource);
+
+  for (Type type : op->getResultTypes()) {
+    work.outputElements += getElements(type);
+    work.bytesWritten += getTensorBytes(type);
+  }
+
+  // Allocations, metadata and views move no data.
+  if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+          tensor::CastOp, tensor::BitcastOp, tensor::ReshapeOp,
+          tensor::ExtractSliceOp, tensor::DimOp, tensor::RankOp>(op) ||
+      op->hasTrait<OpTrait::ConstantLike>()) {
+    work.isFree = true;
+    work.bytesWritten = 0;
+    return work;
+  }
+  if (auto fill = dyn_cast<linalg::FillOp>(op);
+      fill && isFusedAccumulatorInit(fill)) {
+    work.isFree = true;
+    work.bytesWritten = 0;
+    return work;
+  }
+
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    double points = 1;
+    for (int64_t range : linalgOp.getStaticLoopRanges())
+      points *= static_cast<double>(std::max<int64_t>(range, 0));
+    work.flops = points * static_cast<double>(countBodyOps(linalgOp));
+    work.isContraction = linalgOp.getNumReductionLoops() > 0;
+    for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+      double bytes = getTensorBytes(input->get().getType());
+      work.bytesRead += bytes;
+      work.inputBytes += bytes;
+    }
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      if (linalgOp.payloadUsesValueFromOperand(&init))
+        work.bytesRead += getTensorBytes(init.get().getType());
+    return work;
+  }
+
+  // Elementwise ops on tensors (arith, math): one scalar op per element.
+  for (Type type : op->getOperandTypes()) {
+    double bytes = getTensorBytes(type);
+    work.bytesRead += bytes;
+    work.inputBytes += bytes;
+  }
+  if (op->hasTrait<OpTrait::Elementwise>())
+    work.flops = work.outputElements;
+  // insert_slice writes only the slice into its destination (in place).
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+    double bytes = getTensorBytes(insert.getSource().getType());
+    work.bytesRead = work.inputBytes = bytes;
+    work.bytesWritten = bytes;
+  }
+  return work;
+}
+
+double distir::priceCompute(const ComputeWork &work, const DeviceSpec &device,
+                            CostModelKind model) {
+  if (work.isFree)
+    return 0;
+  switch (model) {
+  case CostModelKind::DistIRCompat: {
+    // DistIR: one throughput for every dtype (f32 peak), inputs read once.
+    double throughput = device.getPeakFlops("f32").value_or(1);
+    if (work.isContraction)
+      return device.launchOverhead + work.inputBytes / device.memoryBandwidth +
+             work.flops / throughput;
+    return device.launchOverhead + work.inputBytes / device.memoryBandwidth +
+           work.outputElements / throughput;
+  }
+  case CostModelKind::Analytic: {
+    // Roofline: bound by compute or by memory traffic, plus the launch.
+    double peak = device.getPeakFlops(work.dtype).value_or(1);
+    double compute = work.flops / peak;
+    double memory =
+        (work.bytesRead + work.bytesWritten) / device.memoryBandwidth;
+    return device.launchOverhead + std::max(compute, memory);
+  }
+  }
+  llvm_unreachable("unknown cost model");
+}

@@ -1,0 +1,148 @@
+//===- SimulationReport.cpp - Text, JSON and trace output
+//-------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/Simulator.h"
+
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+
+using namespace distir;
+namespace json = llvm::json;
+
+std::optional<double> SimulationResult::getThroughput() const {
+  if (!options.batchSize || latency <= 0)
+    return std::nullopt;
+  return static_cast<double>(*options.batchSize) / latency;
+}
+
+void SimulationResult::printText(llvm::raw_ostream &os) const {
+  os << "simulation of @" << functionName << " on cluster '" << clusterName
+     << "' (cost model " << stringifyCostModelKind(options.costModel) << ", "
+     << stringifyCollectiveAlgorithm(options.algorithm) << " collectives, "
+     << (options.overlap ? "compute/communication overlap"
+                         : "one op at a time per device")
+     << ")\n";
+  os << llvm::format("latency: %.9e s\n", latency);
+  if (std::optional<double> throughput = getThroughput())
+    os << llvm::format("throughput: %.6g samples/s (batch %lld)\n", *throughput,
+                       (long long)*options.batchSize);
+  os << llvm::format("%-7s %14s %14s %14s %16s %16s %16s\n", "device",
+                     "compute (s)", "comm (s)", "idle (s)", "peak mem (B)",
+                     "planned (B)", "resident (B)");
+  for (const auto &[device, report] : devices) {
+    double idle =
+        std::max(0.0, latency - report.computeBusy - report.communicationBusy);
+    os << llvm::format(
+        "%-7lld %14.6e %14.6e %14.6e %16lld %16lld %16lld%s\n",
+        (long long)device, report.computeBusy, report.communicationBusy, idle,
+        (long long)report.peakBytes, (long long)report.plannedBytes,
+        (long long)report.residentBytes,
+        report.exceedsCapacity ? "  EXCEEDS CAPACITY" : "");
+  }
+  os << "critical path (" << criticalPath.size() << " ops):\n";
+  for (int64_t index : criticalPath) {
+    const SimEvent &event = events[index];
+    os << llvm::format("  %14.6e %14.6e  ", event.start, event.end)
+       << event.name << " [";
+    llvm::interleaveComma(event.devices, os);
+    os << "] " << event.location << "\n";
+  }
+}
+
+static json::Value eventToJSON(const SimEvent &event) {
+  json::Array devices;
+  for (int64_t d : event.devices)
+    devices.push_back(d);
+  return json::Object{
+      {"op", event.name},
+      {"location", event.location},
+      {"devices", std::move(devices)},
+      {"stream", event.isCommunication ? "communication" : "compute"},
+      {"start", event.start},
+      {"end", event.end},
+      {"flops", event.flops},
+      {"bytes", event.bytes}};
+}
+
+json::Value SimulationResult::toJSON() const {
+  json::Array deviceArray;
+  for (const auto &[device, report] : devices)
+    deviceArray.push_back(
+        json::Object{{"device", device},
+                     {"compute_busy", report.computeBusy},
+                     {"communication_busy", report.communicationBusy},
+                     {"finish", report.finish},
+                     {"peak_bytes", report.peakBytes},
+                     {"planned_bytes", report.plannedBytes},
+                     {"resident_bytes", report.residentBytes},
+                     {"exceeds_capacity", report.exceedsCapacity}});
+  json::Array eventArray;
+  for (const SimEvent &event : events)
+    eventArray.push_back(eventToJSON(event));
+  json::Array path;
+  for (int64_t index : criticalPath)
+    path.push_back(index);
+  json::Object root{
+      {"function", functionName},
+      {"cluster", clusterName},
+      {"cost_model", stringifyCostModelKind(options.costModel)},
+      {"algorithm", stringifyCollectiveAlgorithm(options.algorithm)},
+      {"overlap", options.overlap},
+      {"latency", latency},
+      {"device_capacity", deviceCapacity},
+      {"devices", std::move(deviceArray)},
+      {"events", std::move(eventArray)},
+      {"critical_path", std::move(path)}};
+  if (std::optional<double> throughput = getThroughput()) {
+    root["batch"] = *options.batchSize;
+    root["throughput"] = *throughput;
+  }
+  return root;
+}
+
+json::Value SimulationResult::toChromeTrace() const {
+  // Times in microseconds; one process per device, thread 0 = compute,
+  // thread 1 = communication. Collectives appear on every device they use.
+  json::Array trace;
+  for (const auto &[device, report] : devices) {
+    trace.push_back(json::Object{
+        {"name", "process_name"},
+        {"ph", "M"},
+        {"pid", device},
+        {"args", json::Object{{"name", "device " + std::to_string(device)}}}});
+    for (int tid : {0, 1})
+      trace.push_back(json::Object{
+          {"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", device},
+          {"tid", tid},
+          {"args", json::Object{{"name", tid ? "communication" : "compute"}}}});
+  }
+  for (const SimEvent &event : events)
+    for (int64_t device : event.devices)
+      trace.push_back(json::Object{
+          {"name", event.name},
+          {"cat", event.isCommunication ? "communication" : "compute"},
+          {"ph", "X"},
+          {"ts", event.start * 1e6},
+          {"dur", (event.end - event.start) * 1e6},
+          {"pid", device},
+          {"tid", event.isCommunication ? 1 : 0},
+          {"args", json::Object{{"location", event.location},
+                                {"flops", event.flops},
+                                {"bytes", event.bytes}}}});
+  for (const auto &[device, report] : devices)
+    for (const auto &[time, bytes] : report.memoryTimeline)
+      trace.push_back(json::Object{{"name", "live bytes"},
+                                   {"ph", "C"},
+                                   {"ts", time * 1e6},
+                                   {"pid", device},
+                                   {"args", json::Object{{"bytes", bytes}}}});
+  return json::Object{{"traceEvents", std::move(trace)},
+                      {"displayTimeUnit", "ns"}};
+}

@@ -1,0 +1,544 @@
+//===- Simulator.cpp - Predict runtime and memory of dist programs
+//---------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The simulation domain of the program-order interpreter. Each abstract value
+// is a type plus when it becomes available, which event produced it, which
+// buffer holds it, and its concrete integer value when index arithmetic
+// makes one known.
+//
+// Memory follows bufferization: destination-passing ops write into their
+// init operand's buffer when that operand dies there, views (reshapes,
+// slices, casts) alias their source, and every other result is a new
+// buffer. A buffer lives while any value referring to it is live.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Analysis/Interpreter.h"
+#include "DistIR/Analysis/MemoryPlan.h"
+#include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace distir;
+
+std::optional<CostModelKind> distir::symbolizeCostModelKind(StringRef name) {
+  return llvm::StringSwitch<std::optional<CostModelKind>>(name)
+      .Case("analytic", CostModelKind::Analytic)
+      .Case("distir-compat", CostModelKind::DistIRCompat)
+      .Default(std::nullopt);
+}
+
+StringRef distir::stringifyCostModelKind(CostModelKind kind) {
+  switch (kind) {
+  case CostModelKind::Analytic:
+    return "analytic";
+  case CostModelKind::DistIRCompat:
+    return "distir-compat";
+  }
+  llvm_unreachable("unknown cost model");
+}
+
+namespace {
+
+/// Abstract value of the simulation domain.
+struct SimValue {
+  Type type;
+  /// Concrete integer value, when known (index and shape arithmetic).
+  std::optional<int64_t> concrete;
+  /// Event that produced the value (-1: program input or free op).
+  int64_t producer = -1;
+  /// Time at which the value is available.
+  double ready = 0;
+  /// Buffer holding the value (-1: scalars).
+  int64_t buffer = -1;
+};
+
+struct Buffer {
+  int64_t device;
+  int64_t bytes;
+  int64_t handles = 0;
+  /// Program-order positions of allocation and release (for the plan).
+  int64_t allocSeq, freeSeq = -1;
+  bool resident = false;
+};
+
+/// A device's resources: the order in which its streams become free.
+struct DeviceState {
+  double computeFree = 0, commFree = 0;
+  int64_t computeLast = -1, commLast = -1;
+  int64_t live = 0;
+};
+
+class Simulation : public Interpreter<Simulation, SimValue> {
+public:
+  Simulation(const Cluster &cluster, const SimulatorOptions &options,
+             SimulationResult &result)
+      : cluster(cluster), options(options), result(result),
+        collectives(cluster, options.algorithm) {}
+
+  LogicalResult run(func::FuncOp entry) {
+    SmallVector<SimValue> args;
+    for (BlockArgument arg : entry.getArguments()) {
+      SimValue value;
+      value.type = arg.getType();
+      if (isa<TensorType>(arg.getType())) {
+        FailureOr<int64_t> device = getDeviceOf(entry, arg.getType());
+        if (failed(device))
+          return failure();
+        value.buffer = allocate(*device, getTensorBytes(arg.getType()),
+                                /*time=*/0);
+        buffers[value.buffer].resident = true;
+        result.devices[*device].residentBytes += buffers[value.buffer].bytes;
+      }
+      args.push_back(value);
+    }
+    if (failed(callFunction(entry, args)))
+      return failure();
+    finish();
+    return success();
+  }
+
+  // Interpreter domain interface.
+  LogicalResult visitOp(Operation *op, ArrayRef<SimValue> operands,
+                        SmallVectorImpl<SimValue> &results);
+  std::optional<int64_t> getConcreteInt(const SimValue &value) {
+    return value.concrete;
+  }
+  SimValue makeIndex(int64_t v) {
+    SimValue value;
+    value.concrete = v;
+    return value;
+  }
+  void retain(SimValue &value) {
+    if (value.buffer >= 0)
+      ++buffers[value.buffer].handles;
+  }
+  void release(SimValue &value) {
+    if (value.buffer < 0)
+      return;
+    Buffer &buffer = buffers[value.buffer];
+    if (--buffer.handles > 0 || buffer.resident)
+      return;
+    buffer.freeSeq = seq++;
+    DeviceState &state = devices[buffer.device];
+    state.live -= buffer.bytes;
+    result.devices[buffer.device].memoryTimeline.push_back(
+        {releaseTime, state.live});
+  }
+
+private:
+  FailureOr<int64_t> getDeviceOf(Operation *op, Type type) {
+    auto device = dist::getDevice(type);
+    if (!device) {
+      op->emitError() << "cannot simulate unplaced tensor of type " << type
+                      << "; run --dist-verify-placement";
+      return failure();
+    }
+    if (device.getId() >= cluster.getNumDevices()) {
+      op->emitError() << "device " << device.getId() << " is outside cluster '"
+                      << cluster.name << "' of " << cluster.getNumDevices()
+                      << " devices";
+      return failure();
+    }
+    return device.getId();
+  }
+
+  int64_t allocate(int64_t device, int64_t bytes, double time) {
+    buffers.push_back({device, bytes, 0, seq++});
+    DeviceState &state = devices[device];
+    state.live += bytes;
+    DeviceReport &report = result.devices[device];
+    report.peakBytes = std::max(report.peakBytes, state.live);
+    report.memoryTimeline.push_back({time, state.live});
+    return static_cast<int64_t>(buffers.size()) - 1;
+  }
+
+  LogicalResult visitScalar(Operation *op, ArrayRef<SimValue> operands,
+                            SmallVectorImpl<SimValue> &results);
+  LogicalResult visitCommunication(Operation *op, ArrayRef<SimValue> operands,
+                                   SmallVectorImpl<SimValue> &results);
+  LogicalResult visitCompute(Operation *op, ArrayRef<SimValue> operands,
+                             SmallVectorImpl<SimValue> &results);
+  double priceCommunication(Operation *op, ArrayRef<int64_t> group);
+
+  /// Places an event of `duration` on `group` and returns its index.
+  int64_t schedule(Operation *op, ArrayRef<int64_t> group, bool isComm,
+                   ArrayRef<SimValue> operands, double duration,
+                   const ComputeWork *work);
+  void finish();
+
+  const Cluster &cluster;
+  const SimulatorOptions &options;
+  SimulationResult &result;
+  CollectiveCostModel collectives;
+  std::map<int64_t, DeviceState> devices;
+  std::vector<Buffer> buffers;
+  int64_t seq = 0;
+  /// End of the op being retired: when values it used last are released.
+  double releaseTime = 0;
+};
+
+} // namespace
+
+LogicalResult Simulation::visitOp(Operation *op, ArrayRef<SimValue> operands,
+                                  SmallVectorImpl<SimValue> &results) {
+  if (isa<dist::DistDialect>(op->getDialect()))
+    return visitCommunication(op, operands, results);
+  bool touchesTensors =
+      llvm::any_of(op->getOperandTypes(),
+                   [](Type t) { return isa<TensorType>(t); }) ||
+      llvm::any_of(op->getResultTypes(),
+                   [](Type t) { return isa<TensorType>(t); });
+  if (!touchesTensors)
+    return visitScalar(op, operands, results);
+  return visitCompute(op, operands, results);
+}
+
+/// Scalar ops cost nothing; integer arithmetic is folded concretely so that
+/// loop bounds and shapes computed in the program are known.
+LogicalResult Simulation::visitScalar(Operation *op,
+                                      ArrayRef<SimValue> operands,
+                                      SmallVectorImpl<SimValue> &results) {
+  SmallVector<Attribute> constants;
+  Builder b(op->getContext());
+  for (const SimValue &operand : operands)
+    constants.push_back(operand.concrete && operand.type.isIntOrIndex()
+                            ? b.getIntegerAttr(operand.type, *operand.concrete)
+                            : Attribute());
+  SmallVector<OpFoldResult> folded;
+  bool didFold = op->getNumResults() > 0 &&
+                 succeeded(op->fold(constants, folded)) &&
+                 folded.size() == op->getNumResults();
+  for (auto [i, resultValue] : llvm::enumerate(op->getResults())) {
+    SimValue value;
+    value.type = resultValue.getType();
+    APInt concrete;
+    if (matchPattern(resultValue, m_ConstantInt(&concrete)))
+      value.concrete = concrete.getSExtValue();
+    else if (didFold)
+      if (auto attr = dyn_cast_if_present<IntegerAttr>(
+              dyn_cast_if_present<Attribute>(folded[i])))
+        value.concrete = attr.getValue().getSExtValue();
+    results.push_back(value);
+  }
+  return success();
+}
+
+double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group) {
+  int64_t n = group.size();
+  auto bytesOf = [](Value v) {
+    return static_cast<double>(getTensorBytes(v.getType()));
+  };
+  double operandBytes = op->getNumOperands() ? bytesOf(op->getOperand(0)) : 0;
+  double resultBytes = op->getNumResults() ? bytesOf(op->getResult(0)) : 0;
+  CollectiveKind kind;
+  double size;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](dist::SendOp) {
+        kind = CollectiveKind::SendRecv;
+        size = operandBytes;
+      })
+      .Case([&](dist::AllReduceOp) {
+        kind = CollectiveKind::AllReduce;
+        size = operandBytes;
+      })
+      .Case([&](dist::AllGatherOp) {
+        kind = CollectiveKind::AllGather;
+        size = resultBytes;
+      })
+      .Case([&](dist::ReduceScatterOp) {
+        kind = CollectiveKind::ReduceScatter;
+        size = operandBytes;
+      })
+      .Case([&](dist::AllToAllOp) {
+        kind = CollectiveKind::AllToAll;
+        size = operandBytes;
+      })
+      .Case([&](dist::BroadcastOp) {
+        kind = CollectiveKind::Broadcast;
+        size = operandBytes;
+      })
+      .Case([&](dist::ScatterOp) {
+        kind = CollectiveKind::Scatter;
+        size = operandBytes;
+      })
+      .Case([&](dist::ReduceOp) {
+        kind = CollectiveKind::Reduce;
+        size = operandBytes;
+      })
+      .Case([&](dist::GatherOp) {
+        kind = CollectiveKind::Gather;
+        size = resultBytes;
+      });
+  if (n < 2)
+    return 0;
+
+  if (options.costModel == CostModelKind::Analytic)
+    return collectives.getTime(kind, group, size);
+
+  // The published DistIR formulas: no latency, the slowest link spanned, and
+  // its simplifications (all-gather priced like all-reduce of its input,
+  // broadcast and scatter free).
+  std::optional<unsigned> level = cluster.getSpanningLevel(group);
+  double bandwidth = cluster.levels[level.value_or(0)].link.bandwidth;
+  double factor = static_cast<double>(n - 1) / static_cast<double>(n);
+  switch (kind) {
+  case CollectiveKind::SendRecv:
+  case CollectiveKind::Reduce:
+    return size / bandwidth;
+  case CollectiveKind::AllReduce:
+    return 2 * size * factor / bandwidth;
+  case CollectiveKind::AllGather:
+    return 2 * operandBytes * factor / bandwidth;
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Scatter:
+    return 0;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Gather:
+  case CollectiveKind::AllToAll:
+    return size * factor / bandwidth;
+  }
+  llvm_unreachable("unknown collective");
+}
+
+int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
+                             bool isComm, ArrayRef<SimValue> operands,
+                             double duration, const ComputeWork *work) {
+  // The op starts when its devices (streams) are free and, with separate
+  // streams, when its operands have arrived.
+  double start = 0;
+  int64_t predecessor = -1;
+  auto consider = [&](double time, int64_t event) {
+    if (time > start || (time == start && predecessor < 0 && event >= 0)) {
+      start = time;
+      predecessor = event;
+    }
+  };
+  for (int64_t d : group) {
+    DeviceState &state = devices[d];
+    if (!options.overlap) {
+      // One op at a time per device: both "streams" are the device.
+      consider(std::max(state.computeFree, state.commFree),
+               state.computeFree >= state.commFree ? state.computeLast
+                                                   : state.commLast);
+    } else if (isComm) {
+      consider(state.commFree, state.commLast);
+    } else {
+      consider(state.computeFree, state.computeLast);
+    }
+  }
+  if (options.overlap)
+    for (const SimValue &operand : operands)
+      consider(operand.ready, operand.producer);
+
+  SimEvent event;
+  event.name = op->getName().getStringRef().str();
+  {
+    llvm::raw_string_ostream os(event.location);
+    op->getLoc().print(os);
+  }
+  event.devices.assign(group.begin(), group.end());
+  event.isCommunication = isComm;
+  event.start = start;
+  event.end = start + duration;
+  event.predecessor = predecessor;
+  if (work) {
+    event.flops = work->flops;
+    event.bytes = work->bytesRead + work->bytesWritten;
+  } else {
+    for (Value v : op->getOperands())
+      event.bytes += getTensorBytes(v.getType());
+  }
+  int64_t index = static_cast<int64_t>(result.events.size());
+  for (int64_t d : group) {
+    DeviceState &state = devices[d];
+    DeviceReport &report = result.devices[d];
+    if (!options.overlap || !isComm) {
+      state.computeFree = event.end;
+      state.computeLast = index;
+    }
+    if (!options.overlap || isComm) {
+      state.commFree = event.end;
+      state.commLast = index;
+    }
+    (isComm ? report.communicationBusy : report.computeBusy) += duration;
+    report.finish = std::max(report.finish, event.end);
+  }
+  result.events.push_back(std::move(event));
+  releaseTime = start + duration;
+  return index;
+}
+
+LogicalResult
+Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
+                               SmallVectorImpl<SimValue> &results) {
+  SmallVector<int64_t> group;
+  auto addDevice = [&](Type type) -> LogicalResult {
+    FailureOr<int64_t> device = getDeviceOf(op, type);
+    if (failed(device))
+      return failure();
+    if (!llvm::is_contained(group, *device))
+      group.push_back(*device);
+    return success();
+  };
+  // Rooted one-to-many ops list their group in the results; the others in
+  // the operands (the root of reduce/gather is one of them).
+  for (Type type : op->getOperandTypes())
+    if (failed(addDevice(type)))
+      return failure();
+  for (Type type : op->getResultTypes())
+    if (failed(addDevice(type)))
+      return failure();
+  // A send's group is its two endpoints in order; others keep operand order.
+  double duration = priceCommunication(op, group);
+  int64_t event =
+      schedule(op, group, /*isComm=*/true, operands, duration, nullptr);
+  double start = result.events[event].start;
+  for (auto [i, resultValue] : llvm::enumerate(op->getResults())) {
+    SimValue value;
+    value.type = resultValue.getType();
+    value.producer = event;
+    value.ready = result.events[event].end;
+    int64_t device = dist::getDevice(resultValue.getType()).getId();
+    // NCCL all-reduces in place when the input is not needed afterwards.
+    if (isa<dist::AllReduceOp>(op) && isLastUse(op->getOperand(i), op))
+      value.buffer = operands[i].buffer;
+    else
+      value.buffer =
+          allocate(device, getTensorBytes(resultValue.getType()), start);
+    results.push_back(value);
+  }
+  return success();
+}
+
+LogicalResult Simulation::visitCompute(Operation *op,
+                                       ArrayRef<SimValue> operands,
+                                       SmallVectorImpl<SimValue> &results) {
+  std::optional<int64_t> device;
+  for (Type type :
+       llvm::concat<const Type>(op->getResultTypes(), op->getOperandTypes())) {
+    if (!isa<TensorType>(type))
+      continue;
+    FailureOr<int64_t> d = getDeviceOf(op, type);
+    if (failed(d))
+      return failure();
+    if (device && *device != *d)
+      return op->emitError() << "has tensors on devices " << *device << " and "
+                             << *d << "; run --dist-verify-placement";
+    device = *d;
+  }
+
+  ComputeWork work = getComputeWork(op);
+  double duration = priceCompute(work, cluster.device, options.costModel);
+  int64_t event = -1;
+  double start = std::max(devices[*device].computeFree,
+                          options.overlap ? 0.0 : devices[*device].commFree);
+  double ready = start;
+  if (!work.isFree) {
+    event =
+        schedule(op, {*device}, /*isComm=*/false, operands, duration, &work);
+    start = result.events[event].start;
+    ready = result.events[event].end;
+  } else {
+    for (const SimValue &operand : operands)
+      ready = std::max(ready, operand.ready);
+    releaseTime = start;
+  }
+
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  bool isView =
+      isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+          tensor::BitcastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(op);
+  for (auto [i, resultValue] : llvm::enumerate(op->getResults())) {
+    SimValue value;
+    value.type = resultValue.getType();
+    value.producer = event;
+    value.ready = ready;
+    if (!isa<TensorType>(value.type)) {
+      results.push_back(value);
+      continue;
+    }
+    if (isView && operands[0].buffer >= 0) {
+      value.buffer = operands[0].buffer;
+    } else if (dps && static_cast<int64_t>(i) < dps.getNumDpsInits()) {
+      OpOperand *init = dps.getDpsInitOperand(i);
+      const SimValue &initValue = operands[init->getOperandNumber()];
+      if (initValue.buffer >= 0 && isLastUse(init->get(), op))
+        value.buffer = initValue.buffer; // in place
+    }
+    if (value.buffer < 0)
+      value.buffer =
+          allocate(*device, getTensorBytes(resultValue.getType()), start);
+    results.push_back(value);
+  }
+  return success();
+}
+
+void Simulation::finish() {
+  for (auto &entry : result.devices) {
+    DeviceReport &report = entry.second;
+    result.latency = std::max(result.latency, report.finish);
+    report.exceedsCapacity = report.peakBytes > cluster.device.memoryCapacity;
+    // Time order; changes at the same time keep program order.
+    std::vector<size_t> order(report.memoryTimeline.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      double ta = report.memoryTimeline[a].first;
+      double tb = report.memoryTimeline[b].first;
+      return ta != tb ? ta < tb : a < b;
+    });
+    std::vector<std::pair<double, int64_t>> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order)
+      sorted.push_back(report.memoryTimeline[i]);
+    report.memoryTimeline = std::move(sorted);
+  }
+  // Static-offset plan per device over program order.
+  std::map<int64_t, std::vector<PlanBuffer>> perDevice;
+  for (const Buffer &buffer : buffers)
+    perDevice[buffer.device].push_back(
+        {buffer.allocSeq,
+         buffer.resident || buffer.freeSeq < 0 ? seq : buffer.freeSeq,
+         buffer.bytes});
+  for (auto &[device, planBuffers] : perDevice)
+    result.devices[device].plannedBytes = planStaticOffsets(planBuffers);
+
+  // Critical path: follow, from the last event to finish, the events that
+  // determined each start.
+  int64_t last = -1;
+  for (auto [i, event] : llvm::enumerate(result.events))
+    if (last < 0 || event.end > result.events[last].end)
+      last = static_cast<int64_t>(i);
+  for (int64_t e = last; e >= 0; e = result.events[e].predecessor)
+    result.criticalPath.push_back(e);
+  std::reverse(result.criticalPath.begin(), result.criticalPath.end());
+}
+
+FailureOr<SimulationResult> distir::simulate(func::FuncOp entry,
+                                             const Cluster &cluster,
+                                             const SimulatorOptions &options) {
+  SimulationResult result;
+  result.functionName = entry.getSymName().str();
+  result.clusterName = cluster.name;
+  result.deviceCapacity = cluster.device.memoryCapacity;
+  result.options = options;
+  Simulation simulation(cluster, options, result);
+  if (failed(simulation.run(entry)))
+    return failure();
+  return result;
+}

@@ -1,0 +1,83 @@
+//===- ToolUtils.cpp - Shared pieces of the DistIR command-line tools
+//-------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Tools/ToolUtils.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/InitAllDialects.h"
+
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+OwningOpRef<ModuleOp> distir::loadProgram(MLIRContext &context,
+                                          StringRef path) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = openInputFile(path, &message);
+  if (!buffer) {
+    emitError(UnknownLoc::get(&context)) << message;
+    return {};
+  }
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(buffer), SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return {};
+  PassManager pm(&context);
+  pm.addPass(dist::createDistVerifyPlacementPass());
+  if (failed(pm.run(*module)))
+    return {};
+  return module;
+}
+
+func::FuncOp distir::findEntry(ModuleOp module, StringRef name) {
+  if (!name.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func || func.isExternal()) {
+      emitError(module.getLoc())
+          << "no function @" << name << " with a body in the module";
+      return {};
+    }
+    return func;
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && func.isPublic())
+      candidates.push_back(func);
+  if (candidates.size() == 1)
+    return candidates.front();
+  InFlightDiagnostic diag = emitError(module.getLoc());
+  if (candidates.empty()) {
+    diag << "no public function with a body to run";
+  } else {
+    diag << "several public functions (";
+    llvm::interleaveComma(candidates, diag, [&](func::FuncOp f) {
+      diag << "@" << f.getSymName();
+    });
+    diag << "); choose one with --entry";
+  }
+  return {};
+}
+
+LogicalResult distir::writeFile(StringRef path, StringRef text) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
+  if (!file) {
+    llvm::errs() << "error: " << message << "\n";
+    return failure();
+  }
+  file->os() << text;
+  file->keep();
+  return success();
+}
