@@ -1,0 +1,4 @@
+func.func @f() {
+  %e = tensor.empty() : tensor<4xf32>
+  return
+}
