@@ -17,18 +17,21 @@
 
 using namespace mlir;
 
-OwningOpRef<ModuleOp> distir::loadProgram(MLIRContext &context,
-                                          StringRef path) {
+distir::ToolSession::ToolSession()
+    : sourceMgr(std::make_shared<llvm::SourceMgr>()),
+      diagnostics(*sourceMgr, &context) {
   DialectRegistry registry;
   registerAllDialects(registry);
   context.appendDialectRegistry(registry);
+}
+
+OwningOpRef<ModuleOp> distir::ToolSession::loadProgram(StringRef path) {
   std::string message;
   std::unique_ptr<llvm::MemoryBuffer> buffer = openInputFile(path, &message);
   if (!buffer) {
     emitError(UnknownLoc::get(&context)) << message;
     return {};
   }
-  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), SMLoc());
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));

@@ -107,9 +107,8 @@ int main(int argc, char **argv) {
     phaseStart = now;
   };
 
-  MLIRContext context;
-  // Loading a million-op program is the parser's work; threads help verify.
-  OwningOpRef<ModuleOp> module = loadProgram(context, inputFile);
+  ToolSession session;
+  OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
   if (!module)
     return 1;
   phase("load");

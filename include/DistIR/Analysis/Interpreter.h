@@ -171,7 +171,8 @@ protected:
     return emitErrorAt(block.getParentOp(), "block has no terminator");
   }
 
-private:
+  /// The value bound to `value` in the current block or an enclosing one
+  /// (e.g. a scalar a linalg body captures), or null.
   const ValueT *lookup(mlir::Value value) const {
     for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
       auto found = (*it)->find(value);
@@ -181,6 +182,7 @@ private:
     return nullptr;
   }
 
+private:
   /// For each op of a block, the values (defined in the block or its
   /// arguments) whose last use in the block is that op.
   using LastUses =

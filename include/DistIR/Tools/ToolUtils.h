@@ -10,14 +10,26 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
 
 namespace distir {
 
-/// Parses and verifies `path` ("-" for stdin) with every DistIR dialect
-/// registered, then checks placement. Diagnostics go to stderr.
-mlir::OwningOpRef<mlir::ModuleOp> loadProgram(mlir::MLIRContext &context,
-                                              llvm::StringRef path);
+/// What a tool needs to load a program and report diagnostics against its
+/// source text (`file:line:col: error: ...` with the offending line).
+struct ToolSession {
+  ToolSession();
+  mlir::MLIRContext context;
+  std::shared_ptr<llvm::SourceMgr> sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics;
+
+  /// Parses and verifies `path` ("-" for stdin) with every DistIR dialect
+  /// registered, then checks placement.
+  mlir::OwningOpRef<mlir::ModuleOp> loadProgram(llvm::StringRef path);
+};
 
 /// The function to run: `name` if given, else the module's only public
 /// function with a body. Reports an error listing the candidates otherwise.

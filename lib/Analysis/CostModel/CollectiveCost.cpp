@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
-#include <tuple>
 
 using namespace distir;
 
@@ -148,28 +147,27 @@ int64_t CollectiveCostModel::getLatencySteps(CollectiveKind kind, int64_t n,
 // Link usage
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// One physical link instance: (level, unit of that level, which of the
-/// `sharedBy`-sized device slices below the unit).
-using LinkInstance = std::tuple<unsigned, int64_t, int64_t>;
-
-/// The link levels a group needs, outermost first.
-llvm::SmallVector<unsigned> getUsedLevels(const Cluster &cluster,
-                                          llvm::ArrayRef<int64_t> group) {
-  llvm::SmallVector<int64_t> sorted(group);
+/// The link levels a group needs, ascending. `inner[l]` is the number of
+/// devices below one unit of level l, so `d / inner[l]` names d's unit.
+static llvm::SmallVector<unsigned, 4>
+getUsedLevels(llvm::ArrayRef<int64_t> inner, llvm::ArrayRef<int64_t> group) {
+  llvm::SmallVector<int64_t, 16> sorted(group);
   llvm::sort(sorted);
   // A ring in id order crosses, between consecutive members, exactly the
   // levels at which the group has members that share a parent unit.
-  llvm::SmallSet<unsigned, 4> used;
+  uint64_t mask = 0;
   for (size_t i = 1; i < sorted.size(); ++i)
-    if (std::optional<unsigned> level =
-            cluster.getConnectingLevel(sorted[i - 1], sorted[i]))
-      used.insert(*level);
-  llvm::SmallVector<unsigned> result(used.begin(), used.end());
-  llvm::sort(result);
+    for (unsigned l = 0; l < inner.size(); ++l)
+      if (sorted[i - 1] / inner[l] != sorted[i] / inner[l]) {
+        mask |= uint64_t(1) << l;
+        break;
+      }
+  llvm::SmallVector<unsigned, 4> result;
+  for (unsigned l = 0; l < inner.size(); ++l)
+    if (mask & (uint64_t(1) << l))
+      result.push_back(l);
   return result;
 }
-} // namespace
 
 double CollectiveCostModel::getTime(CollectiveKind kind,
                                     llvm::ArrayRef<int64_t> group,
@@ -195,28 +193,35 @@ double CollectiveCostModel::getConcurrentTime(
           llvm::all_of(groups, [](const auto &g) { return g.size() <= 2; })) &&
          "send/recv connects two devices");
   const std::vector<LevelSpec> &levels = cluster.levels;
+  assert(levels.size() <= 64 && "level bitmask");
   // Devices below one unit of each level, to find a device's link instance.
   llvm::SmallVector<int64_t> inner(levels.size(), 1);
   for (size_t l = levels.size(); l-- > 1;)
     inner[l - 1] = inner[l] * levels[l].size;
+  int64_t numDevices = inner.empty() ? 1 : inner[0] * levels[0].size;
 
-  auto instanceOf = [&](unsigned level, int64_t device) -> LinkInstance {
-    return {level, device / inner[level],
-            (device % inner[level]) / levels[level].link.sharedBy};
+  // One physical link instance of level L: the unit of L the device is in,
+  // then which `sharedBy`-sized slice of the devices below that unit.
+  auto instanceOf = [&](unsigned level, int64_t device) -> int64_t {
+    int64_t perUnit = (inner[level] + levels[level].link.sharedBy - 1) /
+                      levels[level].link.sharedBy;
+    int64_t index = (device / inner[level]) * perUnit +
+                    (device % inner[level]) / levels[level].link.sharedBy;
+    return int64_t(level) * numDevices + index;
   };
 
   // All-to-all sends one stream per member through its link; the ring and
   // tree algorithms cross each link instance once per direction per group.
   bool perMember = kind == CollectiveKind::AllToAll;
 
-  llvm::SmallVector<llvm::SmallVector<unsigned>> used;
-  llvm::DenseMap<LinkInstance, int64_t> load;
+  llvm::SmallVector<llvm::SmallVector<unsigned, 4>> used;
+  llvm::DenseMap<int64_t, int64_t> load;
   for (const llvm::SmallVector<int64_t> &group : groups) {
-    used.push_back(getUsedLevels(cluster, group));
-    llvm::SmallSet<LinkInstance, 8> seen;
+    used.push_back(getUsedLevels(inner, group));
+    llvm::SmallSet<int64_t, 8> seen;
     for (unsigned level : used.back())
       for (int64_t device : group) {
-        LinkInstance instance = instanceOf(level, device);
+        int64_t instance = instanceOf(level, device);
         if (perMember || seen.insert(instance).second)
           ++load[instance];
       }

@@ -1,0 +1,175 @@
+//===- distir-run.cpp - Reference executor
+//----------------------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// distir-run prog.mlir [--entry NAME] [--input NAME=file.npy]...
+//   [--random-inputs SEED] [--output-dir DIR] [--print-limit N]
+//
+// Inputs are named by argument number (`0`, `arg0`), by a `dist.name`
+// argument attribute, or by the argument's name location (what the ONNX
+// importer records).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/Executor.h"
+#include "DistIR/Analysis/TensorIO.h"
+#include "DistIR/Tools/ToolUtils.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace distir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("distir-run options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<program>"),
+                                      cl::init("-"), cl::cat(category));
+static cl::opt<std::string> entryName("entry", cl::desc("Function to run"),
+                                      cl::cat(category));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("Argument value: NAME=file.npy"),
+                                    cl::value_desc("NAME=file.npy"),
+                                    cl::cat(category));
+static cl::opt<int64_t> randomSeed(
+    "random-inputs",
+    cl::desc("Fill arguments without --input with deterministic pseudo-random "
+             "values from this seed (floats in [-1, 1), integers in [0, 8))"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("Write each result as DIR/output_N.npy"),
+              cl::cat(category));
+static cl::opt<unsigned>
+    printLimit("print-limit",
+               cl::desc("Elements of each result to print (default 64)"),
+               cl::init(64), cl::cat(category));
+
+/// The names an argument answers to.
+static SmallVector<std::string> argumentNames(func::FuncOp func, unsigned i) {
+  SmallVector<std::string> names = {
+      std::to_string(i), "arg" + std::to_string(i), "%arg" + std::to_string(i)};
+  if (auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name"))
+    names.push_back(name.str());
+  if (auto loc = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
+    names.push_back(loc.getName().str());
+  return names;
+}
+
+static RuntimeValue randomValue(Type type, std::mt19937_64 &rng) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  Type element = tensor ? tensor.getElementType() : type;
+  RuntimeValue value = tensor ? RuntimeValue::tensor(element, tensor.getShape())
+                              : RuntimeValue::scalar(element, 0);
+  value.isTensor = static_cast<bool>(tensor);
+  for (double &x : *value.data) {
+    uint64_t bits = rng();
+    x = isa<FloatType>(element)
+            ? roundToType(element, static_cast<double>(bits >> 11) /
+                                           9007199254740992.0 * 2.0 -
+                                       1.0)
+            : roundToType(element, static_cast<double>(bits % 8));
+  }
+  return value;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "DistIR reference executor: runs a (distributed) program on the CPU\n");
+  auto fail = [](const Twine &msg) {
+    llvm::errs() << "error: " << msg << "\n";
+    return 1;
+  };
+
+  ToolSession session;
+  MLIRContext &context = session.context;
+  OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
+  if (!module)
+    return 1;
+  func::FuncOp entry = findEntry(*module, entryName);
+  if (!entry)
+    return 1;
+
+  unsigned numArgs = entry.getNumArguments();
+  SmallVector<std::optional<RuntimeValue>> args(numArgs);
+  for (const std::string &spec : inputs) {
+    auto [name, path] = StringRef(spec).split('=');
+    if (path.empty())
+      return fail("--input expects NAME=file.npy, got '" + spec + "'");
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < numArgs && !index; ++i)
+      if (llvm::is_contained(argumentNames(entry, i), name.str()))
+        index = i;
+    if (!index)
+      return fail("@" + entry.getSymName() + " has no argument named '" + name +
+                  "'");
+    if (args[*index])
+      return fail("argument '" + name + "' is given twice");
+    if (path.ends_with(".pb"))
+      return fail("'" + path +
+                  "': ONNX TensorProto inputs are not supported yet; use .npy");
+    std::string error;
+    std::optional<RuntimeValue> value = readNpy(path, &context, error);
+    if (!value)
+      return fail(error);
+    args[*index] = std::move(*value);
+  }
+  std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
+  SmallVector<RuntimeValue> values;
+  for (unsigned i = 0; i < numArgs; ++i) {
+    if (!args[i]) {
+      if (randomSeed < 0)
+        return fail("missing input for argument #" + Twine(i) + " (" +
+                    argumentNames(entry, i).back() + ") of @" +
+                    entry.getSymName() +
+                    "; pass --input NAME=file.npy or --random-inputs SEED");
+      args[i] = randomValue(entry.getArgumentTypes()[i], rng);
+    } else {
+      // A scalar argument given as a 0-d array.
+      if (!isa<TensorType>(entry.getArgumentTypes()[i]) &&
+          args[i]->shape.empty())
+        args[i]->isTensor = false;
+    }
+    values.push_back(*args[i]);
+  }
+
+  FailureOr<SmallVector<RuntimeValue>> results = execute(entry, values);
+  if (failed(results))
+    return 1;
+
+  if (!outputDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create '" + outputDir + "': " + ec.message());
+  for (auto [i, result] : llvm::enumerate(*results)) {
+    llvm::outs() << "output #" << i << ": " << entry.getResultTypes()[i];
+    if (!outputDir.empty()) {
+      SmallString<128> path(outputDir);
+      llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+      std::string error;
+      if (!writeNpy(path, result, error))
+        return fail(error);
+      llvm::outs() << " -> " << path;
+    }
+    llvm::outs() << "\n  [";
+    const std::vector<double> &data = *result.data;
+    for (size_t e = 0; e < data.size() && e < printLimit; ++e)
+      llvm::outs() << (e ? ", " : "") << llvm::format("%.9g", data[e]);
+    if (data.size() > printLimit)
+      llvm::outs() << ", ... (" << data.size() << " elements)";
+    llvm::outs() << "]\n";
+  }
+  (void)module.release(); // skip the teardown of large modules
+  return 0;
+}
