@@ -1,0 +1,42 @@
+//===- MLPBuilder.h - MLP training programs ---------------------*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_TARGET_ONNX_MLPBUILDER_H
+#define DISTIR_TARGET_ONNX_MLPBUILDER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+
+namespace distir {
+
+/// Options of the MLP program builder (DistIR paper's MLP benchmark).
+struct MLPOptions {
+  int64_t layers = 4;
+  int64_t dim = 64;
+  int64_t batch = 16;
+  /// "f32" or "f16".
+  bool f16 = false;
+  /// Also emit loss, backward pass and SGD update.
+  bool training = false;
+  int64_t device = 0;
+};
+
+/// Builds `func.func @mlp`: per layer a matmul with a [dim, dim] weight and a
+/// ReLU; with `training`, a mean-squared-error loss against a label input,
+/// the backward pass (ReLU and matmul gradients) and an SGD update of every
+/// weight, returned as the new weights. Emits a diagnostic at `loc` and
+/// returns null on invalid options.
+mlir::OwningOpRef<mlir::ModuleOp> buildMLP(const MLPOptions &options,
+                                           mlir::Location loc);
+
+/// Registers `--build-mlp` with mlir-translate.
+void registerMLPBuilderTranslation();
+
+} // namespace distir
+
+#endif // DISTIR_TARGET_ONNX_MLPBUILDER_H

@@ -1,0 +1,255 @@
+//===- MLPBuilder.cpp - MLP training programs -----------------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Builds the DistIR paper's MLP benchmark in the importer's form (linalg on
+// static tensors placed on one device): forward MatMul + ReLU per layer and,
+// for training, a mean-squared-error loss, the backward pass and an SGD
+// update.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Target/ONNX/MLPBuilder.h"
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
+#include "DistIR/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace mlir;
+using namespace distir;
+
+static llvm::cl::OptionCategory mlpCategory("MLP builder options");
+static llvm::cl::opt<int64_t> clLayers("layers",
+                                       llvm::cl::desc("--build-mlp: layers"),
+                                       llvm::cl::init(4),
+                                       llvm::cl::cat(mlpCategory));
+static llvm::cl::opt<int64_t>
+    clDim("dim",
+          llvm::cl::desc("--build-mlp: hidden width (weights are "
+                         "dim x dim)"),
+          llvm::cl::init(64), llvm::cl::cat(mlpCategory));
+static llvm::cl::opt<int64_t> clBatch("batch",
+                                      llvm::cl::desc("--build-mlp: batch size"),
+                                      llvm::cl::init(16),
+                                      llvm::cl::cat(mlpCategory));
+static llvm::cl::opt<std::string>
+    clDtype("dtype", llvm::cl::desc("--build-mlp: element type, f32 or f16"),
+            llvm::cl::init("f32"), llvm::cl::cat(mlpCategory));
+static llvm::cl::opt<bool>
+    clTraining("training",
+               llvm::cl::desc("--build-mlp: add loss, backward pass and SGD "
+                              "update"),
+               llvm::cl::init(false), llvm::cl::cat(mlpCategory));
+
+/// Learning rate of the SGD update.
+static constexpr double kLearningRate = 0.01;
+
+namespace {
+/// Emits placed linalg ops on [rows, cols] tensors.
+struct MLPEmitter {
+  OpBuilder &b;
+  Location loc;
+  Type elt;
+  Attribute device;
+
+  RankedTensorType type(ArrayRef<int64_t> shape) const {
+    return RankedTensorType::get(shape, elt, device);
+  }
+  Value cst(OpBuilder &bb, double v) const {
+    return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(elt, v));
+  }
+  Value empty(ArrayRef<int64_t> shape) {
+    return tensor::EmptyOp::create(b, loc, shape, elt, device);
+  }
+  Value zeros(ArrayRef<int64_t> shape) {
+    return linalg::FillOp::create(b, loc, ValueRange{cst(b, 0)},
+                                  ValueRange{empty(shape)})
+        .getResult(0);
+  }
+  Value matmul(Value x, Value y) {
+    auto tx = cast<RankedTensorType>(x.getType());
+    auto ty = cast<RankedTensorType>(y.getType());
+    Value init = zeros({tx.getDimSize(0), ty.getDimSize(1)});
+    return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{x, y}, ValueRange{init})
+        .getResult(0);
+  }
+  Value transpose(Value x) {
+    auto t = cast<RankedTensorType>(x.getType());
+    Value init = empty({t.getDimSize(1), t.getDimSize(0)});
+    return linalg::TransposeOp::create(b, loc, x, init, ArrayRef<int64_t>{1, 0})
+        .getResult()[0];
+  }
+  /// Elementwise op over same-shaped operands.
+  Value map(ValueRange xs,
+            function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
+    auto t = cast<RankedTensorType>(xs[0].getType());
+    int64_t rank = t.getRank();
+    SmallVector<AffineMap> maps(xs.size() + 1, b.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = empty(t.getShape());
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{init.getType()}, xs, ValueRange{init}, maps,
+               iters,
+               [&](OpBuilder &bb, Location l, ValueRange args) {
+                 SmallVector<Value> s(args.drop_back());
+                 linalg::YieldOp::create(bb, l, fn(bb, s));
+               })
+        .getResult(0);
+  }
+  Value relu(Value x) {
+    return map(x, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+      return arith::MaximumFOp::create(bb, loc, a[0], cst(bb, 0));
+    });
+  }
+  /// Sum of all elements, as a rank-0 tensor.
+  Value sumAll(Value x) {
+    Value init = linalg::FillOp::create(b, loc, ValueRange{cst(b, 0)},
+                                        ValueRange{empty({})})
+                     .getResult(0);
+    return linalg::ReduceOp::create(
+               b, loc, ValueRange{x}, ValueRange{init}, ArrayRef<int64_t>{0, 1},
+               [&](OpBuilder &bb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(
+                     bb, l,
+                     Value(arith::AddFOp::create(bb, l, args[0], args[1])));
+               })
+        .getResult(0);
+  }
+};
+} // namespace
+
+OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
+                                       Location loc) {
+  MLIRContext *ctx = loc.getContext();
+  if (options.layers < 1 || options.dim < 1 || options.batch < 1) {
+    emitError(loc) << "--layers, --dim and --batch must be positive";
+    return {};
+  }
+  if (options.device < 0) {
+    emitError(loc) << "--device must be >= 0";
+    return {};
+  }
+  ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
+                   linalg::LinalgDialect, math::MathDialect,
+                   tensor::TensorDialect, dist::DistDialect>();
+  OpBuilder b(ctx);
+  Type elt = options.f16 ? Type(b.getF16Type()) : Type(b.getF32Type());
+  MLPEmitter e{b, loc, elt, dist::DeviceAttr::get(ctx, options.device)};
+  int64_t bsz = options.batch, d = options.dim, n = options.layers;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  SmallVector<Type> args = {e.type({bsz, d})};
+  if (options.training)
+    args.push_back(e.type({bsz, d}));
+  for (int64_t i = 0; i < n; ++i)
+    args.push_back(e.type({d, d}));
+  auto func = func::FuncOp::create(b, loc, "mlp", b.getFunctionType(args, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value x = body->getArgument(0);
+  unsigned firstWeight = options.training ? 2 : 1;
+  auto weight = [&](int64_t i) { return body->getArgument(firstWeight + i); };
+
+  // Forward: h_i = relu(h_{i-1} @ w_i).
+  SmallVector<Value> acts = {x}, pre;
+  for (int64_t i = 0; i < n; ++i) {
+    Value z = e.matmul(acts.back(), weight(i));
+    pre.push_back(z);
+    acts.push_back(e.relu(z));
+  }
+  SmallVector<Value> results;
+  if (!options.training) {
+    results.push_back(acts.back());
+  } else {
+    // Loss: mean((h_n - y)^2); its gradient 2 (h_n - y) / (batch * dim).
+    Value label = body->getArgument(1);
+    double inv = 1.0 / static_cast<double>(bsz * d);
+    Value diff = e.map({acts.back(), label},
+                       [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+                         return arith::SubFOp::create(bb, loc, a[0], a[1]);
+                       });
+    Value sq = e.map(diff, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+      return arith::MulFOp::create(bb, loc, a[0], a[0]);
+    });
+    Value total = e.sumAll(sq);
+    Value loss = e.map(total, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+      return arith::MulFOp::create(bb, loc, a[0], e.cst(bb, inv));
+    });
+    results.push_back(loss);
+    Value grad = e.map(diff, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+      return arith::MulFOp::create(bb, loc, a[0], e.cst(bb, 2 * inv));
+    });
+    // Backward, last layer first.
+    SmallVector<Value> newWeights(n);
+    for (int64_t i = n - 1; i >= 0; --i) {
+      // ReLU gradient: pass where the pre-activation is positive.
+      Value dz =
+          e.map({grad, pre[i]}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+            Value pos = arith::CmpFOp::create(
+                bb, loc, arith::CmpFPredicate::OGT, a[1], e.cst(bb, 0));
+            return arith::SelectOp::create(bb, loc, pos, a[0], e.cst(bb, 0));
+          });
+      Value dw = e.matmul(e.transpose(acts[i]), dz);
+      if (i > 0)
+        grad = e.matmul(dz, e.transpose(weight(i)));
+      newWeights[i] = e.map(
+          {weight(i), dw}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+            Value step =
+                arith::MulFOp::create(bb, loc, a[1], e.cst(bb, kLearningRate));
+            return arith::SubFOp::create(bb, loc, a[0], step);
+          });
+    }
+    llvm::append_range(results, newWeights);
+  }
+  func::ReturnOp::create(b, loc, results);
+  func.setFunctionType(b.getFunctionType(args, ValueRange(results).getTypes()));
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+/// The --device option is declared with the ONNX importer's options.
+int64_t getONNXImportDeviceOption();
+
+void distir::registerMLPBuilderTranslation() {
+  static TranslateToMLIRRegistration reg(
+      "build-mlp",
+      "Build the MLP benchmark program (--layers, --dim, --batch, --dtype, "
+      "--training, --device); reads no input",
+      [](llvm::StringRef, MLIRContext *ctx) -> OwningOpRef<Operation *> {
+        Location loc = FileLineColLoc::get(ctx, "build-mlp", 0, 0);
+        MLPOptions options;
+        options.layers = clLayers;
+        options.dim = clDim;
+        options.batch = clBatch;
+        options.training = clTraining;
+        options.device = getONNXImportDeviceOption();
+        if (clDtype != "f32" && clDtype != "f16") {
+          emitError(loc) << "--dtype must be f32 or f16, not '" << clDtype
+                         << "'";
+          return {};
+        }
+        options.f16 = clDtype == "f16";
+        OwningOpRef<ModuleOp> module = buildMLP(options, loc);
+        if (!module)
+          return {};
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<arith::ArithDialect, func::FuncDialect,
+                        linalg::LinalgDialect, math::MathDialect,
+                        tensor::TensorDialect, dist::DistDialect>();
+      });
+}

@@ -1,0 +1,69 @@
+//===- ONNXChecker.cpp - Exception-safe ONNX checker/inference ------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiled with -fexceptions (see CMakeLists.txt): nothing thrown by the ONNX
+// library may escape this file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ONNXChecker.h"
+
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include <exception>
+
+using namespace distir::onnx_import;
+
+/// First line of `msg`, so that every diagnostic stays on one line.
+static std::string firstLine(const std::string &msg) {
+  std::string line = msg.substr(0, msg.find('\n'));
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+    line.pop_back();
+  return line.empty() ? std::string("unknown error") : line;
+}
+
+std::string distir::onnx_import::checkModel(const onnx::ModelProto &model) {
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return firstLine(e.what());
+  } catch (...) {
+    return "unknown exception";
+  }
+  return {};
+}
+
+std::string distir::onnx_import::inferShapes(onnx::ModelProto &model) {
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
+                                        /*strict_mode_val=*/0,
+                                        /*data_prop_val=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception &e) {
+    return firstLine(e.what());
+  } catch (...) {
+    return "unknown exception";
+  }
+  return {};
+}
+
+std::string distir::onnx_import::checkSchema(const std::string &opType,
+                                             const std::string &domain,
+                                             int opset) {
+  try {
+    if (!onnx::OpSchemaRegistry::Schema(opType, opset, domain))
+      return "no schema for this op at opset " + std::to_string(opset);
+  } catch (const std::exception &e) {
+    return firstLine(e.what());
+  } catch (...) {
+    return "unknown exception";
+  }
+  return {};
+}

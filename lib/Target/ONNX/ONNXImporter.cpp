@@ -1,0 +1,2787 @@
+//===- ONNXImporter.cpp - ONNX model -> linalg on placed tensors ----------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Imports an ONNX model as one `func.func` of linalg (named and generic),
+// tensor, arith and math ops on static tensor types placed on one device
+// (`#dist.device<N>` encoding). Design: docs/design/onnx-importer.md.
+//
+// Every ONNX value is tracked as a `TensorInfo`: its placed type, the MLIR
+// value computing it (created on first use for known values) and, when known
+// at import time, its contents. Shape-computing subgraphs (Shape, Gather,
+// Concat, Unsqueeze, Slice, Range, ConstantOfShape, Cast, integer arithmetic,
+// ...) are evaluated on those contents, so that every tensor of the emitted
+// program gets a static shape even where ONNX shape inference gives up.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Target/ONNX/ONNXImporter.h"
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
+#include "DistIR/Dialect/Dist/IR/DistDialect.h"
+#include "DistIR/Target/ONNX/MLPBuilder.h"
+#include "ONNXChecker.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+using namespace mlir;
+using namespace distir;
+
+//===----------------------------------------------------------------------===//
+// Command-line options of --import-onnx
+//===----------------------------------------------------------------------===//
+
+static llvm::cl::OptionCategory onnxCategory("ONNX import options");
+
+static llvm::cl::list<std::string> clInputShapes(
+    "input-shape",
+    llvm::cl::desc("Shape of a graph input for --import-onnx, replacing its "
+                   "dynamic dimensions: NAME=d0,d1,... (repeatable)"),
+    llvm::cl::value_desc("NAME=d0,d1,..."), llvm::cl::cat(onnxCategory));
+
+static llvm::cl::opt<int64_t>
+    clDevice("device",
+             llvm::cl::desc("Device that --import-onnx and --build-mlp place "
+                            "every value on (#dist.device<N>)"),
+             llvm::cl::init(0), llvm::cl::cat(onnxCategory));
+
+enum class WeightsMode { Arguments, Constants };
+static llvm::cl::opt<WeightsMode> clWeights(
+    "weights", llvm::cl::desc("How --import-onnx imports initializers"),
+    llvm::cl::values(
+        clEnumValN(WeightsMode::Arguments, "arguments",
+                   "function arguments (default; no weight data is read)"),
+        clEnumValN(WeightsMode::Constants, "constants",
+                   "arith.constant dense<...> holding the weight data")),
+    llvm::cl::init(WeightsMode::Arguments), llvm::cl::cat(onnxCategory));
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Known values larger than this are not evaluated at import time.
+constexpr int64_t kMaxFoldElements = 1 << 16;
+/// Integer initializers up to this size are treated as known values (shape
+/// operands), not as weights.
+constexpr int64_t kMaxShapeInitializer = 1 << 12;
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// ONNX multidirectional broadcasting of two shapes.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                    ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// For each linear index of `outShape`, the linear index of the element of
+/// `inShape` it reads under ONNX broadcasting.
+SmallVector<int64_t> broadcastIndices(ArrayRef<int64_t> outShape,
+                                      ArrayRef<int64_t> inShape) {
+  int64_t n = numElements(outShape);
+  SmallVector<int64_t> outStrides = stridesOf(outShape);
+  SmallVector<int64_t> inStrides = stridesOf(inShape);
+  size_t offset = outShape.size() - inShape.size();
+  SmallVector<int64_t> result(n);
+  for (int64_t lin = 0; lin < n; ++lin) {
+    int64_t src = 0;
+    for (size_t d = offset; d < outShape.size(); ++d) {
+      int64_t idx = (lin / outStrides[d]) % outShape[d];
+      if (inShape[d - offset] != 1)
+        src += idx * inStrides[d - offset];
+    }
+    result[lin] = src;
+  }
+  return result;
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleave(shape, os, ",");
+  os << "]";
+  return s;
+}
+
+/// One ONNX value during import.
+struct TensorInfo {
+  /// Static type, placed on the import device.
+  RankedTensorType type;
+  /// The MLIR value; null for known values until first used.
+  Value value;
+  /// The contents when known at import time (unplaced type).
+  DenseElementsAttr constant;
+};
+
+class Importer {
+public:
+  Importer(MLIRContext *context, onnx::ModelProto &model, StringRef fileName,
+           const ONNXImportOptions &options)
+      : ctx(context), builder(context), model(model), options(options) {
+    ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
+                     linalg::LinalgDialect, math::MathDialect,
+                     tensor::TensorDialect, dist::DistDialect>();
+    fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
+    curLoc = fileLoc;
+    device = dist::DeviceAttr::get(ctx, options.device);
+  }
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Diagnostics and attributes
+  //===--------------------------------------------------------------------===//
+
+  /// Reports `reason` for the node being imported.
+  LogicalResult fail(const Twine &reason) {
+    if (curNode)
+      emitError(curLoc) << "node '" << curNodeName << "' ("
+                        << curNode->op_type() << "): " << reason;
+    else
+      emitError(curLoc) << reason;
+    return failure();
+  }
+
+  const onnx::AttributeProto *attr(StringRef name) const {
+    for (const onnx::AttributeProto &a : curNode->attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  int64_t attrInt(StringRef name, int64_t dflt) const {
+    const onnx::AttributeProto *a = attr(name);
+    return a ? a->i() : dflt;
+  }
+  float attrFloat(StringRef name, float dflt) const {
+    const onnx::AttributeProto *a = attr(name);
+    return a ? a->f() : dflt;
+  }
+  std::optional<SmallVector<int64_t>> attrInts(StringRef name) const {
+    const onnx::AttributeProto *a = attr(name);
+    if (!a)
+      return std::nullopt;
+    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  std::string attrString(StringRef name, StringRef dflt) const {
+    const onnx::AttributeProto *a = attr(name);
+    return a ? a->s() : dflt.str();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Types, values and known contents
+  //===--------------------------------------------------------------------===//
+
+  RankedTensorType placed(ArrayRef<int64_t> shape, Type elt) const {
+    return RankedTensorType::get(shape, elt, device);
+  }
+  RankedTensorType unplaced(ArrayRef<int64_t> shape, Type elt) const {
+    return RankedTensorType::get(shape, elt);
+  }
+
+  FailureOr<Type> elementType(int32_t dataType, const Twine &what);
+  FailureOr<DenseElementsAttr> tensorContents(const onnx::TensorProto &t,
+                                              const Twine &what);
+
+  unsigned numInputs() const { return curNode->input_size(); }
+  bool hasInput(unsigned i) const {
+    return static_cast<int>(i) < curNode->input_size() &&
+           !curNode->input(i).empty();
+  }
+  TensorInfo &in(unsigned i) { return values[curNode->input(i)]; }
+  RankedTensorType inType(unsigned i) { return in(i).type; }
+  ArrayRef<int64_t> inShape(unsigned i) { return in(i).type.getShape(); }
+  Type inElt(unsigned i) { return in(i).type.getElementType(); }
+  bool isKnown(unsigned i) { return static_cast<bool>(in(i).constant); }
+
+  /// The MLIR value of input `i`, creating a placed constant for known
+  /// values on first use.
+  Value inValue(unsigned i) { return materialize(in(i)); }
+  Value materialize(TensorInfo &t) {
+    if (!t.value)
+      t.value = arith::ConstantOp::create(builder, curLoc,
+                                          t.constant.reshape(t.type));
+    return t.value;
+  }
+
+  /// Integer contents of known input `i`, or failure with a diagnostic
+  /// naming `what`.
+  FailureOr<SmallVector<int64_t>> knownInts(unsigned i, const Twine &what);
+  static SmallVector<int64_t> intsOf(DenseElementsAttr attr);
+  static SmallVector<double> floatsOf(DenseElementsAttr attr);
+  DenseElementsAttr intsAttr(ArrayRef<int64_t> shape, Type elt,
+                             ArrayRef<int64_t> vals) const;
+  DenseElementsAttr floatsAttr(ArrayRef<int64_t> shape, Type elt,
+                               ArrayRef<double> vals) const;
+
+  void setOutput(unsigned i, Value v) {
+    if (static_cast<int>(i) >= curNode->output_size() ||
+        curNode->output(i).empty())
+      return;
+    TensorInfo &t = values[curNode->output(i)];
+    t.type = cast<RankedTensorType>(v.getType());
+    t.value = v;
+    t.constant = {};
+  }
+  void setKnown(unsigned i, DenseElementsAttr c) {
+    if (static_cast<int>(i) >= curNode->output_size() ||
+        curNode->output(i).empty())
+      return;
+    TensorInfo &t = values[curNode->output(i)];
+    t.type = placed(c.getType().getShape(), c.getType().getElementType());
+    t.value = {};
+    t.constant = c;
+  }
+  /// True if every present input is known and the result of `numel`
+  /// elements is small enough to evaluate at import time.
+  bool canFold(int64_t numel) {
+    if (numel > kMaxFoldElements)
+      return false;
+    for (unsigned i = 0; i < numInputs(); ++i)
+      if (hasInput(i) && !isKnown(i))
+        return false;
+    return true;
+  }
+
+  /// Normalizes a possibly negative axis of a rank-`rank` tensor.
+  FailureOr<int64_t> normAxis(int64_t axis, int64_t rank) {
+    if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+      return fail("axis " + Twine(axis) + " out of range for rank " +
+                  Twine(rank));
+    return axis < 0 ? axis + rank : axis;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // IR building blocks
+  //===--------------------------------------------------------------------===//
+
+  Value empty(ArrayRef<int64_t> shape, Type elt) {
+    return tensor::EmptyOp::create(builder, curLoc, shape, elt, device);
+  }
+  Value scalarConst(OpBuilder &b, Location loc, Type elt, double v) {
+    if (isa<FloatType>(elt))
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, v));
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, (int64_t)v));
+  }
+  Value filled(ArrayRef<int64_t> shape, Type elt, double v) {
+    Value init = empty(shape, elt);
+    Value scalar = scalarConst(builder, curLoc, elt, v);
+    return linalg::FillOp::create(builder, curLoc, ValueRange{scalar},
+                                  ValueRange{init})
+        .getResult(0);
+  }
+
+  using ScalarFn =
+      function_ref<Value(OpBuilder &, Location, ArrayRef<Value> args)>;
+  /// Elementwise op over `inputs` with ONNX broadcasting, as linalg.generic.
+  FailureOr<Value> elementwise(ArrayRef<Value> inputs, Type outElt,
+                               ScalarFn fn);
+  /// Broadcasts `v` to `shape` (ONNX rules).
+  Value broadcastTo(Value v, ArrayRef<int64_t> shape);
+  Value reshape(Value v, ArrayRef<int64_t> shape);
+  Value transpose(Value v, ArrayRef<int64_t> perm);
+  Value matmul2d(Value a, Value b);
+  FailureOr<Value> matmul(Value a, Value b);
+  enum class ReduceKind { Sum, Max, Min, Prod };
+  /// Reduces `v` over `axes` (sorted, unique). With `keepDims`, reduced dims
+  /// stay as 1s.
+  Value reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind, bool keepDims);
+  Value extractSlice(Value v, ArrayRef<int64_t> offsets,
+                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
+  Value scale(Value v, double factor);
+  /// tensor.pad with static amounts (SSA amounts lose the placement under
+  /// canonicalization, docs/design/placement.md).
+  Value pad(Value v, RankedTensorType type, ArrayRef<int64_t> low,
+            ArrayRef<int64_t> high, Value padValue) {
+    SmallVector<OpFoldResult> lo, hi;
+    for (int64_t l : low)
+      lo.push_back(builder.getIndexAttr(l));
+    for (int64_t h : high)
+      hi.push_back(builder.getIndexAttr(h));
+    return tensor::PadOp::create(builder, curLoc, type, v, lo, hi, padValue);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Ops
+  //===--------------------------------------------------------------------===//
+
+  LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
+  LogicalResult importElementwise(StringRef op);
+  LogicalResult importMatMul();
+  LogicalResult importGemm();
+  LogicalResult importSoftmax(bool log);
+  LogicalResult importLayerNorm();
+  LogicalResult importBatchNorm();
+  LogicalResult importReduce(StringRef op);
+  LogicalResult importReshapeLike(StringRef op);
+  LogicalResult importTranspose();
+  LogicalResult importSplit();
+  LogicalResult importSlice();
+  LogicalResult importConcat();
+  LogicalResult importGather();
+  LogicalResult importExpand();
+  LogicalResult importConstant();
+  LogicalResult importConstantOfShape();
+  LogicalResult importShape();
+  LogicalResult importRange();
+  LogicalResult importCast();
+  LogicalResult importConv();
+  LogicalResult importPool(StringRef op);
+
+  /// Axes given by attribute `axes` before `inputSince`, by input 1 from it.
+  FailureOr<std::optional<SmallVector<int64_t>>> axesOperand(int inputSince);
+
+  MLIRContext *ctx;
+  OpBuilder builder;
+  onnx::ModelProto &model;
+  const ONNXImportOptions &options;
+  dist::DeviceAttr device;
+  Location fileLoc = UnknownLoc();
+  Location curLoc = UnknownLoc();
+  const onnx::NodeProto *curNode = nullptr;
+  std::string curNodeName;
+  int64_t opset = 0;
+  llvm::StringMap<TensorInfo> values;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Types and contents
+//===----------------------------------------------------------------------===//
+
+FailureOr<Type> Importer::elementType(int32_t dataType, const Twine &what) {
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return Type(builder.getF32Type());
+  case onnx::TensorProto::FLOAT16:
+    return Type(builder.getF16Type());
+  case onnx::TensorProto::BFLOAT16:
+    return Type(builder.getBF16Type());
+  case onnx::TensorProto::DOUBLE:
+    return Type(builder.getF64Type());
+  case onnx::TensorProto::INT64:
+    return Type(builder.getI64Type());
+  case onnx::TensorProto::INT32:
+    return Type(builder.getI32Type());
+  case onnx::TensorProto::INT16:
+    return Type(builder.getI16Type());
+  case onnx::TensorProto::INT8:
+    return Type(builder.getI8Type());
+  case onnx::TensorProto::BOOL:
+    return Type(builder.getI1Type());
+  default:
+    break;
+  }
+  std::string name = onnx::TensorProto_DataType_IsValid(dataType)
+                         ? onnx::TensorProto_DataType_Name(dataType)
+                         : std::to_string(dataType);
+  (void)fail(what + ": unsupported element type " + name);
+  return failure();
+}
+
+FailureOr<DenseElementsAttr>
+Importer::tensorContents(const onnx::TensorProto &t, const Twine &what) {
+  FailureOr<Type> elt = elementType(t.data_type(), what);
+  if (failed(elt))
+    return failure();
+  SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
+  for (int64_t d : shape)
+    if (d < 0)
+      return (void)fail(what + ": negative dimension"), failure();
+  int64_t n = numElements(shape);
+  auto type = unplaced(shape, *elt);
+  unsigned bytes = std::max(1u, elt->getIntOrFloatBitWidth() / 8);
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return (void)fail(what + ": external tensor data is not supported"),
+           failure();
+  if (t.has_raw_data()) {
+    const std::string &raw = t.raw_data();
+    if (static_cast<int64_t>(raw.size()) != n * bytes)
+      return (void)fail(what + ": raw_data holds " + Twine(raw.size()) +
+                        " bytes, expected " + Twine(n * bytes)),
+             failure();
+    if (elt->isInteger(1)) {
+      SmallVector<bool> vals;
+      for (char c : raw)
+        vals.push_back(c != 0);
+      return DenseElementsAttr::get(type, ArrayRef<bool>(vals));
+    }
+    bool detectedSplat = false;
+    ArrayRef<char> data(raw.data(), raw.size());
+    if (!DenseElementsAttr::isValidRawBuffer(type, data, detectedSplat))
+      return (void)fail(what + ": invalid raw_data"), failure();
+    return DenseElementsAttr::getFromRawBuffer(type, data);
+  }
+  auto sizeCheck = [&](int64_t have) -> LogicalResult {
+    if (have != n)
+      return fail(what + ": holds " + Twine(have) + " values, expected " +
+                  Twine(n));
+    return success();
+  };
+  if (isa<FloatType>(*elt) && t.data_type() != onnx::TensorProto::FLOAT16 &&
+      t.data_type() != onnx::TensorProto::BFLOAT16) {
+    SmallVector<double> vals;
+    if (t.data_type() == onnx::TensorProto::DOUBLE)
+      vals.assign(t.double_data().begin(), t.double_data().end());
+    else
+      vals.assign(t.float_data().begin(), t.float_data().end());
+    if (failed(sizeCheck(vals.size())))
+      return failure();
+    return floatsAttr(shape, *elt, vals);
+  }
+  if (isa<FloatType>(*elt)) {
+    // float16/bfloat16 bits stored in int32_data.
+    if (failed(sizeCheck(t.int32_data_size())))
+      return failure();
+    SmallVector<APFloat> vals;
+    for (int32_t bits : t.int32_data())
+      vals.emplace_back(cast<FloatType>(*elt).getFloatSemantics(),
+                        APInt(16, static_cast<uint16_t>(bits)));
+    return DenseElementsAttr::get(type, vals);
+  }
+  SmallVector<int64_t> vals;
+  if (t.data_type() == onnx::TensorProto::INT64)
+    vals.assign(t.int64_data().begin(), t.int64_data().end());
+  else
+    vals.assign(t.int32_data().begin(), t.int32_data().end());
+  if (failed(sizeCheck(vals.size())))
+    return failure();
+  return intsAttr(shape, *elt, vals);
+}
+
+SmallVector<int64_t> Importer::intsOf(DenseElementsAttr attr) {
+  SmallVector<int64_t> out;
+  bool isBool = attr.getElementType().isInteger(1);
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      out.push_back(static_cast<int64_t>(v.convertToDouble()));
+    return out;
+  }
+  for (const APInt &v : attr.getValues<APInt>())
+    out.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
+  return out;
+}
+
+SmallVector<double> Importer::floatsOf(DenseElementsAttr attr) {
+  SmallVector<double> out;
+  if (isa<FloatType>(attr.getElementType())) {
+    for (APFloat v : attr.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      out.push_back(v.convertToDouble());
+    }
+    return out;
+  }
+  for (int64_t v : intsOf(attr))
+    out.push_back(static_cast<double>(v));
+  return out;
+}
+
+DenseElementsAttr Importer::intsAttr(ArrayRef<int64_t> shape, Type elt,
+                                     ArrayRef<int64_t> vals) const {
+  auto type = unplaced(shape, elt);
+  if (elt.isInteger(1)) {
+    SmallVector<bool> bools;
+    for (int64_t v : vals)
+      bools.push_back(v != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(bools));
+  }
+  SmallVector<APInt> ints;
+  for (int64_t v : vals)
+    ints.push_back(APInt(elt.getIntOrFloatBitWidth(), v, /*isSigned=*/true,
+                         /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, ints);
+}
+
+DenseElementsAttr Importer::floatsAttr(ArrayRef<int64_t> shape, Type elt,
+                                       ArrayRef<double> vals) const {
+  auto type = unplaced(shape, elt);
+  if (!isa<FloatType>(elt)) {
+    SmallVector<int64_t> ints;
+    for (double v : vals)
+      ints.push_back(static_cast<int64_t>(v));
+    return intsAttr(shape, elt, ints);
+  }
+  SmallVector<APFloat> fs;
+  for (double v : vals) {
+    APFloat f(v);
+    bool lost;
+    f.convert(cast<FloatType>(elt).getFloatSemantics(),
+              APFloat::rmNearestTiesToEven, &lost);
+    fs.push_back(f);
+  }
+  return DenseElementsAttr::get(type, fs);
+}
+
+FailureOr<SmallVector<int64_t>> Importer::knownInts(unsigned i,
+                                                    const Twine &what) {
+  if (!hasInput(i))
+    return (void)fail("missing " + what), failure();
+  if (!isKnown(i))
+    return (void)fail("unresolvable dynamic shape: " + what + " ('" +
+                      curNode->input(i) + "') is not known at import time"),
+           failure();
+  if (isa<FloatType>(inElt(i)))
+    return (void)fail(what + " must be an integer tensor"), failure();
+  return intsOf(in(i).constant);
+}
+
+//===----------------------------------------------------------------------===//
+// IR building blocks
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> Importer::elementwise(ArrayRef<Value> inputs, Type outElt,
+                                       ScalarFn fn) {
+  SmallVector<int64_t> outShape;
+  for (Value v : inputs) {
+    auto shape = cast<RankedTensorType>(v.getType()).getShape();
+    std::optional<SmallVector<int64_t>> b = broadcastShapes(outShape, shape);
+    if (!b)
+      return (void)fail("shapes " + shapeStr(outShape) + " and " +
+                        shapeStr(shape) + " do not broadcast"),
+             failure();
+    outShape = *b;
+  }
+  int64_t rank = outShape.size();
+  SmallVector<AffineMap> maps;
+  for (Value v : inputs) {
+    auto shape = cast<RankedTensorType>(v.getType()).getShape();
+    int64_t offset = rank - shape.size();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+      exprs.push_back(shape[d] == 1 && outShape[d + offset] != 1
+                          ? builder.getAffineConstantExpr(0)
+                          : builder.getAffineDimExpr(d + offset));
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init = empty(outShape, outElt);
+  auto op = linalg::GenericOp::create(
+      builder, curLoc, TypeRange{init.getType()}, inputs, ValueRange{init},
+      maps, iters, [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> scalars(args.drop_back());
+        linalg::YieldOp::create(b, loc, fn(b, loc, scalars));
+      });
+  return op.getResult(0);
+}
+
+Value Importer::broadcastTo(Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  // Broadcasting against a zero-free template: build the generic directly.
+  int64_t rank = shape.size();
+  int64_t offset = rank - type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    exprs.push_back(type.getDimSize(d) == 1 && shape[d + offset] != 1
+                        ? builder.getAffineConstantExpr(0)
+                        : builder.getAffineDimExpr(d + offset));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                 builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init = empty(shape, type.getElementType());
+  return linalg::GenericOp::create(
+             builder, curLoc, TypeRange{init.getType()}, ValueRange{v},
+             ValueRange{init}, maps, iters,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               linalg::YieldOp::create(b, loc, args[0]);
+             })
+      .getResult(0);
+}
+
+Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  auto target = placed(shape, type.getElementType());
+  if (target.getRank() < type.getRank()) {
+    if (auto re = getReassociationIndicesForCollapse(type.getShape(), shape))
+      return tensor::CollapseShapeOp::create(builder, curLoc, target, v, *re);
+  } else if (target.getRank() > type.getRank()) {
+    if (auto re = getReassociationIndicesForCollapse(shape, type.getShape()))
+      return tensor::ExpandShapeOp::create(builder, curLoc, target, v, *re);
+  }
+  // General case: through a rank-1 (or rank-0 when empty shapes) tensor.
+  int64_t n = numElements(type.getShape());
+  Value flat = v;
+  if (type.getRank() != 1) {
+    SmallVector<ReassociationIndices> re;
+    if (type.getRank() > 0) {
+      re.emplace_back();
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        re.back().push_back(d);
+      flat = tensor::CollapseShapeOp::create(
+          builder, curLoc, placed({n}, type.getElementType()), v, re);
+    } else {
+      flat = tensor::ExpandShapeOp::create(
+          builder, curLoc, placed({1}, type.getElementType()), v, re);
+    }
+  }
+  if (target.getRank() == 1)
+    return flat;
+  SmallVector<ReassociationIndices> re;
+  if (target.getRank() == 0)
+    return tensor::CollapseShapeOp::create(builder, curLoc, target, flat, re);
+  re.emplace_back();
+  for (int64_t d = 0; d < target.getRank(); ++d)
+    re.back().push_back(d);
+  return tensor::ExpandShapeOp::create(builder, curLoc, target, flat, re);
+}
+
+Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  Value init = empty(shape, type.getElementType());
+  return linalg::TransposeOp::create(builder, curLoc, v, init, perm)
+      .getResult()[0];
+}
+
+Value Importer::matmul2d(Value a, Value b) {
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  Value init =
+      filled({ta.getDimSize(0), tb.getDimSize(1)}, ta.getElementType(), 0);
+  return linalg::MatmulOp::create(builder, curLoc, TypeRange{init.getType()},
+                                  ValueRange{a, b}, ValueRange{init})
+      .getResult(0);
+}
+
+FailureOr<Value> Importer::matmul(Value a, Value b) {
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  if (ta.getRank() == 0 || tb.getRank() == 0)
+    return (void)fail("MatMul operands must have rank >= 1"), failure();
+  if (ta.getElementType() != tb.getElementType())
+    return (void)fail("operand element types differ"), failure();
+  bool vecA = ta.getRank() == 1, vecB = tb.getRank() == 1;
+  if (vecA)
+    a = reshape(a, {1, ta.getDimSize(0)});
+  if (vecB)
+    b = reshape(b, {tb.getDimSize(0), 1});
+  ta = cast<RankedTensorType>(a.getType());
+  tb = cast<RankedTensorType>(b.getType());
+  int64_t m = ta.getDimSize(ta.getRank() - 2), k = ta.getShape().back();
+  int64_t kb = tb.getDimSize(tb.getRank() - 2), n = tb.getShape().back();
+  if (k != kb)
+    return (void)fail(
+               "contraction dimensions differ: " + shapeStr(ta.getShape()) +
+               " x " + shapeStr(tb.getShape())),
+           failure();
+  ArrayRef<int64_t> batchA = ta.getShape().drop_back(2);
+  ArrayRef<int64_t> batchB = tb.getShape().drop_back(2);
+  SmallVector<int64_t> resultShape;
+  Value result;
+  if (tb.getRank() == 2) {
+    // [..., M, K] x [K, N]: one matmul on the flattened rows.
+    int64_t rows = numElements(batchA) * m;
+    Value mm = matmul2d(reshape(a, {rows, k}), b);
+    resultShape.assign(batchA.begin(), batchA.end());
+    resultShape.append({m, n});
+    result = reshape(mm, resultShape);
+  } else {
+    std::optional<SmallVector<int64_t>> batch = broadcastShapes(batchA, batchB);
+    if (!batch)
+      return (void)fail("batch dimensions " + shapeStr(batchA) + " and " +
+                        shapeStr(batchB) + " do not broadcast"),
+             failure();
+    SmallVector<int64_t> shapeA(*batch), shapeB(*batch);
+    shapeA.append({m, k});
+    shapeB.append({k, n});
+    int64_t nb = numElements(*batch);
+    Value ba = reshape(broadcastTo(a, shapeA), {nb, m, k});
+    Value bb = reshape(broadcastTo(b, shapeB), {nb, k, n});
+    Value init = filled({nb, m, n}, ta.getElementType(), 0);
+    Value bmm = linalg::BatchMatmulOp::create(
+                    builder, curLoc, TypeRange{init.getType()},
+                    ValueRange{ba, bb}, ValueRange{init})
+                    .getResult(0);
+    resultShape.assign(batch->begin(), batch->end());
+    resultShape.append({m, n});
+    result = reshape(bmm, resultShape);
+  }
+  if (vecA || vecB) {
+    SmallVector<int64_t> shape(resultShape.begin(), resultShape.end() - 2);
+    if (!vecA)
+      shape.push_back(m);
+    if (!vecB)
+      shape.push_back(n);
+    result = reshape(result, shape);
+  }
+  return result;
+}
+
+Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
+                       bool keepDims) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Type elt = type.getElementType();
+  SmallVector<int64_t> reducedShape, keptShape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool r = llvm::is_contained(axes, d);
+    if (!r)
+      reducedShape.push_back(type.getDimSize(d));
+    keptShape.push_back(r ? 1 : type.getDimSize(d));
+  }
+  double identity = 0;
+  Value initScalar;
+  if (kind == ReduceKind::Prod)
+    identity = 1;
+  if (kind == ReduceKind::Max || kind == ReduceKind::Min) {
+    bool isMax = kind == ReduceKind::Max;
+    if (auto ft = dyn_cast<FloatType>(elt)) {
+      initScalar = arith::ConstantOp::create(
+          builder, curLoc,
+          builder.getFloatAttr(elt,
+                               APFloat::getInf(ft.getFloatSemantics(), isMax)));
+    } else {
+      unsigned w = elt.getIntOrFloatBitWidth();
+      APInt lim =
+          isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+      initScalar = arith::ConstantOp::create(builder, curLoc,
+                                             builder.getIntegerAttr(elt, lim));
+    }
+  } else {
+    initScalar = scalarConst(builder, curLoc, elt, identity);
+  }
+  Value init = linalg::FillOp::create(builder, curLoc, ValueRange{initScalar},
+                                      ValueRange{empty(reducedShape, elt)})
+                   .getResult(0);
+  bool isFloat = isa<FloatType>(elt);
+  Value red =
+      linalg::ReduceOp::create(
+          builder, curLoc, ValueRange{v}, ValueRange{init}, axes,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value x = args[0], acc = args[1], r;
+            switch (kind) {
+            case ReduceKind::Sum:
+              r = isFloat ? Value(arith::AddFOp::create(b, loc, x, acc))
+                          : Value(arith::AddIOp::create(b, loc, x, acc));
+              break;
+            case ReduceKind::Prod:
+              r = isFloat ? Value(arith::MulFOp::create(b, loc, x, acc))
+                          : Value(arith::MulIOp::create(b, loc, x, acc));
+              break;
+            case ReduceKind::Max:
+              r = isFloat ? Value(arith::MaximumFOp::create(b, loc, x, acc))
+                          : Value(arith::MaxSIOp::create(b, loc, x, acc));
+              break;
+            case ReduceKind::Min:
+              r = isFloat ? Value(arith::MinimumFOp::create(b, loc, x, acc))
+                          : Value(arith::MinSIOp::create(b, loc, x, acc));
+              break;
+            }
+            linalg::YieldOp::create(b, loc, r);
+          })
+          .getResult(0);
+  return keepDims ? reshape(red, keptShape) : red;
+}
+
+Value Importer::extractSlice(Value v, ArrayRef<int64_t> offsets,
+                             ArrayRef<int64_t> sizes,
+                             ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == sizes &&
+      llvm::all_of(offsets, [](int64_t o) { return o == 0; }))
+    return v;
+  auto resultType = placed(sizes, type.getElementType());
+  return tensor::ExtractSliceOp::create(
+      builder, curLoc, resultType, v, ValueRange{}, ValueRange{}, ValueRange{},
+      builder.getDenseI64ArrayAttr(offsets),
+      builder.getDenseI64ArrayAttr(sizes),
+      builder.getDenseI64ArrayAttr(strides));
+}
+
+Value Importer::scale(Value v, double factor) {
+  Type elt = cast<RankedTensorType>(v.getType()).getElementType();
+  FailureOr<Value> r = elementwise(
+      {v}, elt, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) -> Value {
+        Value c = scalarConst(b, loc, elt, factor);
+        if (isa<FloatType>(elt))
+          return arith::MulFOp::create(b, loc, a[0], c);
+        return arith::MulIOp::create(b, loc, a[0], c);
+      });
+  return *r; // A single operand always broadcasts.
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Scalar semantics of an elementwise ONNX op, for evaluation at import time
+/// (in double or int64) and for emission (arith/math ops).
+struct ElementwiseInfo {
+  unsigned arity;
+  bool comparison = false; // result is i1
+  bool logical = false;    // operands are i1
+};
+} // namespace
+
+static std::optional<ElementwiseInfo> elementwiseInfo(StringRef op) {
+  return llvm::StringSwitch<std::optional<ElementwiseInfo>>(op)
+      .Cases({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod"},
+             ElementwiseInfo{2})
+      .Cases({"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"},
+             ElementwiseInfo{2, true})
+      .Cases({"And", "Or", "Xor"}, ElementwiseInfo{2, false, true})
+      .Case("Not", ElementwiseInfo{1, false, true})
+      .Case("Where", ElementwiseInfo{3})
+      .Cases({"Neg", "Abs", "Sqrt", "Reciprocal", "Exp", "Log", "Erf", "Tanh",
+              "Sigmoid", "Relu", "LeakyRelu", "Floor", "Ceil", "Sin", "Cos",
+              "Softplus", "Gelu", "Elu", "HardSigmoid"},
+             ElementwiseInfo{1})
+      .Default(std::nullopt);
+}
+
+static bool isFloatOnly(StringRef op) {
+  return llvm::is_contained({"Sqrt", "Reciprocal", "Exp", "Log", "Erf", "Tanh",
+                             "Sigmoid", "LeakyRelu", "Floor", "Ceil", "Sin",
+                             "Cos", "Softplus", "Gelu", "Elu", "HardSigmoid"},
+                            op);
+}
+
+/// Evaluates a scalar op on doubles (floats) at import time.
+static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
+                        double beta) {
+  double x = a[0], y = a.size() > 1 ? a[1] : 0;
+  return llvm::StringSwitch<std::function<double()>>(op)
+      .Case("Add", [&] { return x + y; })
+      .Case("Sub", [&] { return x - y; })
+      .Case("Mul", [&] { return x * y; })
+      .Case("Div", [&] { return x / y; })
+      .Case("Pow", [&] { return std::pow(x, y); })
+      .Case("Max", [&] { return std::max(x, y); })
+      .Case("Min", [&] { return std::min(x, y); })
+      .Case("Mod", [&] { return std::fmod(x, y); })
+      .Case("Equal", [&] { return double(x == y); })
+      .Case("Less", [&] { return double(x < y); })
+      .Case("Greater", [&] { return double(x > y); })
+      .Case("LessOrEqual", [&] { return double(x <= y); })
+      .Case("GreaterOrEqual", [&] { return double(x >= y); })
+      .Case("And", [&] { return double(x != 0 && y != 0); })
+      .Case("Or", [&] { return double(x != 0 || y != 0); })
+      .Case("Xor", [&] { return double((x != 0) != (y != 0)); })
+      .Case("Not", [&] { return double(x == 0); })
+      .Case("Where", [&] { return x != 0 ? a[1] : a[2]; })
+      .Case("Neg", [&] { return -x; })
+      .Case("Abs", [&] { return std::fabs(x); })
+      .Case("Sqrt", [&] { return std::sqrt(x); })
+      .Case("Reciprocal", [&] { return 1.0 / x; })
+      .Case("Exp", [&] { return std::exp(x); })
+      .Case("Log", [&] { return std::log(x); })
+      .Case("Erf", [&] { return std::erf(x); })
+      .Case("Tanh", [&] { return std::tanh(x); })
+      .Case("Sigmoid", [&] { return 1.0 / (1.0 + std::exp(-x)); })
+      .Case("Relu", [&] { return std::max(x, 0.0); })
+      .Case("LeakyRelu", [&] { return x >= 0 ? x : alpha * x; })
+      .Case("Floor", [&] { return std::floor(x); })
+      .Case("Ceil", [&] { return std::ceil(x); })
+      .Case("Sin", [&] { return std::sin(x); })
+      .Case("Cos", [&] { return std::cos(x); })
+      .Case("Softplus", [&] { return std::log1p(std::exp(x)); })
+      .Case("Gelu",
+            [&] { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); })
+      .Case("Elu", [&] { return x >= 0 ? x : alpha * (std::exp(x) - 1.0); })
+      .Case("HardSigmoid",
+            [&] { return std::clamp(alpha * x + beta, 0.0, 1.0); })
+      .Default([] { return 0.0; })();
+}
+
+/// Evaluates a scalar op on integers at import time.
+static int64_t evalInt(StringRef op, ArrayRef<int64_t> a) {
+  int64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
+  return llvm::StringSwitch<std::function<int64_t()>>(op)
+      .Case("Add", [&] { return x + y; })
+      .Case("Sub", [&] { return x - y; })
+      .Case("Mul", [&] { return x * y; })
+      .Case("Div",
+            [&] {
+              // ONNX integer Div truncates toward zero.
+              return y == 0 ? int64_t(0) : x / y;
+            })
+      .Case("Pow",
+            [&] {
+              int64_t r = 1;
+              for (int64_t i = 0; i < y && i < 64; ++i)
+                r *= x;
+              return y < 0 ? int64_t(0) : r;
+            })
+      .Case("Max", [&] { return std::max(x, y); })
+      .Case("Min", [&] { return std::min(x, y); })
+      .Case("Mod",
+            [&] {
+              if (y == 0)
+                return int64_t(0);
+              int64_t r = x % y;
+              return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+            })
+      .Case("Equal", [&] { return int64_t(x == y); })
+      .Case("Less", [&] { return int64_t(x < y); })
+      .Case("Greater", [&] { return int64_t(x > y); })
+      .Case("LessOrEqual", [&] { return int64_t(x <= y); })
+      .Case("GreaterOrEqual", [&] { return int64_t(x >= y); })
+      .Case("And", [&] { return int64_t(x && y); })
+      .Case("Or", [&] { return int64_t(x || y); })
+      .Case("Xor", [&] { return int64_t(bool(x) != bool(y)); })
+      .Case("Not", [&] { return int64_t(!x); })
+      .Case("Where", [&] { return x ? a[1] : a[2]; })
+      .Case("Neg", [&] { return -x; })
+      .Case("Abs", [&] { return x < 0 ? -x : x; })
+      .Case("Relu", [&] { return std::max<int64_t>(x, 0); })
+      .Default([] { return int64_t(0); })();
+}
+
+/// Emits the scalar op; operands already have the op's element types.
+static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
+                        ArrayRef<Value> a, double alpha, double beta) {
+  Value x = a[0], y = a.size() > 1 ? a[1] : Value();
+  Type t = x.getType();
+  bool f = isa<FloatType>(t);
+  auto cst = [&](double v) -> Value {
+    if (f)
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, (int64_t)v));
+  };
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip) -> Value {
+    if (f)
+      return arith::CmpFOp::create(b, loc, fp, x, y);
+    return arith::CmpIOp::create(b, loc, ip, x, y);
+  };
+  if (op == "Add")
+    return f ? Value(arith::AddFOp::create(b, loc, x, y))
+             : Value(arith::AddIOp::create(b, loc, x, y));
+  if (op == "Sub")
+    return f ? Value(arith::SubFOp::create(b, loc, x, y))
+             : Value(arith::SubIOp::create(b, loc, x, y));
+  if (op == "Mul")
+    return f ? Value(arith::MulFOp::create(b, loc, x, y))
+             : Value(arith::MulIOp::create(b, loc, x, y));
+  if (op == "Div")
+    return f ? Value(arith::DivFOp::create(b, loc, x, y))
+             : Value(arith::DivSIOp::create(b, loc, x, y));
+  if (op == "Pow")
+    return f ? Value(math::PowFOp::create(b, loc, x, y))
+             : Value(math::IPowIOp::create(b, loc, x, y));
+  if (op == "Max")
+    return f ? Value(arith::MaximumFOp::create(b, loc, x, y))
+             : Value(arith::MaxSIOp::create(b, loc, x, y));
+  if (op == "Min")
+    return f ? Value(arith::MinimumFOp::create(b, loc, x, y))
+             : Value(arith::MinSIOp::create(b, loc, x, y));
+  if (op == "Mod")
+    return f ? Value(arith::RemFOp::create(b, loc, x, y))
+             : Value(arith::RemSIOp::create(b, loc, x, y));
+  if (op == "Equal")
+    return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+  if (op == "Less")
+    return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+  if (op == "Greater")
+    return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+  if (op == "LessOrEqual")
+    return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+  if (op == "GreaterOrEqual")
+    return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+  if (op == "And")
+    return arith::AndIOp::create(b, loc, x, y);
+  if (op == "Or")
+    return arith::OrIOp::create(b, loc, x, y);
+  if (op == "Xor")
+    return arith::XOrIOp::create(b, loc, x, y);
+  if (op == "Not")
+    return arith::XOrIOp::create(
+        b, loc, x, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  if (op == "Where")
+    return arith::SelectOp::create(b, loc, a[0], a[1], a[2]);
+  if (op == "Neg")
+    return f ? Value(arith::NegFOp::create(b, loc, x))
+             : Value(arith::SubIOp::create(b, loc, cst(0), x));
+  if (op == "Abs")
+    return f ? Value(math::AbsFOp::create(b, loc, x))
+             : Value(math::AbsIOp::create(b, loc, x));
+  if (op == "Sqrt")
+    return math::SqrtOp::create(b, loc, x);
+  if (op == "Reciprocal")
+    return arith::DivFOp::create(b, loc, cst(1), x);
+  if (op == "Exp")
+    return math::ExpOp::create(b, loc, x);
+  if (op == "Log")
+    return math::LogOp::create(b, loc, x);
+  if (op == "Erf")
+    return math::ErfOp::create(b, loc, x);
+  if (op == "Tanh")
+    return math::TanhOp::create(b, loc, x);
+  if (op == "Floor")
+    return math::FloorOp::create(b, loc, x);
+  if (op == "Ceil")
+    return math::CeilOp::create(b, loc, x);
+  if (op == "Sin")
+    return math::SinOp::create(b, loc, x);
+  if (op == "Cos")
+    return math::CosOp::create(b, loc, x);
+  if (op == "Sigmoid") {
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+    return arith::DivFOp::create(b, loc, cst(1),
+                                 arith::AddFOp::create(b, loc, cst(1), e));
+  }
+  if (op == "Softplus")
+    return math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+  if (op == "Gelu") {
+    Value s = arith::MulFOp::create(b, loc, x, cst(M_SQRT1_2));
+    Value e =
+        arith::AddFOp::create(b, loc, cst(1), math::ErfOp::create(b, loc, s));
+    return arith::MulFOp::create(b, loc,
+                                 arith::MulFOp::create(b, loc, x, cst(0.5)), e);
+  }
+  if (op == "Relu")
+    return f ? Value(arith::MaximumFOp::create(b, loc, x, cst(0)))
+             : Value(arith::MaxSIOp::create(b, loc, x, cst(0)));
+  if (op == "LeakyRelu" || op == "Elu") {
+    Value neg =
+        op == "LeakyRelu"
+            ? Value(arith::MulFOp::create(b, loc, x, cst(alpha)))
+            : Value(arith::MulFOp::create(b, loc, cst(alpha),
+                                          math::ExpM1Op::create(b, loc, x)));
+    Value ge =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, cst(0));
+    return arith::SelectOp::create(b, loc, ge, x, neg);
+  }
+  if (op == "HardSigmoid") {
+    Value v = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, x, cst(alpha)), cst(beta));
+    return arith::MinimumFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, v, cst(0)), cst(1));
+  }
+  return Value();
+}
+
+LogicalResult Importer::importElementwise(StringRef op) {
+  ElementwiseInfo info = *elementwiseInfo(op);
+  unsigned first = op == "Where" ? 1 : 0;
+  for (unsigned i = 0; i < info.arity; ++i)
+    if (!hasInput(i))
+      return fail("expects " + Twine(info.arity) + " inputs");
+  Type elt = inElt(first);
+  // Pow's exponent may have another type than its base (converted below).
+  for (unsigned i = first; i < info.arity; ++i)
+    if (inElt(i) != elt && !(op == "Pow" && i == 1))
+      return fail("operand element types differ");
+  if (op == "Pow" && inElt(1) != elt &&
+      (!isa<FloatType>(elt) || inElt(1).isInteger(1)))
+    return fail("unsupported combination of base and exponent types");
+  if (op == "Where" && !inElt(0).isInteger(1))
+    return fail("condition must be a bool tensor");
+  if (info.logical && !elt.isInteger(1))
+    return fail("operands must be bool tensors");
+  if (isFloatOnly(op) && !isa<FloatType>(elt))
+    return fail("integer operands are not supported");
+  double alpha = attrFloat("alpha", op == "LeakyRelu"     ? 0.01f
+                                    : op == "HardSigmoid" ? 0.2f
+                                                          : 1.0f);
+  double beta = attrFloat("beta", 0.5f);
+  if (op == "Gelu" && attrString("approximate", "none") != "none")
+    return fail("approximate Gelu is not supported");
+  if (op == "Mod" && !isa<FloatType>(elt) && attrInt("fmod", 0) == 0)
+    return fail("integer Mod with fmod=0 is not supported");
+  Type outElt = info.comparison ? builder.getI1Type() : elt;
+
+  SmallVector<int64_t> outShape;
+  for (unsigned i = 0; i < info.arity; ++i) {
+    auto b = broadcastShapes(outShape, inShape(i));
+    if (!b)
+      return fail("shapes " + shapeStr(outShape) + " and " +
+                  shapeStr(inShape(i)) + " do not broadcast");
+    outShape = *b;
+  }
+
+  // Evaluate at import time when all operands are known.
+  if (canFold(numElements(outShape))) {
+    int64_t n = numElements(outShape);
+    SmallVector<SmallVector<int64_t>> idx;
+    for (unsigned i = 0; i < info.arity; ++i)
+      idx.push_back(broadcastIndices(outShape, inShape(i)));
+    if (isa<FloatType>(elt)) {
+      SmallVector<SmallVector<double>> vals;
+      for (unsigned i = 0; i < info.arity; ++i)
+        vals.push_back(floatsOf(in(i).constant));
+      SmallVector<double> out(n);
+      for (int64_t j = 0; j < n; ++j) {
+        SmallVector<double> args;
+        for (unsigned i = 0; i < info.arity; ++i)
+          args.push_back(vals[i][idx[i][j]]);
+        out[j] = evalFloat(op, args, alpha, beta);
+      }
+      setKnown(0, floatsAttr(outShape, outElt, out));
+    } else {
+      SmallVector<SmallVector<int64_t>> vals;
+      for (unsigned i = 0; i < info.arity; ++i)
+        vals.push_back(intsOf(in(i).constant));
+      SmallVector<int64_t> out(n);
+      for (int64_t j = 0; j < n; ++j) {
+        SmallVector<int64_t> args;
+        for (unsigned i = 0; i < info.arity; ++i)
+          args.push_back(vals[i][idx[i][j]]);
+        out[j] = evalInt(op, args);
+      }
+      setKnown(0, intsAttr(outShape, outElt, out));
+    }
+    return success();
+  }
+
+  // x^2 is common (variance in decomposed layer norms): emit a multiply.
+  bool square = false;
+  if (op == "Pow" && isKnown(1) && numElements(inShape(1)) == 1 &&
+      isa<FloatType>(inElt(1)) && floatsOf(in(1).constant)[0] == 2.0)
+    square = true;
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < (square ? 1u : info.arity); ++i)
+    operands.push_back(inValue(i));
+  FailureOr<Value> r = elementwise(
+      operands, outElt, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+        if (square)
+          return Value(arith::MulFOp::create(b, loc, a[0], a[0]));
+        if (op == "Pow" && a[1].getType() != a[0].getType()) {
+          Type t = a[0].getType();
+          Value e =
+              isa<FloatType>(a[1].getType())
+                  ? (cast<FloatType>(a[1].getType()).getWidth() <
+                             cast<FloatType>(t).getWidth()
+                         ? Value(arith::ExtFOp::create(b, loc, t, a[1]))
+                         : Value(arith::TruncFOp::create(b, loc, t, a[1])))
+                  : Value(arith::SIToFPOp::create(b, loc, t, a[1]));
+          return Value(math::PowFOp::create(b, loc, a[0], e));
+        }
+        return emitScalar(b, loc, op, a, alpha, beta);
+      });
+  if (failed(r))
+    return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importMatMul() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects 2 inputs");
+  if (isa<IntegerType>(inElt(0)))
+    return fail("integer MatMul is not supported");
+  FailureOr<Value> r = matmul(inValue(0), inValue(1));
+  if (failed(r))
+    return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+LogicalResult Importer::importGemm() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects at least 2 inputs");
+  if (inType(0).getRank() != 2 || inType(1).getRank() != 2)
+    return fail("A and B must be matrices");
+  if (!isa<FloatType>(inElt(0)))
+    return fail("integer Gemm is not supported");
+  Value a = inValue(0), b = inValue(1);
+  if (attrInt("transA", 0))
+    a = transpose(a, {1, 0});
+  if (attrInt("transB", 0))
+    b = transpose(b, {1, 0});
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  if (ta.getDimSize(1) != tb.getDimSize(0))
+    return fail("contraction dimensions differ: " + shapeStr(ta.getShape()) +
+                " x " + shapeStr(tb.getShape()));
+  Value y = matmul2d(a, b);
+  double alpha = attrFloat("alpha", 1.0f), beta = attrFloat("beta", 1.0f);
+  if (alpha != 1.0)
+    y = scale(y, alpha);
+  if (hasInput(2) && beta != 0.0) {
+    Value c = inValue(2);
+    if (beta != 1.0)
+      c = scale(c, beta);
+    auto r =
+        elementwise({y, c}, ta.getElementType(),
+                    [](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
+                      return Value(arith::AddFOp::create(bb, loc, v[0], v[1]));
+                    });
+    if (failed(r))
+      return failure();
+    if (cast<RankedTensorType>(r->getType()).getShape() !=
+        cast<RankedTensorType>(y.getType()).getShape())
+      return fail("C does not broadcast to the result shape");
+    y = *r;
+  }
+  setOutput(0, y);
+  return success();
+}
+
+LogicalResult Importer::importSoftmax(bool log) {
+  if (!hasInput(0))
+    return fail("expects 1 input");
+  if (!isa<FloatType>(inElt(0)))
+    return fail("integer operands are not supported");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return fail("input must have rank >= 1");
+  FailureOr<int64_t> axis =
+      normAxis(attrInt("axis", opset >= 13 ? -1 : 1), rank);
+  if (failed(axis))
+    return failure();
+  Value x = inValue(0);
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t dim = *axis;
+  if (opset < 13 && *axis != rank - 1) {
+    // Before opset 13 the input is coerced to 2-D at `axis`.
+    ArrayRef<int64_t> s = type.getShape();
+    x = reshape(x, {numElements(s.take_front(*axis)),
+                    numElements(s.drop_front(*axis))});
+    dim = 1;
+  }
+  auto xt = cast<RankedTensorType>(x.getType());
+  Value init = empty(xt.getShape(), xt.getElementType());
+  Value r = linalg::SoftmaxOp::create(builder, curLoc, TypeRange{xt}, x, init,
+                                      static_cast<uint64_t>(dim))
+                .getResult()[0];
+  if (log) {
+    r = *elementwise({r}, xt.getElementType(),
+                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                       return Value(math::LogOp::create(b, loc, v[0]));
+                     });
+  }
+  setOutput(0, reshape(r, shape));
+  return success();
+}
+
+LogicalResult Importer::importLayerNorm() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects X and Scale");
+  RankedTensorType type = inType(0);
+  Type elt = type.getElementType();
+  if (!isa<FloatType>(elt))
+    return fail("integer operands are not supported");
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> axis = normAxis(attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  double eps = attrFloat("epsilon", 1e-5f);
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  int64_t count = numElements(type.getShape().drop_front(*axis));
+  Value x = inValue(0);
+  auto binary = [&](StringRef op, Value a, Value b) {
+    return *elementwise({a, b}, elt,
+                        [&](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
+                          return emitScalar(bb, loc, op, v, 0, 0);
+                        });
+  };
+  Value mean = scale(reduce(x, axes, ReduceKind::Sum, true), 1.0 / count);
+  Value centered = binary("Sub", x, mean);
+  Value sq = *elementwise(
+      {centered}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        return Value(arith::MulFOp::create(b, loc, v[0], v[0]));
+      });
+  Value var = scale(reduce(sq, axes, ReduceKind::Sum, true), 1.0 / count);
+  Value invStd = *elementwise(
+      {var}, elt, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, eps));
+        return Value(math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[0], e)));
+      });
+  Value y = binary("Mul", centered, invStd);
+  FailureOr<Value> scaled = elementwise(
+      {y, inValue(1)}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        return Value(arith::MulFOp::create(b, loc, v[0], v[1]));
+      });
+  if (failed(scaled))
+    return failure();
+  y = *scaled;
+  if (hasInput(2)) {
+    FailureOr<Value> biased =
+        elementwise({y, inValue(2)}, elt,
+                    [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                      return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
+                    });
+    if (failed(biased))
+      return failure();
+    y = *biased;
+  }
+  if (cast<RankedTensorType>(y.getType()).getShape() != type.getShape())
+    return fail("Scale/B do not broadcast to the input shape");
+  setOutput(0, y);
+  setOutput(1, mean);
+  setOutput(2, invStd);
+  return success();
+}
+
+LogicalResult Importer::importBatchNorm() {
+  for (unsigned i = 0; i < 5; ++i)
+    if (!hasInput(i))
+      return fail("expects X, scale, B, mean and var");
+  if (attrInt("training_mode", 0))
+    return fail("training mode is not supported");
+  if (curNode->output_size() > 1)
+    return fail("training outputs (running mean/var) are not supported");
+  RankedTensorType type = inType(0);
+  Type elt = type.getElementType();
+  if (!isa<FloatType>(elt) || type.getRank() < 2)
+    return fail("X must be a float tensor of rank >= 2");
+  int64_t c = type.getDimSize(1);
+  SmallVector<int64_t> paramShape = {c};
+  paramShape.append(type.getRank() - 2, 1);
+  SmallVector<Value> params;
+  for (unsigned i = 1; i < 5; ++i) {
+    if (inShape(i) != ArrayRef<int64_t>{c} || inElt(i) != elt)
+      return fail("parameter " + Twine(i) + " must be a [" + Twine(c) +
+                  "] tensor of the input's element type");
+    params.push_back(reshape(inValue(i), paramShape));
+  }
+  double eps = attrFloat("epsilon", 1e-5f);
+  FailureOr<Value> r = elementwise(
+      {inValue(0), params[0], params[1], params[2], params[3]}, elt,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, eps));
+        Value inv = math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[4], e));
+        Value n = arith::MulFOp::create(
+            b, loc, arith::SubFOp::create(b, loc, v[0], v[3]), inv);
+        return Value(arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, n, v[1]), v[2]));
+      });
+  if (failed(r))
+    return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+Importer::axesOperand(int inputSince) {
+  if (opset >= inputSince) {
+    if (!hasInput(1))
+      return std::optional<SmallVector<int64_t>>();
+    FailureOr<SmallVector<int64_t>> axes = knownInts(1, "axes");
+    if (failed(axes))
+      return failure();
+    return std::optional<SmallVector<int64_t>>(*axes);
+  }
+  return attrInts("axes");
+}
+
+LogicalResult Importer::importReduce(StringRef op) {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  FailureOr<std::optional<SmallVector<int64_t>>> axesOr =
+      axesOperand(op == "ReduceSum" ? 13 : 18);
+  if (failed(axesOr))
+    return failure();
+  bool keepDims = attrInt("keepdims", 1) != 0;
+  SmallVector<int64_t> axes;
+  if (!*axesOr || (*axesOr)->empty()) {
+    if (attrInt("noop_with_empty_axes", 0)) {
+      setOutput(0, inValue(0));
+      return success();
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  } else {
+    for (int64_t a : **axesOr) {
+      FailureOr<int64_t> n = normAxis(a, rank);
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  }
+  llvm::sort(axes);
+  axes.erase(llvm::unique(axes), axes.end());
+  ReduceKind kind = llvm::StringSwitch<ReduceKind>(op)
+                        .Case("ReduceMax", ReduceKind::Max)
+                        .Case("ReduceMin", ReduceKind::Min)
+                        .Case("ReduceProd", ReduceKind::Prod)
+                        .Default(ReduceKind::Sum);
+  Value r = reduce(inValue(0), axes, kind, keepDims);
+  if (op == "ReduceMean") {
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= type.getDimSize(a);
+    if (!isa<FloatType>(type.getElementType()))
+      return fail("integer ReduceMean is not supported");
+    r = scale(r, 1.0 / count);
+  }
+  setOutput(0, r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importReshapeLike(StringRef op) {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> newShape;
+  if (op == "Reshape") {
+    FailureOr<SmallVector<int64_t>> target = knownInts(1, "shape operand");
+    if (failed(target))
+      return failure();
+    bool allowZero = attrInt("allowzero", 0) != 0;
+    int64_t inferred = -1, known = 1;
+    for (auto [i, d] : llvm::enumerate(*target)) {
+      if (d == 0 && !allowZero) {
+        if (static_cast<int64_t>(i) >= rank)
+          return fail("shape operand copies dimension " + Twine(i) +
+                      " of a rank-" + Twine(rank) + " input");
+        d = shape[i];
+      }
+      if (d == -1) {
+        if (inferred >= 0)
+          return fail("shape operand has more than one -1");
+        inferred = i;
+        newShape.push_back(1);
+        continue;
+      }
+      if (d < 0)
+        return fail("invalid dimension " + Twine(d) + " in shape operand");
+      newShape.push_back(d);
+      known *= d;
+    }
+    int64_t total = numElements(shape);
+    if (inferred >= 0) {
+      if (known == 0 || total % known != 0)
+        return fail("cannot reshape " + shapeStr(shape) + " to " +
+                    shapeStr(*target));
+      newShape[inferred] = total / known;
+    }
+    if (numElements(newShape) != total)
+      return fail("cannot reshape " + shapeStr(shape) + " to " +
+                  shapeStr(newShape));
+  } else if (op == "Flatten") {
+    int64_t axis = attrInt("axis", 1);
+    if (axis < -rank || axis > rank)
+      return fail("axis " + Twine(axis) + " out of range for rank " +
+                  Twine(rank));
+    if (axis < 0)
+      axis += rank;
+    newShape = {numElements(shape.take_front(axis)),
+                numElements(shape.drop_front(axis))};
+  } else if (op == "Squeeze") {
+    FailureOr<std::optional<SmallVector<int64_t>>> axes = axesOperand(13);
+    if (failed(axes))
+      return failure();
+    SmallVector<int64_t> drop;
+    if (*axes) {
+      for (int64_t a : **axes) {
+        FailureOr<int64_t> n = normAxis(a, rank);
+        if (failed(n))
+          return failure();
+        if (shape[*n] != 1)
+          return fail("cannot squeeze dimension " + Twine(*n) + " of size " +
+                      Twine(shape[*n]));
+        drop.push_back(*n);
+      }
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (*axes ? !llvm::is_contained(drop, d) : shape[d] != 1)
+        newShape.push_back(shape[d]);
+  } else { // Unsqueeze
+    FailureOr<std::optional<SmallVector<int64_t>>> axes = axesOperand(13);
+    if (failed(axes))
+      return failure();
+    if (!*axes)
+      return fail("missing axes");
+    int64_t outRank = rank + (*axes)->size();
+    SmallVector<int64_t> ins;
+    for (int64_t a : **axes) {
+      FailureOr<int64_t> n = normAxis(a, outRank);
+      if (failed(n))
+        return failure();
+      if (llvm::is_contained(ins, *n))
+        return fail("repeated axis " + Twine(*n));
+      ins.push_back(*n);
+    }
+    unsigned src = 0;
+    for (int64_t d = 0; d < outRank; ++d)
+      newShape.push_back(llvm::is_contained(ins, d) ? 1 : shape[src++]);
+  }
+  if (isKnown(0)) {
+    setKnown(0,
+             in(0).constant.reshape(unplaced(newShape, type.getElementType())));
+    return success();
+  }
+  setOutput(0, reshape(inValue(0), newShape));
+  return success();
+}
+
+LogicalResult Importer::importTranspose() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> perm;
+  if (auto p = attrInts("perm")) {
+    perm = *p;
+  } else {
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  }
+  SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  for (int64_t d = 0; d < rank; ++d)
+    if (static_cast<int64_t>(sorted.size()) != rank || sorted[d] != d)
+      return fail("invalid permutation " + shapeStr(perm));
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  if (canFold(numElements(shape))) {
+    SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
+    SmallVector<int64_t> inStrides = stridesOf(type.getShape());
+    SmallVector<int64_t> outStrides = stridesOf(shape);
+    SmallVector<Attribute> out(src.size());
+    for (int64_t lin = 0; lin < static_cast<int64_t>(out.size()); ++lin) {
+      int64_t s = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        s += ((lin / outStrides[d]) % shape[d]) * inStrides[perm[d]];
+      out[lin] = src[s];
+    }
+    setKnown(
+        0, DenseElementsAttr::get(unplaced(shape, type.getElementType()), out));
+    return success();
+  }
+  setOutput(0, transpose(inValue(0), perm));
+  return success();
+}
+
+LogicalResult Importer::importSplit() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  FailureOr<int64_t> axis = normAxis(attrInt("axis", 0), type.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t dimSize = type.getDimSize(*axis);
+  int64_t numOut = curNode->output_size();
+  SmallVector<int64_t> sizes;
+  if (opset >= 13 && hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> s = knownInts(1, "split");
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  } else if (auto s = attrInts("split")) {
+    sizes = *s;
+  } else {
+    int64_t parts = attrInt("num_outputs", numOut);
+    int64_t chunk = (dimSize + parts - 1) / std::max<int64_t>(parts, 1);
+    for (int64_t i = 0, left = dimSize; i < parts; ++i, left -= chunk)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, left)));
+  }
+  if (static_cast<int64_t>(sizes.size()) != numOut ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dimSize)
+    return fail("split sizes " + shapeStr(sizes) + " do not divide dimension " +
+                Twine(*axis) + " of size " + Twine(dimSize) + " into " +
+                Twine(numOut) + " outputs");
+  Value x = isKnown(0) && numElements(type.getShape()) <= kMaxFoldElements
+                ? Value()
+                : inValue(0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < numOut; ++i) {
+    SmallVector<int64_t> offsets(type.getRank(), 0), shape(type.getShape()),
+        strides(type.getRank(), 1);
+    offsets[*axis] = offset;
+    shape[*axis] = sizes[i];
+    if (!x) {
+      SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
+      SmallVector<int64_t> inStrides = stridesOf(type.getShape());
+      SmallVector<int64_t> outStrides = stridesOf(shape);
+      SmallVector<Attribute> out(numElements(shape));
+      for (int64_t lin = 0; lin < static_cast<int64_t>(out.size()); ++lin) {
+        int64_t s = 0;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          s += ((lin / outStrides[d]) % shape[d] + offsets[d]) * inStrides[d];
+        out[lin] = src[s];
+      }
+      setKnown(i, DenseElementsAttr::get(unplaced(shape, type.getElementType()),
+                                         out));
+    } else {
+      setOutput(i, extractSlice(x, offsets, shape, strides));
+    }
+    offset += sizes[i];
+  }
+  return success();
+}
+
+LogicalResult Importer::importSlice() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (opset >= 10) {
+    FailureOr<SmallVector<int64_t>> s = knownInts(1, "starts");
+    if (failed(s))
+      return failure();
+    FailureOr<SmallVector<int64_t>> e = knownInts(2, "ends");
+    if (failed(e))
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (hasInput(3)) {
+      FailureOr<SmallVector<int64_t>> a = knownInts(3, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+    if (hasInput(4)) {
+      FailureOr<SmallVector<int64_t>> st = knownInts(4, "steps");
+      if (failed(st))
+        return failure();
+      steps = *st;
+    }
+  } else {
+    starts = attrInts("starts").value_or(SmallVector<int64_t>());
+    ends = attrInts("ends").value_or(SmallVector<int64_t>());
+    axes = attrInts("axes").value_or(SmallVector<int64_t>());
+  }
+  if (starts.size() != ends.size())
+    return fail("starts and ends differ in length");
+  if (axes.empty())
+    for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    return fail("starts, ends, axes and steps differ in length");
+  SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()),
+      strides(rank, 1);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    FailureOr<int64_t> a = normAxis(axes[i], rank);
+    if (failed(a))
+      return failure();
+    int64_t dim = type.getDimSize(*a), step = steps[i];
+    if (step == 0)
+      return fail("step 0");
+    int64_t start = starts[i], end = ends[i];
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    int64_t count;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      count = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      count = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+    }
+    offsets[*a] = start;
+    sizes[*a] = count;
+    strides[*a] = step;
+  }
+  bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
+  if (isKnown(0) && numElements(sizes) <= kMaxFoldElements) {
+    SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
+    SmallVector<int64_t> inStrides = stridesOf(type.getShape());
+    SmallVector<int64_t> outStrides = stridesOf(sizes);
+    SmallVector<Attribute> out(numElements(sizes));
+    for (int64_t lin = 0; lin < static_cast<int64_t>(out.size()); ++lin) {
+      int64_t s = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        s += (offsets[d] + ((lin / outStrides[d]) % sizes[d]) * strides[d]) *
+             inStrides[d];
+      out[lin] = src[s];
+    }
+    setKnown(
+        0, DenseElementsAttr::get(unplaced(sizes, type.getElementType()), out));
+    return success();
+  }
+  if (negative)
+    return fail("negative steps are not supported on runtime values");
+  setOutput(0, extractSlice(inValue(0), offsets, sizes, strides));
+  return success();
+}
+
+LogicalResult Importer::importConcat() {
+  if (numInputs() == 0)
+    return fail("expects at least one input");
+  RankedTensorType first = inType(0);
+  FailureOr<int64_t> axis = normAxis(attrInt("axis", 0), first.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[*axis] = 0;
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    if (!hasInput(i))
+      return fail("missing input " + Twine(i));
+    RankedTensorType t = inType(i);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return fail("inputs differ in rank or element type");
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != *axis && t.getDimSize(d) != first.getDimSize(d))
+        return fail("input shapes " + shapeStr(first.getShape()) + " and " +
+                    shapeStr(t.getShape()) + " differ outside axis " +
+                    Twine(*axis));
+    shape[*axis] += t.getDimSize(*axis);
+  }
+  if (canFold(numElements(shape))) {
+    SmallVector<int64_t> outStrides = stridesOf(shape);
+    SmallVector<Attribute> out(numElements(shape));
+    int64_t offset = 0;
+    for (unsigned i = 0; i < numInputs(); ++i) {
+      RankedTensorType t = inType(i);
+      SmallVector<Attribute> src(in(i).constant.getValues<Attribute>());
+      SmallVector<int64_t> inStrides = stridesOf(t.getShape());
+      for (int64_t lin = 0; lin < static_cast<int64_t>(src.size()); ++lin) {
+        int64_t dst = 0;
+        for (int64_t d = 0; d < t.getRank(); ++d) {
+          int64_t idx = (lin / inStrides[d]) % t.getDimSize(d);
+          dst += (d == *axis ? idx + offset : idx) * outStrides[d];
+        }
+        out[dst] = src[lin];
+      }
+      offset += t.getDimSize(*axis);
+    }
+    setKnown(0, DenseElementsAttr::get(unplaced(shape, first.getElementType()),
+                                       out));
+    return success();
+  }
+  // tensor.insert_slice into a placed tensor.empty (tensor.concat loses the
+  // placement under canonicalization, docs/design/placement.md).
+  Value result = empty(shape, first.getElementType());
+  int64_t offset = 0;
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    RankedTensorType t = inType(i);
+    if (t.getDimSize(*axis) == 0)
+      continue;
+    SmallVector<int64_t> offsets(t.getRank(), 0), strides(t.getRank(), 1);
+    offsets[*axis] = offset;
+    result = tensor::InsertSliceOp::create(
+        builder, curLoc, inValue(i), result, ValueRange{}, ValueRange{},
+        ValueRange{}, builder.getDenseI64ArrayAttr(offsets),
+        builder.getDenseI64ArrayAttr(t.getShape()),
+        builder.getDenseI64ArrayAttr(strides));
+    offset += t.getDimSize(*axis);
+  }
+  setOutput(0, result);
+  return success();
+}
+
+LogicalResult Importer::importGather() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects data and indices");
+  RankedTensorType data = inType(0), idxType = inType(1);
+  if (!isa<IntegerType>(idxType.getElementType()) ||
+      idxType.getElementType().isInteger(1))
+    return fail("indices must be an integer tensor");
+  int64_t rank = data.getRank();
+  if (rank == 0)
+    return fail("data must have rank >= 1");
+  FailureOr<int64_t> axis = normAxis(attrInt("axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  int64_t dim = data.getDimSize(*axis);
+  SmallVector<int64_t> shape(data.getShape().take_front(*axis));
+  llvm::append_range(shape, idxType.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  if (isKnown(1)) {
+    for (int64_t i : intsOf(in(1).constant))
+      if (i < -dim || i >= dim)
+        return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
+                    ", " + Twine(dim) + ")");
+  }
+  if (canFold(numElements(shape))) {
+    SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
+    SmallVector<int64_t> idx = intsOf(in(1).constant);
+    SmallVector<int64_t> inStrides = stridesOf(data.getShape());
+    SmallVector<int64_t> outStrides = stridesOf(shape);
+    int64_t ir = idxType.getRank();
+    SmallVector<int64_t> idxStrides = stridesOf(idxType.getShape());
+    SmallVector<Attribute> out(numElements(shape));
+    for (int64_t lin = 0; lin < static_cast<int64_t>(out.size()); ++lin) {
+      SmallVector<int64_t> o(shape.size());
+      for (size_t d = 0; d < shape.size(); ++d)
+        o[d] = (lin / outStrides[d]) % shape[d];
+      int64_t ilin = 0;
+      for (int64_t d = 0; d < ir; ++d)
+        ilin += o[*axis + d] * idxStrides[d];
+      int64_t k = idx[ilin] < 0 ? idx[ilin] + dim : idx[ilin];
+      int64_t s = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t c = d < *axis ? o[d] : d == *axis ? k : o[d - 1 + ir];
+        s += c * inStrides[d];
+      }
+      out[lin] = src[s];
+    }
+    setKnown(
+        0, DenseElementsAttr::get(unplaced(shape, data.getElementType()), out));
+    return success();
+  }
+  // linalg.generic over the result; the body reads the index and extracts
+  // from `data` (an embedding lookup for axis 0).
+  Value dataV = inValue(0), idxV = inValue(1);
+  int64_t outRank = shape.size(), ir = idxType.getRank();
+  SmallVector<AffineExpr> idxExprs;
+  for (int64_t d = 0; d < ir; ++d)
+    idxExprs.push_back(builder.getAffineDimExpr(*axis + d));
+  SmallVector<AffineMap> maps = {AffineMap::get(outRank, 0, idxExprs, ctx),
+                                 builder.getMultiDimIdentityMap(outRank)};
+  SmallVector<utils::IteratorType> iters(outRank,
+                                         utils::IteratorType::parallel);
+  Value init = empty(shape, data.getElementType());
+  Value r = linalg::GenericOp::create(
+                builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
+                ValueRange{init}, maps, iters,
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                       args[0]);
+                  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+                  Value size = arith::ConstantIndexOp::create(b, loc, dim);
+                  Value neg = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::slt, i, zero);
+                  i = arith::SelectOp::create(
+                      b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
+                  SmallVector<Value> coords;
+                  for (int64_t d = 0; d < rank; ++d) {
+                    if (d == *axis)
+                      coords.push_back(i);
+                    else
+                      coords.push_back(linalg::IndexOp::create(
+                          b, loc, d < *axis ? d : d - 1 + ir));
+                  }
+                  Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
+                  linalg::YieldOp::create(b, loc, v);
+                })
+                .getResult(0);
+  setOutput(0, r);
+  return success();
+}
+
+LogicalResult Importer::importExpand() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  FailureOr<SmallVector<int64_t>> target = knownInts(1, "shape operand");
+  if (failed(target))
+    return failure();
+  for (int64_t d : *target)
+    if (d < 0)
+      return fail("invalid dimension " + Twine(d) + " in shape operand");
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(inShape(0), *target);
+  if (!shape)
+    return fail("cannot expand " + shapeStr(inShape(0)) + " to " +
+                shapeStr(*target));
+  Type elt = inElt(0);
+  if (isKnown(0) && numElements(*shape) <= kMaxFoldElements) {
+    SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
+    SmallVector<int64_t> idx = broadcastIndices(*shape, inShape(0));
+    SmallVector<Attribute> out;
+    for (int64_t i : idx)
+      out.push_back(src[i]);
+    setKnown(0, DenseElementsAttr::get(unplaced(*shape, elt), out));
+    return success();
+  }
+  if (isKnown(0) && in(0).constant.isSplat()) {
+    setKnown(0,
+             DenseElementsAttr::get(unplaced(*shape, elt),
+                                    in(0).constant.getSplatValue<Attribute>()));
+    return success();
+  }
+  setOutput(0, broadcastTo(inValue(0), *shape));
+  return success();
+}
+
+LogicalResult Importer::importConstant() {
+  if (const onnx::AttributeProto *a = attr("value")) {
+    FailureOr<DenseElementsAttr> c =
+        tensorContents(a->t(), "attribute 'value'");
+    if (failed(c))
+      return failure();
+    setKnown(0, *c);
+    return success();
+  }
+  Type f32 = builder.getF32Type(), i64 = builder.getI64Type();
+  if (const onnx::AttributeProto *a = attr("value_float")) {
+    setKnown(0, floatsAttr({}, f32, {a->f()}));
+    return success();
+  }
+  if (const onnx::AttributeProto *a = attr("value_floats")) {
+    SmallVector<double> v(a->floats().begin(), a->floats().end());
+    setKnown(0, floatsAttr({static_cast<int64_t>(v.size())}, f32, v));
+    return success();
+  }
+  if (const onnx::AttributeProto *a = attr("value_int")) {
+    setKnown(0, intsAttr({}, i64, {a->i()}));
+    return success();
+  }
+  if (const onnx::AttributeProto *a = attr("value_ints")) {
+    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
+    setKnown(0, intsAttr({static_cast<int64_t>(v.size())}, i64, v));
+    return success();
+  }
+  return fail("only tensor, float(s) and int(s) values are supported");
+}
+
+LogicalResult Importer::importConstantOfShape() {
+  FailureOr<SmallVector<int64_t>> shape = knownInts(0, "shape operand");
+  if (failed(shape))
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return fail("negative dimension in shape operand");
+  Attribute value = builder.getF32FloatAttr(0);
+  Type elt = builder.getF32Type();
+  if (const onnx::AttributeProto *a = attr("value")) {
+    FailureOr<DenseElementsAttr> c =
+        tensorContents(a->t(), "attribute 'value'");
+    if (failed(c))
+      return failure();
+    if (c->getNumElements() != 1)
+      return fail("attribute 'value' must hold one element");
+    elt = c->getElementType();
+    value = *c->getValues<Attribute>().begin();
+  }
+  setKnown(0, DenseElementsAttr::get(unplaced(*shape, elt), value));
+  return success();
+}
+
+LogicalResult Importer::importShape() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  ArrayRef<int64_t> shape = inShape(0);
+  int64_t rank = shape.size();
+  int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  SmallVector<int64_t> dims(shape.begin() + start, shape.begin() + end);
+  setKnown(0, intsAttr({static_cast<int64_t>(dims.size())},
+                       builder.getI64Type(), dims));
+  return success();
+}
+
+LogicalResult Importer::importRange() {
+  for (unsigned i = 0; i < 3; ++i)
+    if (!hasInput(i) || !isKnown(i))
+      return fail("unresolvable dynamic shape: start, limit and delta must "
+                  "be known at import time");
+  Type elt = inElt(0);
+  SmallVector<double> s = floatsOf(in(0).constant),
+                      l = floatsOf(in(1).constant),
+                      d = floatsOf(in(2).constant);
+  if (s.size() != 1 || l.size() != 1 || d.size() != 1)
+    return fail("start, limit and delta must be scalars");
+  if (d[0] == 0)
+    return fail("delta is 0");
+  int64_t n = std::max<int64_t>(
+      0, static_cast<int64_t>(std::ceil((l[0] - s[0]) / d[0])));
+  if (n > (int64_t(1) << 31))
+    return fail("range of " + Twine(n) + " elements is too large");
+  SmallVector<double> vals;
+  for (int64_t i = 0; i < n; ++i)
+    vals.push_back(s[0] + i * d[0]);
+  setKnown(0, floatsAttr({n}, elt, vals));
+  return success();
+}
+
+LogicalResult Importer::importCast() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  FailureOr<Type> to = elementType(attrInt("to", 0), "attribute 'to'");
+  if (failed(to))
+    return failure();
+  Type from = inElt(0);
+  ArrayRef<int64_t> shape = inShape(0);
+  if (canFold(numElements(shape))) {
+    if (isa<FloatType>(*to)) {
+      setKnown(0, floatsAttr(shape, *to, floatsOf(in(0).constant)));
+    } else if (isa<FloatType>(from)) {
+      SmallVector<int64_t> v;
+      for (double f : floatsOf(in(0).constant))
+        v.push_back(to->isInteger(1) ? f != 0 : static_cast<int64_t>(f));
+      setKnown(0, intsAttr(shape, *to, v));
+    } else {
+      setKnown(0, intsAttr(shape, *to, intsOf(in(0).constant)));
+    }
+    return success();
+  }
+  if (from == *to) {
+    setOutput(0, inValue(0));
+    return success();
+  }
+  FailureOr<Value> r = elementwise(
+      {inValue(0)}, *to, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+        Value x = a[0];
+        Type t = *to;
+        auto ft = dyn_cast<FloatType>(from), tt = dyn_cast<FloatType>(t);
+        if (ft && tt)
+          return ft.getWidth() < tt.getWidth()
+                     ? Value(arith::ExtFOp::create(b, loc, t, x))
+                     : Value(arith::TruncFOp::create(b, loc, t, x));
+        if (t.isInteger(1)) {
+          if (ft)
+            return Value(arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::UNE, x,
+                arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0))));
+          return Value(arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ne, x,
+              arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0))));
+        }
+        if (tt)
+          return from.isInteger(1)
+                     ? Value(arith::UIToFPOp::create(b, loc, t, x))
+                     : Value(arith::SIToFPOp::create(b, loc, t, x));
+        if (ft)
+          return Value(arith::FPToSIOp::create(b, loc, t, x));
+        unsigned fw = from.getIntOrFloatBitWidth(),
+                 tw = t.getIntOrFloatBitWidth();
+        if (fw < tw)
+          return from.isInteger(1)
+                     ? Value(arith::ExtUIOp::create(b, loc, t, x))
+                     : Value(arith::ExtSIOp::create(b, loc, t, x));
+        return Value(arith::TruncIOp::create(b, loc, t, x));
+      });
+  if (failed(r))
+    return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (linalg.generic over N-d windows)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Output geometry of a convolution or pooling window over spatial dims.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh, out;
+};
+} // namespace
+
+/// Computes pads and output sizes per ONNX (auto_pad, pads, ceil_mode).
+static std::string computeWindow(Window &w, ArrayRef<int64_t> spatial,
+                                 StringRef autoPad,
+                                 std::optional<SmallVector<int64_t>> pads,
+                                 bool ceilMode) {
+  size_t n = spatial.size();
+  w.padLow.assign(n, 0);
+  w.padHigh.assign(n, 0);
+  w.out.resize(n);
+  if (pads) {
+    if (pads->size() != 2 * n)
+      return "pads must have " + std::to_string(2 * n) + " values";
+    for (size_t i = 0; i < n; ++i) {
+      w.padLow[i] = (*pads)[i];
+      w.padHigh[i] = (*pads)[i + n];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * w.strides[i] + eff - spatial[i]);
+      w.padLow[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.padHigh[i] = total - w.padLow[i];
+    } else if (autoPad == "VALID") {
+      w.padLow[i] = w.padHigh[i] = 0;
+    } else if (autoPad != "NOTSET" && !autoPad.empty()) {
+      return "unsupported auto_pad '" + autoPad.str() + "'";
+    }
+    int64_t span = spatial[i] + w.padLow[i] + w.padHigh[i] - eff;
+    if (span < 0)
+      return "window larger than the padded input";
+    w.out[i] = (ceilMode ? (span + w.strides[i] - 1) / w.strides[i]
+                         : span / w.strides[i]) +
+               1;
+    // With ceil_mode, the last window must start inside the input or the
+    // low padding.
+    if (ceilMode && (w.out[i] - 1) * w.strides[i] >= spatial[i] + w.padLow[i])
+      --w.out[i];
+  }
+  return {};
+}
+
+LogicalResult Importer::importConv() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects X and W");
+  RankedTensorType xt = inType(0), wt = inType(1);
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt) || wt.getElementType() != elt)
+    return fail("X and W must be float tensors of one element type");
+  int64_t rank = xt.getRank();
+  if (rank < 3 || wt.getRank() != rank)
+    return fail("X and W must have the same rank >= 3");
+  int64_t ns = rank - 2, group = attrInt("group", 1);
+  int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), f = wt.getDimSize(0);
+  if (group <= 0 || c % group || f % group || wt.getDimSize(1) != c / group)
+    return fail("channels " + Twine(c) + ", filters " + Twine(f) +
+                " and group " + Twine(group) + " do not match W " +
+                shapeStr(wt.getShape()));
+  Window w;
+  w.kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
+  if (auto k = attrInts("kernel_shape"); k && *k != w.kernel)
+    return fail("kernel_shape differs from W's shape");
+  w.strides = attrInts("strides").value_or(SmallVector<int64_t>(ns, 1));
+  w.dilations = attrInts("dilations").value_or(SmallVector<int64_t>(ns, 1));
+  if (static_cast<int64_t>(w.strides.size()) != ns ||
+      static_cast<int64_t>(w.dilations.size()) != ns)
+    return fail("strides/dilations must have one value per spatial dim");
+  std::string err =
+      computeWindow(w, xt.getShape().drop_front(2),
+                    attrString("auto_pad", "NOTSET"), attrInts("pads"), false);
+  if (!err.empty())
+    return fail(err);
+  Value x = inValue(0);
+  bool padded = llvm::any_of(w.padLow, [](int64_t p) { return p; }) ||
+                llvm::any_of(w.padHigh, [](int64_t p) { return p; });
+  if (padded) {
+    SmallVector<int64_t> lo = {0, 0}, hi = {0, 0}, shape = {n, c};
+    llvm::append_range(lo, w.padLow);
+    llvm::append_range(hi, w.padHigh);
+    for (int64_t i = 0; i < ns; ++i)
+      shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + w.padHigh[i]);
+    Value zero = scalarConst(builder, curLoc, elt, 0);
+    x = pad(x, placed(shape, elt), lo, hi, zero);
+  }
+  // Loops: (n, [g,] f, o_1..o_s, c, k_1..k_s); the group loop exists only
+  // for group > 1, with a shape-only [group, f/group] input that gives it
+  // bounds (its index only appears as g * size + f otherwise).
+  int64_t cg = c / group, fg = f / group;
+  int64_t base = group > 1 ? 1 : 0;
+  int64_t loops = 3 + base + 2 * ns;
+  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
+  AffineExpr g = group > 1 ? d(1) : builder.getAffineConstantExpr(0);
+  AffineExpr fo = d(1 + base), ci = d(2 + base + ns);
+  SmallVector<AffineExpr> xe = {d(0), g * cg + ci};
+  for (int64_t i = 0; i < ns; ++i)
+    xe.push_back(d(2 + base + i) * w.strides[i] +
+                 d(3 + base + ns + i) * w.dilations[i]);
+  SmallVector<AffineExpr> we = {g * fg + fo, ci};
+  for (int64_t i = 0; i < ns; ++i)
+    we.push_back(d(3 + base + ns + i));
+  SmallVector<AffineExpr> oe = {d(0), g * fg + fo};
+  for (int64_t i = 0; i < ns; ++i)
+    oe.push_back(d(2 + base + i));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                 AffineMap::get(loops, 0, we, ctx),
+                                 AffineMap::get(loops, 0, oe, ctx)};
+  SmallVector<utils::IteratorType> iters(2 + base + ns,
+                                         utils::IteratorType::parallel);
+  iters.append(1 + ns, utils::IteratorType::reduction);
+  SmallVector<int64_t> outShape = {n, f};
+  llvm::append_range(outShape, w.out);
+  SmallVector<Value> inputs = {x, inValue(1)};
+  if (group > 1) {
+    maps.insert(maps.begin() + 2, AffineMap::get(loops, 0, {d(1), fo}, ctx));
+    inputs.push_back(empty({group, fg}, elt));
+  }
+  Value init = filled(outShape, elt, 0);
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, inputs, ValueRange{init},
+          maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
+            linalg::YieldOp::create(
+                b, loc, Value(arith::AddFOp::create(b, loc, args.back(), m)));
+          })
+          .getResult(0);
+  if (hasInput(2)) {
+    if (inShape(2) != ArrayRef<int64_t>{f})
+      return fail("B must have shape [" + Twine(f) + "]");
+    SmallVector<int64_t> bshape = {f};
+    bshape.append(ns, 1);
+    r = *elementwise({r, reshape(inValue(2), bshape)}, elt,
+                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                       return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
+                     });
+  }
+  setOutput(0, r);
+  return success();
+}
+
+LogicalResult Importer::importPool(StringRef op) {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType xt = inType(0);
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt))
+    return fail("integer operands are not supported");
+  int64_t rank = xt.getRank();
+  if (rank < 3)
+    return fail("input must have rank >= 3");
+  int64_t ns = rank - 2;
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    SmallVector<int64_t> axes;
+    for (int64_t i = 2; i < rank; ++i)
+      axes.push_back(i);
+    bool isMax = op == "GlobalMaxPool";
+    Value r = reduce(inValue(0), axes,
+                     isMax ? ReduceKind::Max : ReduceKind::Sum, true);
+    if (!isMax)
+      r = scale(r, 1.0 / numElements(xt.getShape().drop_front(2)));
+    setOutput(0, r);
+    return success();
+  }
+  if (curNode->output_size() > 1 && !curNode->output(1).empty())
+    return fail("the Indices output is not supported");
+  Window w;
+  auto k = attrInts("kernel_shape");
+  if (!k || static_cast<int64_t>(k->size()) != ns)
+    return fail("kernel_shape must have one value per spatial dim");
+  w.kernel = *k;
+  w.strides = attrInts("strides").value_or(SmallVector<int64_t>(ns, 1));
+  w.dilations = attrInts("dilations").value_or(SmallVector<int64_t>(ns, 1));
+  if (static_cast<int64_t>(w.strides.size()) != ns ||
+      static_cast<int64_t>(w.dilations.size()) != ns)
+    return fail("strides/dilations must have one value per spatial dim");
+  bool isMax = op == "MaxPool";
+  if (!isMax && attrInt("count_include_pad", 0) == 0 && attr("pads") &&
+      llvm::any_of(*attrInts("pads"), [](int64_t p) { return p != 0; }))
+    return fail("count_include_pad=0 with explicit pads is not supported");
+  std::string err = computeWindow(w, xt.getShape().drop_front(2),
+                                  attrString("auto_pad", "NOTSET"),
+                                  attrInts("pads"), attrInt("ceil_mode", 0));
+  if (!err.empty())
+    return fail(err);
+  if (!isMax && llvm::any_of(w.padLow, [](int64_t p) { return p; }) &&
+      attrInt("count_include_pad", 0) == 0)
+    return fail("auto_pad with count_include_pad=0 is not supported");
+  Value x = inValue(0);
+  SmallVector<int64_t> lo = {0, 0}, hi = {0, 0};
+  SmallVector<int64_t> shape(xt.getShape().take_front(2));
+  bool padded = false;
+  for (int64_t i = 0; i < ns; ++i) {
+    int64_t eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    // ceil_mode windows may run past the high padding: pad further.
+    int64_t need = (w.out[i] - 1) * w.strides[i] + eff;
+    int64_t high =
+        std::max(w.padHigh[i], need - xt.getDimSize(i + 2) - w.padLow[i]);
+    lo.push_back(w.padLow[i]);
+    hi.push_back(high);
+    padded |= w.padLow[i] || high;
+    shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + high);
+  }
+  if (padded && !isMax && attrInt("ceil_mode", 0))
+    return fail("ceil_mode with average pooling is not supported");
+  if (padded) {
+    Value padVal =
+        isMax ? Value(arith::ConstantOp::create(
+                    builder, curLoc,
+                    builder.getFloatAttr(
+                        elt,
+                        APFloat::getInf(
+                            cast<FloatType>(elt).getFloatSemantics(), true))))
+              : scalarConst(builder, curLoc, elt, 0);
+    x = pad(x, placed(shape, elt), lo, hi, padVal);
+  }
+  // Loops: (n, c, o_1..o_s, k_1..k_s); the window tensor gives k's bounds.
+  int64_t loops = 2 + 2 * ns;
+  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> xe = {d(0), d(1)}, ke, oe = {d(0), d(1)};
+  for (int64_t i = 0; i < ns; ++i) {
+    xe.push_back(d(2 + i) * w.strides[i] + d(2 + ns + i) * w.dilations[i]);
+    ke.push_back(d(2 + ns + i));
+    oe.push_back(d(2 + i));
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                 AffineMap::get(loops, 0, ke, ctx),
+                                 AffineMap::get(loops, 0, oe, ctx)};
+  SmallVector<utils::IteratorType> iters(2 + ns, utils::IteratorType::parallel);
+  iters.append(ns, utils::IteratorType::reduction);
+  SmallVector<int64_t> outShape(xt.getShape().take_front(2));
+  llvm::append_range(outShape, w.out);
+  Value window = empty(w.kernel, elt);
+  Value init;
+  if (isMax) {
+    Value ninf = arith::ConstantOp::create(
+        builder, curLoc,
+        builder.getFloatAttr(
+            elt,
+            APFloat::getInf(cast<FloatType>(elt).getFloatSemantics(), true)));
+    init = linalg::FillOp::create(builder, curLoc, ValueRange{ninf},
+                                  ValueRange{empty(outShape, elt)})
+               .getResult(0);
+  } else {
+    init = filled(outShape, elt, 0);
+  }
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{x, window},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value v =
+                isMax
+                    ? Value(arith::MaximumFOp::create(b, loc, args[2], args[0]))
+                    : Value(arith::AddFOp::create(b, loc, args[2], args[0]));
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
+  if (!isMax)
+    r = scale(r, 1.0 / numElements(w.kernel));
+  setOutput(0, r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node,
+                                   unsigned index) {
+  curNode = &node;
+  curNodeName = node.name().empty()
+                    ? node.op_type() + "_" + std::to_string(index)
+                    : node.name();
+  curLoc = NameLoc::get(
+      builder.getStringAttr(curNodeName),
+      FileLineColLoc::get(
+          ctx, cast<FileLineColLoc>(fileLoc).getFilename().getValue(),
+          index + 1, 0));
+  StringRef op = node.op_type();
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return fail("unsupported op domain '" + node.domain() + "'");
+  for (int i = 0; i < node.input_size(); ++i)
+    if (!node.input(i).empty() && !values.count(node.input(i)))
+      return fail("input '" + node.input(i) + "' is not defined");
+  if (!node.attribute().empty()) {
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.type() == onnx::AttributeProto::GRAPH ||
+          a.type() == onnx::AttributeProto::GRAPHS)
+        return fail("subgraph attributes are not supported");
+  }
+
+  if (elementwiseInfo(op))
+    return importElementwise(op);
+  if (op == "MatMul")
+    return importMatMul();
+  if (op == "Gemm")
+    return importGemm();
+  if (op == "Softmax" || op == "LogSoftmax")
+    return importSoftmax(op == "LogSoftmax");
+  if (op == "LayerNormalization")
+    return importLayerNorm();
+  if (op == "BatchNormalization")
+    return importBatchNorm();
+  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" ||
+      op == "ReduceMin" || op == "ReduceProd")
+    return importReduce(op);
+  if (op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
+      op == "Unsqueeze")
+    return importReshapeLike(op);
+  if (op == "Transpose")
+    return importTranspose();
+  if (op == "Split")
+    return importSplit();
+  if (op == "Slice")
+    return importSlice();
+  if (op == "Concat")
+    return importConcat();
+  if (op == "Gather")
+    return importGather();
+  if (op == "Expand")
+    return importExpand();
+  if (op == "Constant")
+    return importConstant();
+  if (op == "ConstantOfShape")
+    return importConstantOfShape();
+  if (op == "Shape")
+    return importShape();
+  if (op == "Size") {
+    if (!hasInput(0))
+      return fail("expects an input");
+    setKnown(0, intsAttr({}, builder.getI64Type(), {numElements(inShape(0))}));
+    return success();
+  }
+  if (op == "Range")
+    return importRange();
+  if (op == "Cast")
+    return importCast();
+  if (op == "Conv")
+    return importConv();
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
+      op == "GlobalMaxPool")
+    return importPool(op);
+  if (op == "Identity" || op == "Dropout") {
+    if (!hasInput(0))
+      return fail("expects an input");
+    if (op == "Dropout" && hasInput(2)) {
+      if (!isKnown(2) || intsOf(in(2).constant)[0] != 0)
+        return fail("training mode is not supported");
+    }
+    values[node.output(0)] = in(0);
+    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty())
+      setKnown(1, DenseElementsAttr::get(
+                      unplaced(inShape(0), builder.getI1Type()), true));
+    return success();
+  }
+  return fail("unsupported operator");
+}
+
+OwningOpRef<ModuleOp> Importer::run() {
+
+  // Opset of the default domain.
+  for (const onnx::OperatorSetIdProto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  if (opset == 0) {
+    emitError(fileLoc) << "model imports no opset of the default ONNX domain";
+    return {};
+  }
+  if (opset < 7 || opset > 18) {
+    emitError(fileLoc) << "unsupported opset " << opset
+                       << " (supported: 7 to 18)";
+    return {};
+  }
+  onnx::GraphProto *graph = model.mutable_graph();
+
+  // Initializers without data (architecture-only models) would fail the
+  // checker: check a copy in which they are graph inputs.
+  llvm::StringSet<> initializerNames, dataless;
+  for (const onnx::TensorProto &t : graph->initializer()) {
+    initializerNames.insert(t.name());
+    bool hasData = t.has_raw_data() || t.float_data_size() ||
+                   t.int32_data_size() || t.int64_data_size() ||
+                   t.double_data_size() || t.string_data_size() ||
+                   t.uint64_data_size() ||
+                   t.data_location() == onnx::TensorProto::EXTERNAL;
+    if (!hasData && numElements(SmallVector<int64_t>(t.dims().begin(),
+                                                     t.dims().end())) != 0)
+      dataless.insert(t.name());
+  }
+  // Apply --input-shape to the graph inputs so that ONNX inference sees it.
+  llvm::StringMap<SmallVector<int64_t>> shapes;
+  for (const auto &[name, dims] : options.inputShapes) {
+    bool found = false;
+    for (const onnx::ValueInfoProto &vi : graph->input())
+      found |= vi.name() == name && !initializerNames.count(name);
+    if (!found) {
+      emitError(fileLoc) << "--input-shape names '" << name
+                         << "', which is not a graph input";
+      return {};
+    }
+    shapes[name] = dims;
+  }
+  for (onnx::ValueInfoProto &vi : *graph->mutable_input()) {
+    auto it = shapes.find(vi.name());
+    if (it == shapes.end() || !vi.type().has_tensor_type())
+      continue;
+    onnx::TensorShapeProto *shape =
+        vi.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() != static_cast<int>(it->second.size())) {
+      emitError(fileLoc) << "--input-shape gives " << it->second.size()
+                         << " dimensions for input '" << vi.name()
+                         << "' of rank " << shape->dim_size();
+      return {};
+    }
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      onnx::TensorShapeProto::Dimension *dim = shape->mutable_dim(i);
+      if (dim->has_dim_value() && dim->dim_value() != it->second[i]) {
+        emitError(fileLoc) << "--input-shape gives " << it->second[i]
+                           << " for dimension " << i << " of input '"
+                           << vi.name() << "', which the model fixes to "
+                           << dim->dim_value();
+        return {};
+      }
+      dim->set_dim_value(it->second[i]);
+    }
+  }
+  {
+    onnx::ModelProto checked;
+    const onnx::ModelProto *toCheck = &model;
+    if (!dataless.empty()) {
+      checked = model;
+      onnx::GraphProto *g = checked.mutable_graph();
+      auto *inits = g->mutable_initializer();
+      for (int i = inits->size() - 1; i >= 0; --i) {
+        const onnx::TensorProto &t = inits->Get(i);
+        if (!dataless.count(t.name()))
+          continue;
+        bool listed = false;
+        for (const onnx::ValueInfoProto &vi : g->input())
+          listed |= vi.name() == t.name();
+        if (!listed) {
+          onnx::ValueInfoProto *vi = g->add_input();
+          vi->set_name(t.name());
+          auto *tt = vi->mutable_type()->mutable_tensor_type();
+          tt->set_elem_type(t.data_type());
+          for (int64_t d : t.dims())
+            tt->mutable_shape()->add_dim()->set_dim_value(d);
+        }
+        inits->DeleteSubrange(i, 1);
+      }
+      toCheck = &checked;
+    }
+    std::string err = onnx_import::checkModel(*toCheck);
+    if (!err.empty()) {
+      emitError(fileLoc) << "invalid ONNX model: " << err;
+      return {};
+    }
+    onnx::ModelProto inferred = *toCheck;
+    err = onnx_import::inferShapes(inferred);
+    if (!err.empty()) {
+      emitError(fileLoc) << "ONNX shape inference failed: " << err;
+      return {};
+    }
+  }
+
+  // Function signature: graph inputs, then weights.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, fileLoc, options.funcName,
+                                   builder.getFunctionType({}, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  SmallVector<Type> argTypes;
+  auto addArg = [&](StringRef name, RankedTensorType type) {
+    Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
+    BlockArgument arg = body->addArgument(type, loc);
+    argTypes.push_back(type);
+    TensorInfo &t = values[name];
+    t.type = type;
+    t.value = arg;
+  };
+  for (const onnx::ValueInfoProto &vi : graph->input()) {
+    if (initializerNames.count(vi.name()))
+      continue;
+    if (!vi.type().has_tensor_type()) {
+      emitError(fileLoc) << "input '" << vi.name()
+                         << "': only tensor inputs are supported";
+      return {};
+    }
+    const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+    FailureOr<Type> elt =
+        elementType(tt.elem_type(), "input '" + vi.name() + "'");
+    if (failed(elt))
+      return {};
+    if (!tt.has_shape()) {
+      emitError(fileLoc) << "input '" << vi.name()
+                         << "' has no shape: pass --input-shape " << vi.name()
+                         << "=d0,d1,...";
+      return {};
+    }
+    SmallVector<int64_t> shape;
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+      const auto &dim = tt.shape().dim(i);
+      if (!dim.has_dim_value() || dim.dim_value() < 0) {
+        emitError(fileLoc) << "unresolvable dynamic shape: dimension " << i
+                           << (dim.has_dim_param()
+                                   ? " ('" + dim.dim_param() + "')"
+                                   : std::string())
+                           << " of input '" << vi.name()
+                           << "' is dynamic: pass --input-shape " << vi.name()
+                           << "=d0,d1,...";
+        return {};
+      }
+      shape.push_back(dim.dim_value());
+    }
+    addArg(vi.name(), placed(shape, *elt));
+  }
+  for (const onnx::TensorProto &t : graph->initializer()) {
+    std::string what = "initializer '" + t.name() + "'";
+    FailureOr<Type> elt = elementType(t.data_type(), what);
+    if (failed(elt))
+      return {};
+    SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
+    if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
+      emitError(fileLoc) << what << " has a negative dimension";
+      return {};
+    }
+    int64_t n = numElements(shape);
+    bool hasData = !dataless.count(t.name()) &&
+                   t.data_location() != onnx::TensorProto::EXTERNAL;
+    bool isShapeLike = !isa<FloatType>(*elt) && n <= kMaxShapeInitializer;
+    if (hasData && (options.weightsAsConstants || isShapeLike || n <= 1)) {
+      FailureOr<DenseElementsAttr> c = tensorContents(t, what);
+      if (failed(c))
+        return {};
+      TensorInfo &info = values[t.name()];
+      info.type = placed(shape, *elt);
+      info.constant = *c;
+      continue;
+    }
+    if (options.weightsAsConstants && !hasData) {
+      emitError(fileLoc) << what
+                         << " has no data: --weights=constants needs them";
+      return {};
+    }
+    addArg(t.name(), placed(shape, *elt));
+  }
+
+  unsigned index = 0;
+  for (const onnx::NodeProto &node : graph->node()) {
+    if (failed(importNode(node, index++)))
+      return {};
+    // Every output must have been defined (e.g. no unsupported optional
+    // outputs left dangling).
+    for (const std::string &out : node.output())
+      if (!out.empty() && !values.count(out)) {
+        (void)fail("output '" + out + "' is not supported");
+        return {};
+      }
+  }
+  curNode = nullptr;
+  curLoc = fileLoc;
+
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &vi : graph->output()) {
+    auto it = values.find(vi.name());
+    if (it == values.end()) {
+      emitError(fileLoc) << "graph output '" << vi.name()
+                         << "' is not computed by any node";
+      return {};
+    }
+    results.push_back(materialize(it->second));
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Public API and registration
+//===----------------------------------------------------------------------===//
+
+std::string
+distir::parseInputShape(StringRef spec,
+                        std::pair<std::string, SmallVector<int64_t>> &result) {
+  auto [name, dims] = spec.rsplit('=');
+  if (name.empty() || !spec.contains('='))
+    return "bad --input-shape '" + spec.str() + "': expected NAME=d0,d1,...";
+  result.first = name.str();
+  result.second.clear();
+  if (dims.empty())
+    return {}; // A scalar input.
+  SmallVector<StringRef> parts;
+  dims.split(parts, ',');
+  for (StringRef p : parts) {
+    int64_t d;
+    if (p.trim().getAsInteger(10, d) || d < 0)
+      return "bad --input-shape '" + spec.str() + "': '" + p.str() +
+             "' is not a dimension size";
+    result.second.push_back(d);
+  }
+  return {};
+}
+
+OwningOpRef<ModuleOp> distir::importONNXModel(StringRef bytes,
+                                              StringRef fileName,
+                                              const ONNXImportOptions &options,
+                                              MLIRContext *context) {
+  Location loc = FileLineColLoc::get(context, fileName, 0, 0);
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    emitError(loc) << "malformed ONNX file: cannot parse the model protobuf";
+    return {};
+  }
+  if (!model.has_graph()) {
+    emitError(loc) << "malformed ONNX file: the model has no graph";
+    return {};
+  }
+  Importer importer(context, model, fileName, options);
+  return importer.run();
+}
+
+static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
+                                                      MLIRContext *context) {
+  const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(sm.getMainFileID());
+  Location loc =
+      FileLineColLoc::get(context, buffer->getBufferIdentifier(), 0, 0);
+  ONNXImportOptions options;
+  options.device = clDevice;
+  options.weightsAsConstants = clWeights == WeightsMode::Constants;
+  if (clDevice < 0) {
+    emitError(loc) << "--device must be >= 0";
+    return {};
+  }
+  for (const std::string &spec : clInputShapes) {
+    std::pair<std::string, SmallVector<int64_t>> shape;
+    std::string err = parseInputShape(spec, shape);
+    if (!err.empty()) {
+      emitError(loc) << err;
+      return {};
+    }
+    options.inputShapes.push_back(std::move(shape));
+  }
+  OwningOpRef<ModuleOp> module = importONNXModel(
+      buffer->getBuffer(), buffer->getBufferIdentifier(), options, context);
+  if (!module)
+    return {};
+  return OwningOpRef<Operation *>(module.release());
+}
+
+void distir::registerONNXTranslations() {
+  static TranslateToMLIRRegistration importReg(
+      "import-onnx",
+      "Import an ONNX model as linalg/tensor/arith/math on placed tensors",
+      importONNXTranslation, [](DialectRegistry &registry) {
+        registry.insert<arith::ArithDialect, func::FuncDialect,
+                        linalg::LinalgDialect, math::MathDialect,
+                        tensor::TensorDialect, dist::DistDialect>();
+      });
+  registerMLPBuilderTranslation();
+}
+
+/// Shared with --build-mlp (MLPBuilder.cpp), which places on the same device.
+int64_t getONNXImportDeviceOption() { return clDevice; }

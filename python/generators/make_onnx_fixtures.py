@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""Writes the small hand-made ONNX fixtures of test/Target/ONNX/Inputs.
+
+Regenerate with:
+    /usr/bin/python3 python/generators/make_onnx_fixtures.py test/Target/ONNX/Inputs
+
+Uses only the `onnx` helper API (Debian's python3-onnx 1.12); weights are
+deterministic so that the files are reproducible byte for byte.
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def init(name, shape, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return numpy_helper.from_array(
+        (rng.standard_normal(shape) * 0.1).astype(dtype), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def save(model, out_dir, name):
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out_dir, name))
+
+
+def model(graph, opset):
+    m = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="distir-fixtures")
+    m.ir_version = 8
+    return m
+
+
+def mlp():
+    """Gemm + Relu + MatMul + Add + Softmax; batch dimension is dynamic."""
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1",
+                         transB=1),
+        helper.make_node("Relu", ["h"], ["r"], name="relu1"),
+        helper.make_node("MatMul", ["r", "w2"], ["m"], name="fc2"),
+        helper.make_node("Add", ["m", "b2"], ["a"], name="bias2"),
+        helper.make_node("Softmax", ["a"], ["y"], name="softmax"),
+    ]
+    g = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+        [init("w1", (16, 8), seed=1), init("b1", (16,), seed=2),
+         init("w2", (16, 4), seed=3), init("b2", (4,), seed=4)])
+    return model(g, 13)
+
+
+def shape_subgraph():
+    """A torch-style shape computation: Shape -> Gather -> Unsqueeze ->
+    Concat -> Reshape, plus Range, ConstantOfShape, Expand, Equal, Where."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Constant", [], ["c0"], name="c0",
+                         value=helper.make_tensor("v", TensorProto.INT64, [],
+                                                  [0])),
+        helper.make_node("Constant", [], ["c1"], name="c1",
+                         value=helper.make_tensor("v", TensorProto.INT64, [],
+                                                  [1])),
+        helper.make_node("Gather", ["s", "c0"], ["b"], name="gather_b"),
+        helper.make_node("Gather", ["s", "c1"], ["t"], name="gather_t"),
+        helper.make_node("Unsqueeze", ["b", "axes0"], ["bu"], name="unsq_b"),
+        helper.make_node("Unsqueeze", ["t", "axes0"], ["tu"], name="unsq_t"),
+        helper.make_node("Concat", ["bu", "tu", "heads", "minus1"], ["ns"],
+                         name="concat_shape", axis=0),
+        helper.make_node("Reshape", ["x", "ns"], ["xr"], name="split_heads"),
+        helper.make_node("Transpose", ["xr"], ["xt"], name="transpose",
+                         perm=[0, 2, 1, 3]),
+        # Positions 0..T-1 from the dynamic length.
+        helper.make_node("Range", ["c0", "t", "c1"], ["pos"], name="range"),
+        helper.make_node("Unsqueeze", ["pos", "axes0"], ["pos2"],
+                         name="unsq_pos"),
+        helper.make_node("ConstantOfShape", ["tu"], ["ones"], name="cos",
+                         value=helper.make_tensor("v", TensorProto.INT64, [1],
+                                                  [1])),
+        helper.make_node("Mul", ["ones", "minus1"], ["neg"], name="neg_ones"),
+        helper.make_node("Equal", ["neg", "minus1"], ["eq"], name="equal"),
+        helper.make_node("Where", ["eq", "ones", "neg"], ["w"], name="where"),
+        helper.make_node("Cast", ["w"], ["wf"], name="cast",
+                         to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["wf", "axes1"], ["wf2"],
+                         name="unsq_w"),
+        helper.make_node("Expand", ["wf2", "s"], ["mask"], name="expand"),
+        helper.make_node("Add", ["x", "mask"], ["y"], name="add_mask"),
+        helper.make_node("Gather", ["emb", "pos2"], ["pe"], name="pos_embed"),
+    ]
+    g = helper.make_graph(
+        nodes, "shapes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["B", "T", 8])],
+        [helper.make_tensor_value_info("xt", TensorProto.FLOAT,
+                                       ["B", 2, "T", 4]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["B", "T", 8]),
+         helper.make_tensor_value_info("pe", TensorProto.FLOAT,
+                                       [1, "T", 8])],
+        [ints("axes0", [0]), ints("axes1", [1]), ints("heads", [2]), ints("minus1", [-1]),
+         init("emb", (16, 8), seed=5)])
+    return model(g, 13)
+
+
+def ops():
+    """Layer norm, attention-style batched matmul, reductions, split,
+    slice, concat, elementwise math."""
+    f = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "g", "beta"], ["ln"],
+                         name="ln", axis=-1, epsilon=1e-5),
+        helper.make_node("Split", ["ln", "split"], ["q", "k"], name="split",
+                         axis=2),
+        helper.make_node("Transpose", ["k"], ["kt"], name="kt",
+                         perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="scores"),
+        helper.make_node("ReduceMax", ["s"], ["smax"], name="rmax", axes=[-1]),
+        helper.make_node("Sub", ["s", "smax"], ["sc"], name="center"),
+        helper.make_node("Exp", ["sc"], ["e"], name="exp"),
+        helper.make_node("ReduceSum", ["e", "axes_last"], ["es"], name="rsum"),
+        helper.make_node("Div", ["e", "es"], ["p"], name="normalize"),
+        helper.make_node("Slice", ["p", "starts", "ends", "axes_last"],
+                         ["ps"], name="slice"),
+        helper.make_node("Concat", ["ps", "ps"], ["pc"], name="concat",
+                         axis=-1),
+        helper.make_node("Pow", ["pc", "two"], ["sq"], name="pow"),
+        helper.make_node("Sqrt", ["sq"], ["sr"], name="sqrt"),
+        helper.make_node("Erf", ["sr"], ["er"], name="erf"),
+        helper.make_node("Tanh", ["er"], ["th"], name="tanh"),
+        helper.make_node("Sigmoid", ["th"], ["sg"], name="sigmoid"),
+        helper.make_node("Reciprocal", ["sg"], ["rc"], name="recip"),
+        helper.make_node("Neg", ["rc"], ["ng"], name="neg"),
+        helper.make_node("Dropout", ["ng"], ["dr"], name="dropout"),
+        helper.make_node("ReduceMean", ["dr"], ["mean"], name="rmean",
+                         axes=[1], keepdims=0),
+        helper.make_node("Identity", ["mean"], ["y"], name="identity"),
+        helper.make_node("Less", ["q", "k"], ["lt"], name="less"),
+        helper.make_node("Squeeze", ["g2", "axes0"], ["g2s"], name="squeeze"),
+        helper.make_node("Log", ["g2s"], ["z"], name="log"),
+    ]
+    g = helper.make_graph(
+        nodes, "ops",
+        [helper.make_tensor_value_info("x", f, [2, 4, 8])],
+        [helper.make_tensor_value_info("y", f, [2, 4]),
+         helper.make_tensor_value_info("lt", TensorProto.BOOL, [2, 4, 4]),
+         helper.make_tensor_value_info("z", f, [8])],
+        [init("g", (8,), seed=6), init("beta", (8,), seed=7),
+         ints("split", [4, 4]), ints("axes_last", [-1]), ints("starts", [1]),
+         ints("ends", [3]), numpy_helper.from_array(np.array(2.0, np.float32),
+                                                    "two"),
+         ints("axes0", [0]), init("g2", (1, 8), seed=8)])
+    return model(g, 17)
+
+
+def conv():
+    """Conv + BatchNormalization + LeakyRelu + pooling + Flatten +
+    LogSoftmax."""
+    f = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["c", "scale", "bias", "mean", "var"], ["bn"],
+                         name="bn", epsilon=1e-5),
+        helper.make_node("LeakyRelu", ["bn"], ["lr"], name="lrelu",
+                         alpha=0.1),
+        helper.make_node("MaxPool", ["lr"], ["mp"], name="maxpool",
+                         kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("AveragePool", ["mp"], ["ap"], name="avgpool",
+                         kernel_shape=[2, 2], strides=[1, 1]),
+        helper.make_node("GlobalAveragePool", ["ap"], ["gp"], name="gap"),
+        helper.make_node("Flatten", ["gp"], ["fl"], name="flatten"),
+        helper.make_node("LogSoftmax", ["fl"], ["y"], name="logsoftmax"),
+    ]
+    g = helper.make_graph(
+        nodes, "conv",
+        [helper.make_tensor_value_info("x", f, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", f, [1, 4])],
+        [init("w", (4, 3, 3, 3), seed=9), init("b", (4,), seed=10),
+         init("scale", (4,), seed=11), init("bias", (4,), seed=12),
+         init("mean", (4,), seed=13),
+         numpy_helper.from_array(np.ones(4, np.float32), "var")])
+    return model(g, 13)
+
+
+def unsupported():
+    nodes = [helper.make_node("Einsum", ["a", "b"], ["y"], name="contract",
+                              equation="ij,jk->ik")]
+    g = helper.make_graph(
+        nodes, "unsupported",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])])
+    return model(g, 13)
+
+
+def old_opset():
+    nodes = [helper.make_node("Relu", ["a"], ["y"], name="relu")]
+    g = helper.make_graph(
+        nodes, "old",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    return model(g, 6)
+
+
+def arch_only():
+    """Initializers with dims but no data (architecture-only models)."""
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[64, 32])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")]
+    g = helper.make_graph(
+        nodes, "arch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 32])],
+        [w])
+    m = model(g, 13)
+    return m
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
+    os.makedirs(out_dir, exist_ok=True)
+    save(mlp(), out_dir, "mlp.onnx")
+    save(shape_subgraph(), out_dir, "shapes.onnx")
+    save(ops(), out_dir, "ops.onnx")
+    save(conv(), out_dir, "conv.onnx")
+    save(unsupported(), out_dir, "unsupported-op.onnx")
+    save(old_opset(), out_dir, "old-opset.onnx")
+    # The checker rejects data-less initializers: save without checking.
+    onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
+    with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
+        f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
+
+
+if __name__ == "__main__":
+    main()
