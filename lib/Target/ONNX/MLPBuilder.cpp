@@ -160,6 +160,11 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
   b.setInsertionPointToStart(body);
   Value x = body->getArgument(0);
   unsigned firstWeight = options.training ? 2 : 1;
+  // Roles for dist-dtp: batch inputs and the weights' layer order.
+  for (unsigned i = 0; i < firstWeight; ++i)
+    func.setArgAttr(i, "dist.batch_dim", b.getI64IntegerAttr(0));
+  for (int64_t i = 0; i < n; ++i)
+    func.setArgAttr(firstWeight + i, "dist.layer", b.getI64IntegerAttr(i));
   auto weight = [&](int64_t i) { return body->getArgument(firstWeight + i); };
 
   // Forward: h_i = relu(h_{i-1} @ w_i).

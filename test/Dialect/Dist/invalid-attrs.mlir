@@ -70,3 +70,23 @@ func.func private @g() attributes {test.d = #dist.device<first>}
 // expected-error @+2 {{expected ::distir::dist::ReductionKind to be one of: sum, prod, max, min, avg}}
 // expected-error @+1 {{failed to parse Dist_ReductionKindAttr parameter 'value'}}
 func.func private @h() attributes {test.r = #dist.reduction<mean>}
+
+// -----
+
+// expected-error @+1 {{'dist.batch_dim' of argument #0 must be a non-negative integer, got -1 : i64}}
+func.func private @neg_batch(tensor<4xf32, #dist.device<0>> {dist.batch_dim = -1 : i64})
+
+// -----
+
+// expected-error @+1 {{'dist.layer' of argument #0 must be a non-negative integer, got "first"}}
+func.func private @bad_layer(tensor<4xf32, #dist.device<0>> {dist.layer = "first"})
+
+// -----
+
+// expected-error @+1 {{'dist.name' of argument #0 must be a string, got 3 : i64}}
+func.func private @bad_name(tensor<4xf32, #dist.device<0>> {dist.name = 3})
+
+// -----
+
+// expected-error @+1 {{unknown dist argument attribute 'dist.batch'}}
+func.func private @unknown(tensor<4xf32, #dist.device<0>> {dist.batch = 0})

@@ -38,3 +38,25 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown dist dialect attribute '"
                          << attr.getName().getValue() << "'";
 }
+
+LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == "dist.batch_dim" || name == "dist.layer") {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' of argument #" << argIndex
+             << " must be a non-negative integer, got " << attr.getValue();
+    return success();
+  }
+  if (name == "dist.name") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'dist.name' of argument #" << argIndex
+                             << " must be a string, got " << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown dist argument attribute '" << name << "'";
+}

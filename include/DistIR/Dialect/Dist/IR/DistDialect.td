@@ -33,12 +33,18 @@ def Dist_Dialect : Dialect {
       starts when all of them are free.
     * **The cluster** the program targets can be attached to the module as
       the `dist.cluster` attribute (`#dist.cluster<...>`).
+    * **Argument roles** guide the parallelizing transforms: `dist.batch_dim
+      = D` marks an argument whose dimension D is the batch, `dist.layer =
+      L` a weight of layer L, and `dist.name = "..."` names an argument for
+      the tools (`distir-run --input NAME=...`).
 
     Version log:
-    * 0.1: device encoding, communication ops, cluster attribute.
+    * 0.1: device encoding, communication ops, cluster attribute, argument
+      roles.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the module attribute that holds the target cluster.
     static constexpr ::llvm::StringLiteral getClusterAttrName() {

@@ -65,4 +65,55 @@ def DistAttachClusterPass : Pass<"dist-attach-cluster", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
+  let summary = "Distribute a sequential program by data, tensor and "
+                "pipeline parallelism";
+  let description = [{
+    Rewrites a sequential program (every tensor on one device, no `dist`
+    ops) into a global `dist` program on a `dp` x `tp` device grid:
+
+    * **data parallelism** splits the batch dimension of the arguments
+      marked `dist.batch_dim = D`; values reduced over the batch (weight
+      gradients, the loss) are all-reduced over the data-parallel group;
+    * **tensor parallelism** (Megatron) splits the weights marked
+      `dist.layer = L`: even layers by columns, odd layers by rows, so that
+      each column/row pair needs one all-reduce (in forward and backward).
+
+    Every other value's layout follows from the linalg structured-op
+    interface: a loop is split when an operand dimension it indexes is
+    split, a split reduction loop yields partial sums that are all-reduced
+    at once, operands are sliced (free) or all-gathered to match, and ops
+    the pass cannot split (non-structured ops, bodies that read
+    `linalg.index`) run replicated on gathered operands.
+
+    The entry function `@f` becomes `@f_dtp`, taking and returning one local
+    shard per device (the training step itself), and a new `@f` with the
+    original signature that distributes the inputs from their device
+    (broadcast and slice), calls `@f_dtp` and gathers the results back, so
+    that the reference executor can compare it with the sequential program.
+    `mapping` decides which grid axis is innermost in device ids:
+    `tp-inner` (tensor-parallel groups on neighbouring devices, e.g. inside
+    a node) or `dp-inner`.
+
+    Pipeline parallelism (`pp` > 1) and microbatching (`microbatches` > 1)
+    are rejected with an error: they are not implemented yet.
+  }];
+  let options = [
+    Option<"dp", "dp", "int64_t", /*default=*/"1", "Data-parallel degree">,
+    Option<"tp", "tp", "int64_t", /*default=*/"1", "Tensor-parallel degree">,
+    Option<"pp", "pp", "int64_t", /*default=*/"1",
+           "Pipeline-parallel degree (only 1 is supported)">,
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "Microbatches per step (only 1 is supported)">,
+    Option<"mapping", "mapping", "std::string", /*default=*/"\"tp-inner\"",
+           "Innermost grid axis in device ids: tp-inner or dp-inner">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Function to distribute (default: the only public function)">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // DISTIR_DIALECT_DIST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,31 @@
+// RUN: not distir-opt %s --dist-dtp=pp=2 2>&1 | FileCheck %s --check-prefix=PP
+// RUN: not distir-opt %s --dist-dtp=microbatches=4 2>&1 | FileCheck %s --check-prefix=MB
+// RUN: not distir-opt %s --dist-dtp=dp=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not distir-opt %s --dist-dtp=mapping=diagonal 2>&1 | FileCheck %s --check-prefix=MAP
+// RUN: not distir-opt %s --dist-dtp=dp=3 2>&1 | FileCheck %s --check-prefix=BATCH
+// RUN: not distir-opt %s --dist-dtp=tp=3 2>&1 | FileCheck %s --check-prefix=TP
+// RUN: not distir-opt %s --dist-dtp=entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not distir-opt %S/Inputs/dtp-no-batch.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=NOBATCH
+// RUN: not distir-opt %S/Inputs/dtp-two-devices.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=DEVICES
+// RUN: not distir-opt %S/Inputs/dtp-two-funcs.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=FUNCS
+
+// PP: error: dist-dtp: pipeline parallelism (pp=2) is not implemented yet
+// MB: error: dist-dtp: microbatching (microbatches=4) is not implemented yet
+// ZERO: error: dist-dtp degrees must be >= 1 (dp=0, tp=1, pp=1, microbatches=1)
+// MAP: error: dist-dtp: unknown mapping 'diagonal' (expected tp-inner or dp-inner)
+// BATCH: error: dp=3 does not divide the batch dimension (4) of argument #0
+// TP: error: tp=3 does not divide dimension 1 (8) of weight argument #1
+// ENTRY: error: dist-dtp: no function @nope with a body
+// NOBATCH: error: data parallelism needs the batch inputs marked with a dist.batch_dim argument attribute
+// DEVICES: error: 'dist.send' op dist-dtp expects a program on one device, found devices 0 and 1
+// FUNCS: error: dist-dtp: several public functions; choose one with entry=NAME
+
+!x = tensor<4x8xf32, #dist.device<0>>
+!w = tensor<8x8xf32, #dist.device<0>>
+func.func @mlp(%x: !x {dist.batch_dim = 0 : i64}, %w0: !w {dist.layer = 0 : i64}) -> !x {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : !x
+  %z = linalg.fill ins(%zero : f32) outs(%e : !x) -> !x
+  %h = linalg.matmul ins(%x, %w0 : !x, !w) outs(%z : !x) -> !x
+  return %h : !x
+}
