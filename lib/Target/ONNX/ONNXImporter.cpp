@@ -2590,7 +2590,12 @@ OwningOpRef<ModuleOp> Importer::run() {
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
   SmallVector<Type> argTypes;
-  auto addArg = [&](StringRef name, RankedTensorType type) {
+  // Names survive printing as `dist.name`; graph inputs (not weights) are
+  // batched along dimension 0 for dist-dtp.
+  SmallVector<std::pair<std::string, bool>> argRoles;
+  auto addArg = [&](StringRef name, RankedTensorType type,
+                    bool isGraphInput = false) {
+    argRoles.push_back({name.str(), isGraphInput && type.getRank() > 0});
     Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
     BlockArgument arg = body->addArgument(type, loc);
     argTypes.push_back(type);
@@ -2632,7 +2637,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       }
       shape.push_back(dim.dim_value());
     }
-    addArg(vi.name(), placed(shape, *elt));
+    addArg(vi.name(), placed(shape, *elt), /*isGraphInput=*/true);
   }
   for (const onnx::TensorProto &t : graph->initializer()) {
     std::string what = "initializer '" + t.name() + "'";
@@ -2693,6 +2698,11 @@ OwningOpRef<ModuleOp> Importer::run() {
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, role] : llvm::enumerate(argRoles)) {
+    func.setArgAttr(i, "dist.name", builder.getStringAttr(role.first));
+    if (role.second)
+      func.setArgAttr(i, "dist.batch_dim", builder.getI64IntegerAttr(0));
+  }
   if (failed(verify(*module)))
     return {};
   return module;
