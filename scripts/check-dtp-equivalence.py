@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Checks that dist-dtp preserves semantics: for every (dp, tp) grid and both
-device mappings, distir-run's outputs of the distributed program equal those
-of the sequential one on the same pseudo-random inputs.
+"""Checks that dist-dtp preserves semantics: for every (dp, tp, pp) with
+dp * tp * pp <= max-devices and every microbatch count, distir-run's outputs
+of the distributed program equal those of the sequential one on the same
+pseudo-random inputs. Schedules (for pp > 1) and device mappings (for
+dp, tp > 1) take turns, so that each is covered without multiplying the
+grid.
 
 usage: check-dtp-equivalence.py --program P.mlir --entry NAME --work DIR
-       [--degrees 1,2,4] [--max-devices 8] [--seed 3]
+       [--degrees 1,2,4,8] [--microbatches 1,2,4] [--max-devices 8]
+       [--seed 3]
 """
 
 import argparse
@@ -33,6 +37,7 @@ def main():
     p.add_argument("--entry", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--degrees", default="1,2,4,8")
+    p.add_argument("--microbatches", default="1")
     p.add_argument("--max-devices", type=int, default=8)
     p.add_argument("--seed", type=int, default=3)
     a = p.parse_args()
@@ -42,32 +47,43 @@ def main():
          "--output-dir", ref_dir])
     reference = outputs(ref_dir)
     degrees = [int(d) for d in a.degrees.split(",")]
+    microbatches = [int(k) for k in a.microbatches.split(",")]
+    schedules = ["gpipe", "1f1b", "eager-1f1b"]
+    mappings = ["tp-inner", "dp-inner"]
     total = equal = 0
     for dp in degrees:
         for tp in degrees:
-            if dp * tp > a.max_devices:
-                continue
-            for mapping in ("tp-inner", "dp-inner"):
-                if dp == 1 or tp == 1:
-                    if mapping == "dp-inner":
-                        continue  # same device ids as tp-inner
-                total += 1
-                name = f"dp{dp}-tp{tp}-{mapping}"
-                prog = os.path.join(a.work, name + ".mlir")
-                run(["distir-opt", a.program,
-                     f"--dist-dtp=dp={dp} tp={tp} mapping={mapping}",
-                     "--dist-verify-placement", "--canonicalize", "--cse",
-                     "--dist-verify-placement", "-o", prog])
-                out_dir = os.path.join(a.work, name)
-                run(["distir-run", prog, "--entry", a.entry, "--random-inputs",
-                     seed, "--output-dir", out_dir])
-                got = outputs(out_dir)
-                ok = len(got) == len(reference) and all(
-                    g.shape == r.shape and np.allclose(g, r, rtol=1e-4, atol=1e-5)
-                    for g, r in zip(got, reference))
-                equal += ok
-                if not ok:
-                    print(f"{name}: DIFFERENT")
+            for pp in degrees:
+                if dp * tp * pp > a.max_devices:
+                    continue
+                for k in microbatches:
+                    options = f"dp={dp} tp={tp} pp={pp} microbatches={k}"
+                    if pp > 1:
+                        options += " schedule=" + schedules[total % 3]
+                    if dp > 1 and tp > 1:
+                        options += " mapping=" + mappings[total % 2]
+                    total += 1
+                    name = options.replace(" ", "_").replace("=", "")
+                    prog = os.path.join(a.work, name + ".mlir")
+                    out_dir = os.path.join(a.work, name)
+                    try:
+                        run(["distir-opt", a.program, f"--dist-dtp={options}",
+                             "--dist-verify-placement", "--canonicalize",
+                             "--cse", "--dist-verify-placement", "-o", prog])
+                        run(["distir-run", prog, "--entry", a.entry,
+                             "--random-inputs", seed, "--output-dir",
+                             out_dir])
+                    except RuntimeError as e:
+                        print(f"{options}: FAILED\n{e}")
+                        continue
+                    got = outputs(out_dir)
+                    ok = len(got) == len(reference) and all(
+                        g.shape == r.shape and
+                        np.allclose(g, r, rtol=1e-4, atol=1e-5)
+                        for g, r in zip(got, reference))
+                    equal += ok
+                    if not ok:
+                        print(f"{options}: DIFFERENT")
     print(f"{total} configurations, {equal} equal, {total - equal} different")
     return 0 if equal == total else 1
 

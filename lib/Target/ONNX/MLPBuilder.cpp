@@ -167,12 +167,25 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
     func.setArgAttr(firstWeight + i, "dist.layer", b.getI64IntegerAttr(i));
   auto weight = [&](int64_t i) { return body->getArgument(firstWeight + i); };
 
+  // Tags every op emitted since the previous call with its layer and phase,
+  // which dist-dtp uses to form pipeline stages and schedules.
+  Operation *tagged = nullptr;
+  auto tag = [&](int64_t layer, StringRef phase) {
+    Operation *op = tagged ? tagged->getNextNode() : &body->front();
+    for (; op; op = op->getNextNode()) {
+      op->setAttr("dist.layer", b.getI64IntegerAttr(layer));
+      op->setAttr("dist.phase", b.getStringAttr(phase));
+      tagged = op;
+    }
+  };
+
   // Forward: h_i = relu(h_{i-1} @ w_i).
   SmallVector<Value> acts = {x}, pre;
   for (int64_t i = 0; i < n; ++i) {
     Value z = e.matmul(acts.back(), weight(i));
     pre.push_back(z);
     acts.push_back(e.relu(z));
+    tag(i, "forward");
   }
   SmallVector<Value> results;
   if (!options.training) {
@@ -193,9 +206,11 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
       return arith::MulFOp::create(bb, loc, a[0], e.cst(bb, inv));
     });
     results.push_back(loss);
+    tag(n - 1, "forward");
     Value grad = e.map(diff, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
       return arith::MulFOp::create(bb, loc, a[0], e.cst(bb, 2 * inv));
     });
+    tag(n - 1, "backward");
     // Backward, last layer first.
     SmallVector<Value> newWeights(n);
     for (int64_t i = n - 1; i >= 0; --i) {
@@ -209,12 +224,14 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
       Value dw = e.matmul(e.transpose(acts[i]), dz);
       if (i > 0)
         grad = e.matmul(dz, e.transpose(weight(i)));
+      tag(i, "backward");
       newWeights[i] = e.map(
           {weight(i), dw}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
             Value step =
                 arith::MulFOp::create(bb, loc, a[1], e.cst(bb, kLearningRate));
             return arith::SubFOp::create(bb, loc, a[0], step);
           });
+      tag(i, "update");
     }
     llvm::append_range(results, newWeights);
   }

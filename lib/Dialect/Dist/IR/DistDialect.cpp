@@ -35,6 +35,30 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "' must be a #dist.cluster attribute, got " << attr.getValue();
     return success();
   }
+  // Roles of ops in a training step, set by program builders for dist-dtp.
+  if (attr.getName() == "dist.layer") {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'dist.layer' must be a non-negative integer, got "
+             << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == "dist.task") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError()
+             << "'dist.task' must be a string, got " << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == "dist.phase") {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value || !llvm::is_contained({"forward", "backward", "update"},
+                                      value.getValue()))
+      return op->emitError() << "'dist.phase' must be \"forward\", "
+                                "\"backward\" or \"update\", got "
+                             << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown dist dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

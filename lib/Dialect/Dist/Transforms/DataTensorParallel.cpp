@@ -1,26 +1,35 @@
-//===- DataTensorParallel.cpp - Data and tensor parallelism
-//----------------===//
+//===- DataTensorParallel.cpp - Data, tensor and pipeline parallelism -----===//
 //
 // Part of the DistIR project.
 //
 //===----------------------------------------------------------------------===//
 //
-// Distributes a sequential program on a dp x tp grid of devices.
+// Distributes a sequential program over dp x tp x pp devices with K
+// microbatches.
 //
 // Policy and mechanism are separate. The policy gives layouts to the
-// arguments (batch dimension split over `dp`, Megatron column/row splits of
-// the weights over `tp`). The mechanism propagates layouts through the
-// program in order using only the linalg structured-op interface: loops
-// take the split of the operand dimensions that index them; operands are
-// sliced or all-gathered to match; split reduction loops produce partial
-// sums that are all-reduced immediately. Each op is then instantiated once
-// per device with local shapes, and the collectives between devices are
-// explicit `dist` ops.
+// arguments (batch dimension split over the batch axis, Megatron column/row
+// splits of the weights over `tp`) and stages to ops (`dist.layer` tags,
+// balanced contiguous layer groups). The mechanism propagates layouts
+// through the program in order using only the linalg structured-op
+// interface: loops take the split of the operand dimensions that index
+// them; operands are sliced or gathered to match; split reduction loops
+// produce partial sums that are reduced at once. Each op is instantiated
+// per grid point with local shapes, and every transfer between devices is
+// an explicit `dist` op.
+//
+// The batch axis has dp * K points: point b = d * K + m is microbatch m on
+// data-parallel replica d. Points of one replica live on the same device,
+// so "collectives" along the batch axis are local concatenations and sums
+// over microbatches followed by one dist collective over the replicas.
+//
+// Every op instance belongs to a task (stage, microbatch, phase). The
+// schedule (GPipe, 1F1B, eager 1F1B) orders the tasks; the program order of
+// the step function follows it, so the schedule is explicit in the IR.
 //
 // Upstream `shard` sharding-propagation/partition was tried first for the
 // mechanism; on these programs it crashes on rank-0 tensors (the loss) and
-// its propagation prefers all-gathers over Megatron's splits (see
-// docs/design/dtp.md).
+// prefers all-gathers over Megatron's splits (docs/design/dtp.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +42,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <map>
 
 namespace distir::dist {
 #define GEN_PASS_DEF_DISTDTPPASS
@@ -46,63 +57,95 @@ using namespace distir::dist;
 
 namespace {
 
-/// Grid axes.
+/// Layout axes.
 constexpr int kNone = -1;
-constexpr int kDataAxis = 0;
+constexpr int kBatchAxis = 0;
 constexpr int kTensorAxis = 1;
 
-/// Which grid axis splits each dimension of a tensor.
+/// Which axis splits each dimension of a tensor.
 using Layout = SmallVector<int, 4>;
 
-/// A distributed value: one local value per device (grid order), or a fresh
-/// tensor (tensor.empty, optionally filled) materialized lazily in whatever
-/// layout its user needs.
+enum class Phase { Forward = 0, Backward = 1, Update = 2 };
+enum class Schedule { GPipe, OneFOneB, EagerOneFOneB };
+
+/// A unit of the schedule. Update tasks have microbatch -1.
+struct Task {
+  int64_t stage, microbatch;
+  Phase phase;
+  bool operator<(const Task &o) const {
+    return std::tie(stage, microbatch, phase) <
+           std::tie(o.stage, o.microbatch, o.phase);
+  }
+};
+
+/// A distributed value: one local value per grid point, or a fresh tensor
+/// (tensor.empty, optionally filled) materialized where and how it is used.
 struct DistValue {
   RankedTensorType fullType; // without placement
   Layout layout;
-  SmallVector<Value> locals;
+  SmallVector<Value> locals; // per grid point; shared over microbatches
+                             // when the layout does not split the batch
+  int64_t stage = 0;
   bool fresh = false;
-  Value fillScalar; // for fresh tensors produced by linalg.fill
+  Value fillScalar;
+};
+
+struct Config {
+  int64_t dp, tp, pp, k;
+  bool tpInner;
+  Schedule schedule;
+  bool annotate;
 };
 
 class DTPRewriter {
 public:
-  DTPRewriter(func::FuncOp func, int64_t dp, int64_t tp, bool tpInner)
-      : func(func), builder(func.getContext()), dp(dp), tp(tp),
-        tpInner(tpInner) {}
+  DTPRewriter(func::FuncOp func, Config config)
+      : func(func), context(func.getContext()), builder(context), c(config) {}
 
   LogicalResult run();
 
-private:
-  int64_t numDevices() const { return dp * tp; }
-  int64_t axisSize(int axis) const { return axis == kDataAxis ? dp : tp; }
-  /// Device id of grid index g (= d * tp + t).
-  int64_t deviceOf(int64_t g) const {
-    int64_t d = g / tp, t = g % tp;
-    return tpInner ? d * tp + t : t * dp + d;
+  // Outcome, used to build the wrapper.
+  func::FuncOp step;
+  SmallVector<Layout> argLayouts, resultLayouts;
+  SmallVector<int64_t> argStages, resultStages;
+
+  // Grid: g = b * tp + t with b = d * K + m.
+  int64_t numPoints() const { return c.dp * c.k * c.tp; }
+  int64_t replica(int64_t g) const { return g / c.tp / c.k; }
+  int64_t microbatch(int64_t g) const { return (g / c.tp) % c.k; }
+  int64_t tensorRank(int64_t g) const { return g % c.tp; }
+  int64_t point(int64_t d, int64_t m, int64_t t) const {
+    return (d * c.k + m) * c.tp + t;
   }
-  int64_t coord(int64_t g, int axis) const {
-    return axis == kDataAxis ? g / tp : g % tp;
+  /// Device of replica d, tensor rank t, stage s. Stages are outermost.
+  int64_t device(int64_t d, int64_t t, int64_t s) const {
+    int64_t inner = c.tpInner ? d * c.tp + t : t * c.dp + d;
+    return s * c.dp * c.tp + inner;
   }
-  /// Grid indices of the group along `axis` through grid index g, in axis
-  /// order.
-  SmallVector<int64_t> groupOf(int64_t g, int axis) const {
-    SmallVector<int64_t> group;
-    for (int64_t i = 0; i < axisSize(axis); ++i)
-      group.push_back(axis == kDataAxis ? i * tp + g % tp : (g / tp) * tp + i);
-    return group;
+  int64_t deviceOf(int64_t g, int64_t s) const {
+    return device(replica(g), tensorRank(g), s);
+  }
+  int64_t axisSize(int axis) const {
+    return axis == kBatchAxis ? c.dp * c.k : c.tp;
+  }
+  int64_t axisCoord(int64_t g, int axis) const {
+    return axis == kBatchAxis ? g / c.tp : g % c.tp;
   }
 
+  RankedTensorType placed(ArrayRef<int64_t> shape, Type element,
+                          int64_t dev) const {
+    return RankedTensorType::get(shape, element, DeviceAttr::get(context, dev));
+  }
   RankedTensorType localType(RankedTensorType full, const Layout &layout,
-                             int64_t g) const {
+                             int64_t g, int64_t s) const {
     SmallVector<int64_t> shape(full.getShape());
     for (auto [d, axis] : llvm::enumerate(layout))
       if (axis != kNone)
         shape[d] /= axisSize(axis);
-    return RankedTensorType::get(
-        shape, full.getElementType(),
-        DeviceAttr::get(full.getContext(), deviceOf(g)));
+    return placed(shape, full.getElementType(), deviceOf(g, s));
   }
+
+private:
   bool divides(RankedTensorType full, const Layout &layout) const {
     for (auto [d, axis] : llvm::enumerate(layout))
       if (axis != kNone && full.getDimSize(d) % axisSize(axis) != 0)
@@ -110,127 +153,354 @@ private:
     return true;
   }
 
-  /// Per-device values of `v` in `target` layout (slicing locally, or
-  /// all-gathering first where a dimension is split on another axis).
-  SmallVector<Value> conform(Location loc, DistValue &v, const Layout &target);
-  /// Sums partial per-device values over `axis` (all_reduce per group).
-  SmallVector<Value> allReduce(Location loc, ArrayRef<Value> locals, int axis);
+  /// Records that `op` (just created) belongs to `task`.
+  void assign(Operation *op, Task task) {
+    taskOf[op] = task;
+    for (Value result : op->getResults())
+      producer[result] = task;
+  }
+  Value created(Value v, Task task) {
+    assign(v.getDefiningOp(), task);
+    return v;
+  }
+  /// The task of an op created for grid point `g` on behalf of an op of
+  /// task `base`: `base` for g's microbatch, but no earlier than the tasks
+  /// that produced `inputs`.
+  Task taskFor(Task base, int64_t g, ArrayRef<Value> inputs) {
+    Task t = base;
+    if (t.microbatch >= 0 && t.phase != Phase::Update)
+      t.microbatch = microbatch(g);
+    for (Value input : inputs) {
+      auto it = producer.find(input);
+      if (it != producer.end() && rank[it->second] > rank[t])
+        t = it->second;
+    }
+    return t;
+  }
+  Task latest(Task base, ArrayRef<Value> inputs) {
+    Task t = base;
+    for (Value input : inputs) {
+      auto it = producer.find(input);
+      if (it != producer.end() && rank[it->second] > rank[t])
+        t = it->second;
+    }
+    return t;
+  }
+
+  SmallVector<Value> conform(Location loc, DistValue &v, const Layout &target,
+                             int64_t stage, Task task);
+  SmallVector<Value> reduce(Location loc, ArrayRef<Value> locals, int axis,
+                            int64_t stage, Task task);
+  Value concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
+                    Task task);
+  SmallVector<Value> gatherBatch(Location loc, ArrayRef<Value> locals,
+                                 int64_t dim, int64_t stage, Task task);
 
   LogicalResult visitStructured(linalg::LinalgOp op);
   LogicalResult visitReplicated(Operation *op);
   LogicalResult visitFresh(Operation *op);
+  FailureOr<std::pair<int64_t, Phase>> getRole(Operation *op);
+  void reorder();
 
   DistValue &lookup(Value v) { return values[v]; }
 
   func::FuncOp func;
+  MLIRContext *context;
   OpBuilder builder;
-  int64_t dp, tp;
-  bool tpInner;
+  Config c;
+  int64_t numLayers = 1;
   DenseMap<Value, DistValue> values;
-  /// Scalars (not placed) are shared by all devices.
   IRMapping scalars;
-
-public:
-  /// The new step function and the layouts of its results.
-  func::FuncOp step;
-  SmallVector<Layout> argLayouts, resultLayouts;
-  SmallVector<RankedTensorType> argTypes, resultTypes;
+  /// Task of every op created in the step function (scalars have none).
+  DenseMap<Operation *, Task> taskOf;
+  /// Task that produced each local value (for ordering consumers).
+  DenseMap<Value, Task> producer;
+  std::map<Task, int64_t> rank;
 };
 
 } // namespace
 
+/// Per-stage task sequences merged into time steps: at each step, every
+/// stage runs its next task if what it depends on finished in an earlier
+/// step (forward m on stage s needs forward m on s-1; backward m on s needs
+/// backward m on s+1). This reproduces the GPipe and 1F1B orders of the
+/// DistIR paper.
+static std::vector<Task> orderTasks(const Config &c) {
+  std::vector<std::vector<Task>> perStage(c.pp);
+  for (int64_t s = 0; s < c.pp; ++s) {
+    std::vector<Task> &seq = perStage[s];
+    auto fwd = [&](int64_t m) { seq.push_back({s, m, Phase::Forward}); };
+    auto bwd = [&](int64_t m) { seq.push_back({s, m, Phase::Backward}); };
+    int64_t warmup = c.k;
+    if (c.schedule == Schedule::OneFOneB)
+      warmup = std::min(c.k, c.pp - s - 1);
+    else if (c.schedule == Schedule::EagerOneFOneB)
+      warmup = std::min(c.k, 2 * (c.pp - s) - 1);
+    int64_t f = 0, b = 0;
+    for (; f < warmup; ++f)
+      fwd(f);
+    while (f < c.k) {
+      fwd(f++);
+      bwd(b++);
+    }
+    while (b < c.k)
+      bwd(b++);
+    seq.push_back({s, -1, Phase::Update});
+  }
+  std::set<Task> done;
+  std::vector<size_t> next(c.pp, 0);
+  std::vector<Task> order;
+  auto ready = [&](const Task &t) {
+    if (t.phase == Phase::Forward && t.stage > 0)
+      return done.count({t.stage - 1, t.microbatch, Phase::Forward}) > 0;
+    if (t.phase == Phase::Backward && t.stage + 1 < c.pp)
+      return done.count({t.stage + 1, t.microbatch, Phase::Backward}) > 0;
+    return true;
+  };
+  while (order.size() < static_cast<size_t>(c.pp) * (2 * c.k + 1)) {
+    std::vector<Task> stepTasks;
+    for (int64_t s = 0; s < c.pp; ++s)
+      if (next[s] < perStage[s].size() && ready(perStage[s][next[s]]))
+        stepTasks.push_back(perStage[s][next[s]++]);
+    if (stepTasks.empty())
+      break; // cannot happen for these schedules; guards against a hang
+    for (const Task &t : stepTasks) {
+      done.insert(t);
+      order.push_back(t);
+    }
+  }
+  return order;
+}
+
+FailureOr<std::pair<int64_t, Phase>> DTPRewriter::getRole(Operation *op) {
+  auto layer = op->getAttrOfType<IntegerAttr>("dist.layer");
+  auto phase = op->getAttrOfType<StringAttr>("dist.phase");
+  if (c.pp == 1 && c.k == 1)
+    return std::make_pair<int64_t, Phase>(0, Phase::Forward);
+  if (!layer || (c.k > 1 && !phase)) {
+    op->emitOpError() << "pipeline parallelism and microbatching need ops "
+                         "tagged with dist.layer and dist.phase (programs "
+                         "from --build-mlp carry them)";
+    return failure();
+  }
+  int64_t stage = layer.getInt() * c.pp / numLayers;
+  Phase p = !phase                           ? Phase::Forward
+            : phase.getValue() == "backward" ? Phase::Backward
+            : phase.getValue() == "update"   ? Phase::Update
+                                             : Phase::Forward;
+  return std::make_pair(stage, p);
+}
+
+Value DTPRewriter::concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
+                               Task task) {
+  if (parts.size() == 1)
+    return parts[0];
+  auto type = cast<RankedTensorType>(parts[0].getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] *= static_cast<int64_t>(parts.size());
+  Value acc = created(tensor::EmptyOp::create(builder, loc, shape,
+                                              type.getElementType(),
+                                              type.getEncoding()),
+                      task);
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    SmallVector<int64_t> offsets(shape.size(), 0);
+    offsets[dim] = static_cast<int64_t>(i) * type.getDimSize(dim);
+    acc = created(tensor::InsertSliceOp::create(
+                      builder, loc, part, acc, ValueRange{}, ValueRange{},
+                      ValueRange{}, offsets, type.getShape(), strides),
+                  task);
+  }
+  return acc;
+}
+
+/// Gathers the batch axis along `dim`: microbatches concatenated locally,
+/// then one all_gather over the replicas. The result is shared by every
+/// point of a device.
+SmallVector<Value> DTPRewriter::gatherBatch(Location loc,
+                                            ArrayRef<Value> locals, int64_t dim,
+                                            int64_t stage, Task task) {
+  SmallVector<Value> out(numPoints());
+  SmallVector<SmallVector<Value>> perReplica(c.dp * c.tp);
+  for (int64_t d = 0; d < c.dp; ++d)
+    for (int64_t t = 0; t < c.tp; ++t) {
+      SmallVector<Value> parts;
+      for (int64_t m = 0; m < c.k; ++m)
+        parts.push_back(locals[point(d, m, t)]);
+      perReplica[d * c.tp + t].push_back(
+          concatLocal(loc, parts, dim, latest(task, parts)));
+    }
+  for (int64_t t = 0; t < c.tp; ++t) {
+    SmallVector<Value> group;
+    for (int64_t d = 0; d < c.dp; ++d)
+      group.push_back(perReplica[d * c.tp + t][0]);
+    SmallVector<Value> gathered = group;
+    if (c.dp > 1) {
+      auto op = AllGatherOp::create(builder, loc, group, dim);
+      assign(op, latest(task, group));
+      gathered.assign(op.getResults().begin(), op.getResults().end());
+    }
+    for (int64_t d = 0; d < c.dp; ++d)
+      for (int64_t m = 0; m < c.k; ++m)
+        out[point(d, m, t)] = gathered[d];
+  }
+  (void)stage;
+  return out;
+}
+
 SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
-                                        const Layout &target) {
-  int64_t n = numDevices();
+                                        const Layout &target, int64_t stage,
+                                        Task task) {
+  int64_t n = numPoints();
   if (v.fresh) {
-    // Materialize the fresh tensor directly in the requested layout.
-    SmallVector<Value> out;
+    // Materialize the fresh tensor in the requested layout and stage, once
+    // per device when it does not depend on the microbatch.
+    bool perMicrobatch = llvm::is_contained(target, kBatchAxis);
+    SmallVector<Value> out(n);
     for (int64_t g = 0; g < n; ++g) {
-      RankedTensorType type = localType(v.fullType, target, g);
-      Value local =
+      if (!perMicrobatch && microbatch(g) != 0) {
+        out[g] = out[point(replica(g), 0, tensorRank(g))];
+        continue;
+      }
+      RankedTensorType type = localType(v.fullType, target, g, stage);
+      Task t = perMicrobatch ? taskFor(task, g, {}) : task;
+      Value local = created(
           tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                  type.getElementType(), type.getEncoding());
+                                  type.getElementType(), type.getEncoding()),
+          t);
       if (v.fillScalar)
-        local = linalg::FillOp::create(builder, loc, ValueRange{v.fillScalar},
-                                       ValueRange{local})
-                    .getResult(0);
-      out.push_back(local);
+        local = created(linalg::FillOp::create(builder, loc,
+                                               ValueRange{v.fillScalar},
+                                               ValueRange{local})
+                            .getResult(0),
+                        t);
+      out[g] = local;
     }
     return out;
   }
+
   SmallVector<Value> locals = v.locals;
-  Layout current = v.layout;
-  // Gather the dimensions split on an axis the target does not want there.
-  for (auto [d, axis] : llvm::enumerate(current)) {
-    if (axis == kNone || axis == target[d])
-      continue;
-    SmallVector<Value> gathered(n);
-    SmallVector<bool> done(n, false);
-    for (int64_t g = 0; g < n; ++g) {
-      if (done[g])
-        continue;
-      SmallVector<int64_t> group = groupOf(g, axis);
-      SmallVector<Value> operands;
-      for (int64_t member : group)
-        operands.push_back(locals[member]);
-      auto op =
-          AllGatherOp::create(builder, loc, operands, static_cast<int64_t>(d));
-      for (auto [i, member] : llvm::enumerate(group)) {
-        gathered[member] = op.getResult(i);
-        done[member] = true;
+  // Move to the consumer's stage: one send per distinct local value.
+  if (v.stage != stage) {
+    DenseMap<Value, Value> moved;
+    for (Value &local : locals) {
+      auto it = moved.find(local);
+      if (it == moved.end()) {
+        auto type = cast<RankedTensorType>(local.getType());
+        int64_t from = getDevice(type).getId();
+        int64_t to = from + (stage - v.stage) * c.dp * c.tp;
+        auto send = SendOp::create(
+            builder, loc, placed(type.getShape(), type.getElementType(), to),
+            local);
+        // Sent eagerly, as part of the producer's task.
+        auto prod = producer.find(local);
+        assign(send, prod != producer.end() ? prod->second : task);
+        it = moved.try_emplace(local, send.getResult()).first;
       }
+      local = it->second;
     }
-    locals = gathered;
-    current[d] = kNone;
   }
-  // Slice the dimensions the target splits and we hold whole.
+
+  Layout current = v.layout;
+  for (auto [dim, axis] : llvm::enumerate(current)) {
+    if (axis == kNone || axis == target[dim])
+      continue;
+    if (axis == kBatchAxis) {
+      locals = gatherBatch(loc, locals, dim, stage, task);
+    } else {
+      SmallVector<Value> gathered(n);
+      for (int64_t g = 0; g < n; ++g) {
+        if (tensorRank(g) != 0)
+          continue;
+        SmallVector<Value> group;
+        for (int64_t t = 0; t < c.tp; ++t)
+          group.push_back(locals[g + t]);
+        auto op =
+            AllGatherOp::create(builder, loc, group, static_cast<int64_t>(dim));
+        assign(op, taskFor(task, g, group));
+        for (int64_t t = 0; t < c.tp; ++t)
+          gathered[g + t] = op.getResult(t);
+      }
+      locals = gathered;
+    }
+    current[dim] = kNone;
+  }
   bool needSlice = false;
-  for (auto [d, axis] : llvm::enumerate(target))
-    needSlice |= axis != kNone && current[d] != axis;
+  for (auto [dim, axis] : llvm::enumerate(target))
+    needSlice |= axis != kNone && current[dim] != axis;
   if (!needSlice)
     return locals;
+  SmallVector<Value> out(n);
   for (int64_t g = 0; g < n; ++g) {
     auto type = cast<RankedTensorType>(locals[g].getType());
     SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
         strides(type.getRank(), 1);
-    for (auto [d, axis] : llvm::enumerate(target)) {
-      if (axis == kNone || current[d] == axis)
+    for (auto [dim, axis] : llvm::enumerate(target)) {
+      if (axis == kNone || current[dim] == axis)
         continue;
-      sizes[d] /= axisSize(axis);
-      offsets[d] = coord(g, axis) * sizes[d];
+      sizes[dim] /= axisSize(axis);
+      offsets[dim] = axisCoord(g, axis) * sizes[dim];
     }
     auto sliceType =
         RankedTensorType::get(sizes, type.getElementType(), type.getEncoding());
-    locals[g] = tensor::ExtractSliceOp::create(
-        builder, loc, sliceType, locals[g], ValueRange{}, ValueRange{},
-        ValueRange{}, offsets, sizes, strides);
-  }
-  return locals;
-}
-
-SmallVector<Value> DTPRewriter::allReduce(Location loc, ArrayRef<Value> locals,
-                                          int axis) {
-  int64_t n = numDevices();
-  SmallVector<Value> out(n);
-  SmallVector<bool> done(n, false);
-  for (int64_t g = 0; g < n; ++g) {
-    if (done[g])
-      continue;
-    SmallVector<int64_t> group = groupOf(g, axis);
-    SmallVector<Value> operands;
-    for (int64_t member : group)
-      operands.push_back(locals[member]);
-    auto op = AllReduceOp::create(builder, loc, ReductionKind::Sum, operands);
-    for (auto [i, member] : llvm::enumerate(group)) {
-      out[member] = op.getResult(i);
-      done[member] = true;
-    }
+    Task t = taskFor(task, g, {locals[g]});
+    out[g] = created(tensor::ExtractSliceOp::create(
+                         builder, loc, sliceType, locals[g], ValueRange{},
+                         ValueRange{}, ValueRange{}, offsets, sizes, strides),
+                     t);
   }
   return out;
 }
 
-/// Whether an init operand is a tensor that is all zeros (so that partial
-/// sums over a split reduction loop add up to the right result).
+SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
+                                       int axis, int64_t stage, Task task) {
+  int64_t n = numPoints();
+  SmallVector<Value> out(n);
+  if (axis == kTensorAxis) {
+    for (int64_t g = 0; g < n; ++g) {
+      if (tensorRank(g) != 0)
+        continue;
+      SmallVector<Value> group;
+      for (int64_t t = 0; t < c.tp; ++t)
+        group.push_back(locals[g + t]);
+      auto op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
+      assign(op, taskFor(task, g, group));
+      for (int64_t t = 0; t < c.tp; ++t)
+        out[g + t] = op.getResult(t);
+    }
+    return out;
+  }
+  // Batch axis: sum the microbatches locally (gradient accumulation), then
+  // all-reduce over the replicas, once per step.
+  Task update{stage, -1, Phase::Update};
+  if (c.k == 1)
+    update = task;
+  update = latest(update, locals);
+  for (int64_t t = 0; t < c.tp; ++t) {
+    SmallVector<Value> group;
+    for (int64_t d = 0; d < c.dp; ++d) {
+      Value acc = locals[point(d, 0, t)];
+      for (int64_t m = 1; m < c.k; ++m)
+        acc = created(
+            arith::AddFOp::create(builder, loc, acc, locals[point(d, m, t)]),
+            update);
+      group.push_back(acc);
+    }
+    SmallVector<Value> reduced = group;
+    if (c.dp > 1) {
+      auto op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
+      assign(op, update);
+      reduced.assign(op.getResults().begin(), op.getResults().end());
+    }
+    for (int64_t d = 0; d < c.dp; ++d)
+      for (int64_t m = 0; m < c.k; ++m)
+        out[point(d, m, t)] = reduced[d];
+  }
+  return out;
+}
+
+/// A zero-filled fresh tensor: partial sums over split reduction loops add
+/// up to the right result.
 static bool isZeroInit(const DistValue &v) {
   if (!v.fresh || !v.fillScalar)
     return false;
@@ -246,12 +516,16 @@ static bool isZeroInit(const DistValue &v) {
 
 LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   Location loc = op.getLoc();
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  auto [stage, phase] = *role;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   bool readsIndex = !op->getRegion(0).front().getOps<linalg::IndexOp>().empty();
 
-  // 1. Loop splits from the inputs' layouts, each grid axis at most once.
+  // 1. Loop splits from the inputs' layouts, each axis at most once.
   SmallVector<int> loopAxis(numLoops, kNone);
   SmallVector<bool> axisUsed(2, false);
   if (!readsIndex)
@@ -271,9 +545,6 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         axisUsed[axis] = true;
       }
     }
-
-  // A split reduction loop needs zero inits (partial sums) and loops that
-  // split a dimension unevenly are not split at all.
   auto layoutFor = [&](AffineMap map, RankedTensorType type) -> Layout {
     Layout layout(type.getRank(), kNone);
     for (unsigned r = 0; r < map.getNumResults(); ++r)
@@ -287,59 +558,75 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
       splitsReduction = true;
   for (OpOperand &init : op.getDpsInitsMutable())
     if (splitsReduction && !isZeroInit(lookup(init.get())))
-      llvm::fill(loopAxis, kNone); // fall back: replicate this op
+      llvm::fill(loopAxis, kNone); // replicate this op
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     if (type && !divides(lookup(operand.get()).fullType,
                          layoutFor(maps[operand.getOperandNumber()], type)))
       llvm::fill(loopAxis, kNone);
   }
+  bool perMicrobatch = llvm::is_contained(loopAxis, kBatchAxis);
+  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
 
-  // 2. Operands in the layouts the loops imply.
-  int64_t n = numDevices();
-  SmallVector<SmallVector<Value>> localOperands(op->getNumOperands());
+  // 2. Operands in the layouts the loops imply, on this op's stage.
+  int64_t n = numPoints();
+  SmallVector<SmallVector<Value>> operands(op->getNumOperands());
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
     if (!isa<RankedTensorType>(v.getType())) {
-      localOperands[operand.getOperandNumber()].assign(n, scalars.lookup(v));
+      operands[operand.getOperandNumber()].assign(n, scalars.lookup(v));
       continue;
     }
     DistValue &dv = lookup(v);
-    localOperands[operand.getOperandNumber()] = conform(
-        loc, dv, layoutFor(maps[operand.getOperandNumber()], dv.fullType));
+    operands[operand.getOperandNumber()] = conform(
+        loc, dv, layoutFor(maps[operand.getOperandNumber()], dv.fullType),
+        stage, task);
   }
 
-  // 3. One op per device.
-  SmallVector<SmallVector<Value>> localResults(op->getNumResults());
+  // 3. One op per grid point (per device when nothing depends on the
+  // microbatch).
+  SmallVector<SmallVector<Value>> results(op->getNumResults(),
+                                          SmallVector<Value>(n));
   for (int64_t g = 0; g < n; ++g) {
+    if (!perMicrobatch && microbatch(g) != 0) {
+      for (auto &r : results)
+        r[g] = r[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    // This microbatch's task, but not before the operands' producers.
+    SmallVector<Value> inputs;
+    for (auto &ops : operands)
+      inputs.push_back(ops[g]);
+    Task t = perMicrobatch ? taskFor(task, g, inputs) : latest(task, inputs);
     IRMapping mapping;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      mapping.map(operand, localOperands[i][g]);
-    // Scalars captured by the body keep their single definition.
+      mapping.map(operand, operands[i][g]);
     op->getRegion(0).walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
-        if (!operand.getParentRegion()->isProperAncestor(&op->getRegion(0)) &&
-            scalars.contains(operand))
+        if (scalars.contains(operand))
           mapping.map(operand, scalars.lookup(operand));
     });
     Operation *clone = builder.clone(*op, mapping);
+    clone->removeAttr("dist.layer");
+    clone->removeAttr("dist.phase");
+    assign(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
-      result.setType(localOperands[op.getNumDpsInputs() + i][g].getType());
-      localResults[i].push_back(result);
+      result.setType(operands[op.getNumDpsInputs() + i][g].getType());
+      results[i][g] = result;
     }
   }
 
-  // 4. Results: partial sums over split reduction loops are reduced now.
+  // 4. Results; partial sums over split reduction loops are reduced now.
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     DistValue out;
     out.fullType = lookup(op.getDpsInits()[i]).fullType;
-    AffineMap map = maps[op.getNumDpsInputs() + i];
-    out.layout = layoutFor(map, out.fullType);
-    SmallVector<Value> locals = localResults[i];
+    out.layout = layoutFor(maps[op.getNumDpsInputs() + i], out.fullType);
+    out.stage = stage;
+    SmallVector<Value> locals = results[i];
     for (unsigned l = 0; l < numLoops; ++l)
       if (loopAxis[l] != kNone &&
           iterators[l] == utils::IteratorType::reduction)
-        locals = allReduce(loc, locals, loopAxis[l]);
+        locals = reduce(loc, locals, loopAxis[l], stage, task);
     out.locals = locals;
     values[result] = out;
   }
@@ -349,11 +636,13 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
 LogicalResult DTPRewriter::visitFresh(Operation *op) {
   DistValue v;
   v.fresh = true;
-  v.fullType = cast<RankedTensorType>(op->getResult(0).getType());
+  v.fullType = RankedTensorType::get(
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape(),
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType());
   if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-    if (!lookup(fill.getOutputs()[0]).fresh ||
-        lookup(fill.getOutputs()[0]).fillScalar)
-      return failure(); // not a fill of an empty tensor: handle generally
+    DistValue &init = lookup(fill.getOutputs()[0]);
+    if (!init.fresh || init.fillScalar)
+      return failure(); // not a fill of an empty tensor
     v.fillScalar = scalars.lookup(fill.getInputs()[0]);
   }
   values[op->getResult(0)] = v;
@@ -361,30 +650,44 @@ LogicalResult DTPRewriter::visitFresh(Operation *op) {
 }
 
 LogicalResult DTPRewriter::visitReplicated(Operation *op) {
-  // Gather every tensor operand whole and run the op on every device.
-  int64_t n = numDevices();
-  SmallVector<SmallVector<Value>> localOperands;
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  auto [stage, phase] = *role;
+  Task task{stage, phase == Phase::Update ? -1 : 0, phase};
+  int64_t n = numPoints();
+  SmallVector<SmallVector<Value>> operands;
   for (Value v : op->getOperands()) {
-    if (auto type = dyn_cast<RankedTensorType>(v.getType())) {
-      DistValue &dv = lookup(v);
-      localOperands.push_back(
-          conform(op->getLoc(), dv, Layout(type.getRank(), kNone)));
-    } else {
-      localOperands.push_back(SmallVector<Value>(n, scalars.lookup(v)));
-    }
+    if (auto type = dyn_cast<RankedTensorType>(v.getType()))
+      operands.push_back(conform(op->getLoc(), lookup(v),
+                                 Layout(type.getRank(), kNone), stage, task));
+    else
+      operands.push_back(SmallVector<Value>(n, scalars.lookup(v)));
   }
-  SmallVector<SmallVector<Value>> localResults(op->getNumResults());
+  SmallVector<SmallVector<Value>> results(op->getNumResults(),
+                                          SmallVector<Value>(n));
   for (int64_t g = 0; g < n; ++g) {
+    if (microbatch(g) != 0) {
+      for (auto &r : results)
+        r[g] = r[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    SmallVector<Value> inputs;
+    for (auto &ops : operands)
+      inputs.push_back(ops[g]);
+    Task t = latest(task, inputs);
     IRMapping mapping;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      mapping.map(operand, localOperands[i][g]);
+      mapping.map(operand, operands[i][g]);
     Operation *clone = builder.clone(*op, mapping);
+    clone->removeAttr("dist.layer");
+    clone->removeAttr("dist.phase");
+    assign(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
       if (auto type = dyn_cast<RankedTensorType>(result.getType()))
-        result.setType(localType(
-            withDevice(type, 0).clone(type.getShape(), type.getElementType()),
-            Layout(type.getRank(), kNone), g));
-      localResults[i].push_back(result);
+        result.setType(
+            placed(type.getShape(), type.getElementType(), deviceOf(g, stage)));
+      results[i][g] = result;
     }
   }
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
@@ -393,18 +696,76 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
     out.fullType =
         RankedTensorType::get(type.getShape(), type.getElementType());
     out.layout = Layout(type.getRank(), kNone);
-    out.locals = localResults[i];
+    out.stage = stage;
+    out.locals = results[i];
     values[result] = out;
   }
   return success();
 }
 
-LogicalResult DTPRewriter::run() {
-  MLIRContext *ctx = func.getContext();
-  Block &body = func.getBody().front();
-  int64_t n = numDevices();
+/// Program order = schedule order of the tasks, creation order inside a
+/// task (which respects def-before-use, since every op's task is no earlier
+/// than its operands' tasks).
+void DTPRewriter::reorder() {
+  Block &body = step.getBody().front();
+  Operation *terminator = body.getTerminator();
+  std::vector<std::pair<std::pair<int64_t, int64_t>, Operation *>> ops;
+  int64_t index = 0;
+  for (Operation &op : body.without_terminator()) {
+    auto it = taskOf.find(&op);
+    int64_t r = it == taskOf.end() ? -1 : rank[it->second];
+    ops.push_back({{r, index++}, &op});
+  }
+  std::sort(ops.begin(), ops.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (auto &entry : ops)
+    entry.second->moveBefore(terminator);
+  if (!c.annotate)
+    return;
+  for (Operation &op : body.without_terminator()) {
+    auto it = taskOf.find(&op);
+    if (it == taskOf.end())
+      continue;
+    const Task &t = it->second;
+    std::string name =
+        "stage " + std::to_string(t.stage) +
+        (t.phase == Phase::Forward    ? " forward"
+         : t.phase == Phase::Backward ? " backward"
+                                      : " update") +
+        (t.microbatch >= 0 ? " " + std::to_string(t.microbatch) : "");
+    op.setAttr("dist.task", StringAttr::get(context, name));
+  }
+}
 
-  // Policy: argument layouts.
+LogicalResult DTPRewriter::run() {
+  Block &body = func.getBody().front();
+  int64_t n = numPoints();
+
+  // Layers and stages.
+  int64_t maxLayer = -1;
+  func.walk([&](Operation *op) {
+    if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
+      maxLayer = std::max(maxLayer, layer.getInt());
+  });
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto layer = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
+      maxLayer = std::max(maxLayer, layer.getInt());
+  numLayers = maxLayer + 1;
+  if (c.pp > 1 && c.pp > numLayers)
+    return func.emitError()
+           << "pp=" << c.pp << " exceeds the "
+           << std::max<int64_t>(numLayers, 0) << " layers of the program";
+  std::vector<Task> order = orderTasks(c);
+  for (auto [i, task] : llvm::enumerate(order))
+    rank[task] = static_cast<int64_t>(i);
+  // Tasks a stage does not schedule (e.g. forward-only programs) still
+  // need a rank: place them by (stage, microbatch, phase).
+  for (int64_t s = 0; s < c.pp; ++s)
+    for (int64_t m = -1; m < c.k; ++m)
+      for (Phase p : {Phase::Forward, Phase::Backward, Phase::Update})
+        rank.try_emplace({s, m, p}, static_cast<int64_t>(rank.size()));
+
+  // Policy: argument layouts and stages.
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)
@@ -415,48 +776,78 @@ LogicalResult DTPRewriter::run() {
     if (auto batch = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                         "dist.batch_dim")) {
       int64_t d = batch.getInt();
-      if (d < 0 || d >= type.getRank())
+      if (d >= type.getRank())
         return emitError(arg.getLoc())
                << "dist.batch_dim " << d << " is out of range for " << type;
-      if (type.getDimSize(d) % dp != 0)
+      if (type.getDimSize(d) % c.dp != 0)
         return emitError(arg.getLoc())
-               << "dp=" << dp << " does not divide the batch dimension ("
+               << "dp=" << c.dp << " does not divide the batch dimension ("
                << type.getDimSize(d) << ") of argument #" << arg.getArgNumber();
-      if (dp > 1)
-        layout[d] = kDataAxis;
+      if (type.getDimSize(d) % (c.dp * c.k) != 0)
+        return emitError(arg.getLoc())
+               << "dp * microbatches = " << c.dp * c.k
+               << " does not divide the batch dimension (" << type.getDimSize(d)
+               << ") of argument #" << arg.getArgNumber();
+      if (c.dp * c.k > 1)
+        layout[d] = kBatchAxis;
     }
+    int64_t stage = 0;
     if (auto layer = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                        "dist.layer");
-        layer && tp > 1) {
-      if (type.getRank() != 2)
-        return emitError(arg.getLoc())
-               << "tensor parallelism needs 2-D weights, argument #"
-               << arg.getArgNumber() << " is " << type;
-      // Megatron: column split, then row split, alternating by layer.
-      int64_t d = layer.getInt() % 2 == 0 ? 1 : 0;
-      if (type.getDimSize(d) % tp != 0)
-        return emitError(arg.getLoc())
-               << "tp=" << tp << " does not divide dimension " << d << " ("
-               << type.getDimSize(d) << ") of weight argument #"
-               << arg.getArgNumber();
-      layout[d] = kTensorAxis;
+                                                        "dist.layer")) {
+      stage = layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1);
+      if (c.tp > 1) {
+        if (type.getRank() != 2)
+          return emitError(arg.getLoc())
+                 << "tensor parallelism needs 2-D weights, argument #"
+                 << arg.getArgNumber() << " is " << type;
+        // Megatron: column split, then row split, alternating by layer.
+        int64_t d = layer.getInt() % 2 == 0 ? 1 : 0;
+        if (type.getDimSize(d) % c.tp != 0)
+          return emitError(arg.getLoc())
+                 << "tp=" << c.tp << " does not divide dimension " << d << " ("
+                 << type.getDimSize(d) << ") of weight argument #"
+                 << arg.getArgNumber();
+        layout[d] = kTensorAxis;
+      }
+    } else if (c.pp > 1) {
+      // Inputs live where they are first used.
+      for (Operation *user : arg.getUsers())
+        if (auto layer = user->getAttrOfType<IntegerAttr>("dist.layer")) {
+          stage = layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1);
+          break;
+        }
     }
     argLayouts.push_back(layout);
-    argTypes.push_back(
-        RankedTensorType::get(type.getShape(), type.getElementType()));
+    argStages.push_back(stage);
   }
-  if (dp > 1 && llvm::none_of(argLayouts, [](const Layout &l) {
-        return llvm::is_contained(l, kDataAxis);
+  if (c.dp * c.k > 1 && llvm::none_of(argLayouts, [](const Layout &l) {
+        return llvm::is_contained(l, kBatchAxis);
       }))
     return func.emitError()
-           << "data parallelism needs the batch inputs marked with a "
-              "dist.batch_dim argument attribute";
+           << "data parallelism and microbatching need the batch inputs "
+              "marked with a dist.batch_dim argument attribute";
 
-  // The step function: one local argument per (argument, device).
+  // The step function takes one local argument per (argument, replica,
+  // tensor rank): batch inputs hold the replica's whole shard, split into
+  // microbatches inside.
   SmallVector<Type> stepArgTypes;
-  for (auto [i, type] : llvm::enumerate(argTypes))
-    for (int64_t g = 0; g < n; ++g)
-      stepArgTypes.push_back(localType(type, argLayouts[i], g));
+  auto replicaLayout = [&](const Layout &layout, RankedTensorType full,
+                           int64_t d, int64_t t, int64_t s) {
+    SmallVector<int64_t> shape(full.getShape());
+    for (auto [dim, axis] : llvm::enumerate(layout))
+      if (axis == kBatchAxis)
+        shape[dim] /= c.dp;
+      else if (axis == kTensorAxis)
+        shape[dim] /= c.tp;
+    return placed(shape, full.getElementType(), device(d, t, s));
+  };
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    auto full = cast<RankedTensorType>(arg.getType());
+    for (int64_t d = 0; d < c.dp; ++d)
+      for (int64_t t = 0; t < c.tp; ++t)
+        stepArgTypes.push_back(
+            replicaLayout(argLayouts[i], full, d, t, argStages[i]));
+  }
   builder.setInsertionPoint(func);
   step = func::FuncOp::create(builder, func.getLoc(),
                               (func.getSymName() + "_dtp").str(),
@@ -464,22 +855,54 @@ LogicalResult DTPRewriter::run() {
   Block *stepBody = step.addEntryBlock();
   builder.setInsertionPointToStart(stepBody);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    auto full = cast<RankedTensorType>(arg.getType());
     DistValue v;
-    v.fullType = argTypes[i];
+    v.fullType = RankedTensorType::get(full.getShape(), full.getElementType());
     v.layout = argLayouts[i];
-    for (int64_t g = 0; g < n; ++g)
-      v.locals.push_back(stepBody->getArgument(i * n + g));
+    v.stage = argStages[i];
+    v.locals.resize(n);
+    for (int64_t d = 0; d < c.dp; ++d)
+      for (int64_t t = 0; t < c.tp; ++t) {
+        Value shard = stepBody->getArgument(i * c.dp * c.tp + d * c.tp + t);
+        for (int64_t m = 0; m < c.k; ++m) {
+          Value local = shard;
+          int64_t batchDim = -1;
+          for (auto [dim, axis] : llvm::enumerate(argLayouts[i]))
+            if (axis == kBatchAxis)
+              batchDim = dim;
+          if (batchDim >= 0 && c.k > 1) {
+            auto type = cast<RankedTensorType>(shard.getType());
+            SmallVector<int64_t> offsets(type.getRank(), 0),
+                sizes(type.getShape()), strides(type.getRank(), 1);
+            sizes[batchDim] /= c.k;
+            offsets[batchDim] = m * sizes[batchDim];
+            Task task{v.stage, m, Phase::Forward};
+            local =
+                created(tensor::ExtractSliceOp::create(
+                            builder, arg.getLoc(),
+                            RankedTensorType::get(sizes, type.getElementType(),
+                                                  type.getEncoding()),
+                            shard, ValueRange{}, ValueRange{}, ValueRange{},
+                            offsets, sizes, strides),
+                        task);
+          }
+          v.locals[point(d, m, t)] = local;
+        }
+      }
     values[arg] = v;
   }
 
   for (Operation &op : body.without_terminator()) {
-    bool tensorOp = llvm::any_of(
-        op.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
-    if (!tensorOp && op.getNumRegions() == 0 &&
-        llvm::none_of(op.getOperandTypes(),
-                      [](Type t) { return isa<RankedTensorType>(t); })) {
+    bool touchesTensors =
+        llvm::any_of(op.getResultTypes(),
+                     [](Type t) { return isa<RankedTensorType>(t); }) ||
+        llvm::any_of(op.getOperandTypes(),
+                     [](Type t) { return isa<RankedTensorType>(t); });
+    if (!touchesTensors && op.getNumRegions() == 0) {
       // Scalars are shared: one definition serves every device.
       Operation *clone = builder.clone(op, scalars);
+      clone->removeAttr("dist.layer");
+      clone->removeAttr("dist.phase");
       for (auto [from, to] : llvm::zip(op.getResults(), clone->getResults()))
         scalars.map(from, to);
       continue;
@@ -509,7 +932,8 @@ LogicalResult DTPRewriter::run() {
       return failure();
   }
 
-  // Results stay in their layouts; the wrapper gathers them.
+  // Results: batch-split results are returned per replica (microbatches
+  // concatenated), on the stage that produced them.
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   SmallVector<Value> stepResults;
   for (Value v : ret.getOperands()) {
@@ -517,130 +941,135 @@ LogicalResult DTPRewriter::run() {
     if (!type)
       return ret.emitOpError() << "dist-dtp returns tensors only";
     DistValue &dv = lookup(v);
+    int64_t stage = dv.fresh ? c.pp - 1 : dv.stage;
+    Task last{stage, -1, Phase::Update};
     Layout layout = dv.fresh ? Layout(type.getRank(), kNone) : dv.layout;
-    SmallVector<Value> locals = conform(ret.getLoc(), dv, layout);
+    SmallVector<Value> locals = conform(ret.getLoc(), dv, layout, stage, last);
+    for (int64_t d = 0; d < c.dp; ++d)
+      for (int64_t t = 0; t < c.tp; ++t) {
+        SmallVector<Value> parts;
+        for (int64_t m = 0; m < c.k; ++m)
+          parts.push_back(locals[point(d, m, t)]);
+        int64_t batchDim = -1;
+        for (auto [dim, axis] : llvm::enumerate(layout))
+          if (axis == kBatchAxis)
+            batchDim = dim;
+        stepResults.push_back(
+            batchDim >= 0 && c.k > 1
+                ? concatLocal(ret.getLoc(), parts, batchDim, last)
+                : parts[0]);
+      }
     resultLayouts.push_back(layout);
-    resultTypes.push_back(dv.fullType);
-    llvm::append_range(stepResults, locals);
+    resultStages.push_back(stage);
   }
   func::ReturnOp::create(builder, ret.getLoc(), stepResults);
   step.setFunctionType(builder.getFunctionType(
       stepArgTypes, ValueRange(stepResults).getTypes()));
-  (void)ctx;
+  reorder();
   return success();
 }
 
 namespace {
 struct DistDTPPass : public dist::impl::DistDTPPassBase<DistDTPPass> {
   using DistDTPPassBase::DistDTPPassBase;
-
   void runOnOperation() final;
-  LogicalResult rewriteWrapper(func::FuncOp func, DTPRewriter &rewriter,
-                               int64_t sourceDevice);
 };
 } // namespace
 
-/// Replaces the body of `func` by: distribute the inputs from
-/// `sourceDevice`, call the step function, gather the results back.
-LogicalResult DistDTPPass::rewriteWrapper(func::FuncOp func,
-                                          DTPRewriter &rewriter,
-                                          int64_t sourceDevice) {
+/// Replaces the body of `func` by: distribute the inputs (broadcast from
+/// their device, keep each device's shard), call the step function, gather
+/// the results back to the device they were on.
+static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
+                           int64_t tp) {
   Block &body = func.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   SmallVector<Type> resultTypes(ret.getOperandTypes());
-  // Drop the old body but keep the arguments.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     op.erase();
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   Location loc = func.getLoc();
-  int64_t n = rewriter.step.getNumArguments() /
-              std::max<size_t>(1, body.getNumArguments());
-  auto deviceOf = [&](Type t) { return getDevice(t).getId(); };
+  int64_t perArg = dp * tp;
+  auto deviceOf = [](Type t) { return getDevice(t).getId(); };
+  auto coord = [&](int64_t j, int axis) {
+    return axis == kBatchAxis ? j / tp : j % tp;
+  };
 
   SmallVector<Value> stepArgs;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = cast<RankedTensorType>(arg.getType());
-    // Every device gets the whole input, then keeps its shard.
-    SmallVector<Type> targets;
     SmallVector<int64_t> devices;
-    bool sourceInGroup = false;
-    for (int64_t g = 0; g < n; ++g) {
-      int64_t d = deviceOf(rewriter.step.getArgumentTypes()[i * n + g]);
-      devices.push_back(d);
-      sourceInGroup |= d == deviceOf(type);
-    }
-    SmallVector<Value> whole(n);
-    if (n == 1 && devices[0] == deviceOf(type)) {
+    for (int64_t j = 0; j < perArg; ++j)
+      devices.push_back(deviceOf(r.step.getArgumentTypes()[i * perArg + j]));
+    SmallVector<Value> whole(perArg);
+    if (perArg == 1 && devices[0] == deviceOf(type)) {
       whole[0] = arg;
     } else {
-      SmallVector<Type> broadcastTypes;
+      bool sourceInGroup = llvm::is_contained(devices, deviceOf(type));
+      SmallVector<Type> types;
       if (!sourceInGroup)
-        broadcastTypes.push_back(type);
+        types.push_back(type);
       for (int64_t d : devices)
-        broadcastTypes.push_back(withDevice(type, d));
-      auto bcast = BroadcastOp::create(b, loc, broadcastTypes, arg);
-      for (int64_t g = 0; g < n; ++g)
-        whole[g] = bcast.getResult(g + (sourceInGroup ? 0 : 1));
+        types.push_back(withDevice(type, d));
+      auto bcast = BroadcastOp::create(b, loc, types, arg);
+      for (int64_t j = 0; j < perArg; ++j)
+        whole[j] = bcast.getResult(j + (sourceInGroup ? 0 : 1));
     }
-    for (int64_t g = 0; g < n; ++g) {
+    for (int64_t j = 0; j < perArg; ++j) {
       auto local =
-          cast<RankedTensorType>(rewriter.step.getArgumentTypes()[i * n + g]);
+          cast<RankedTensorType>(r.step.getArgumentTypes()[i * perArg + j]);
       if (local.getShape() == type.getShape()) {
-        stepArgs.push_back(whole[g]);
+        stepArgs.push_back(whole[j]);
         continue;
       }
       SmallVector<int64_t> offsets, sizes(local.getShape()),
           strides(local.getRank(), 1);
-      for (auto [d, axis] : llvm::enumerate(rewriter.argLayouts[i]))
-        offsets.push_back(
-            axis == kNone ? 0
-                          : (axis == kDataAxis ? g / tp : g % tp) * sizes[d]);
+      for (auto [d, axis] : llvm::enumerate(r.argLayouts[i]))
+        offsets.push_back(axis == kNone ? 0 : coord(j, axis) * sizes[d]);
       stepArgs.push_back(tensor::ExtractSliceOp::create(
-          b, loc, local, whole[g], ValueRange{}, ValueRange{}, ValueRange{},
+          b, loc, local, whole[j], ValueRange{}, ValueRange{}, ValueRange{},
           offsets, sizes, strides));
     }
   }
-  auto call = func::CallOp::create(b, loc, rewriter.step, stepArgs);
+  auto call = func::CallOp::create(b, loc, r.step, stepArgs);
 
-  // Results: gather split dimensions, then bring device 0's copy home.
   SmallVector<Value> results;
-  for (auto [r, type] : llvm::enumerate(resultTypes)) {
-    auto placed = cast<RankedTensorType>(type);
+  for (auto [ri, type] : llvm::enumerate(resultTypes)) {
+    auto placedType = cast<RankedTensorType>(type);
     SmallVector<Value> locals;
-    for (int64_t g = 0; g < n; ++g)
-      locals.push_back(call.getResult(r * n + g));
-    // Gather dimension by dimension, over each axis's groups.
-    for (auto [d, axis] : llvm::enumerate(rewriter.resultLayouts[r])) {
+    for (int64_t j = 0; j < perArg; ++j)
+      locals.push_back(call.getResult(ri * perArg + j));
+    for (auto [d, axis] : llvm::enumerate(r.resultLayouts[ri])) {
       if (axis == kNone)
         continue;
-      int64_t size = axis == kDataAxis ? dp : tp;
-      SmallVector<Value> next(n);
-      for (int64_t g = 0; g < n; ++g) {
-        bool leader = (axis == kDataAxis ? g / tp : g % tp) == 0;
-        if (!leader)
+      int64_t size = axis == kBatchAxis ? dp : tp;
+      SmallVector<Value> next(perArg);
+      for (int64_t j = 0; j < perArg; ++j) {
+        if (coord(j, axis) != 0)
           continue;
         SmallVector<Value> group;
         SmallVector<int64_t> members;
-        for (int64_t i = 0; i < size; ++i) {
-          int64_t m = axis == kDataAxis ? i * tp + g % tp : (g / tp) * tp + i;
+        for (int64_t x = 0; x < size; ++x) {
+          int64_t m = axis == kBatchAxis ? x * tp + j % tp : (j / tp) * tp + x;
           members.push_back(m);
           group.push_back(locals[m]);
         }
+        if (size == 1) {
+          next[j] = locals[j];
+          continue;
+        }
         auto gather =
             AllGatherOp::create(b, loc, group, static_cast<int64_t>(d));
-        for (auto [i, m] : llvm::enumerate(members))
-          next[m] = gather.getResult(i);
+        for (auto [x, m] : llvm::enumerate(members))
+          next[m] = gather.getResult(x);
       }
       locals = next;
     }
     Value home = locals[0];
-    if (deviceOf(home.getType()) != deviceOf(placed))
-      home = SendOp::create(b, loc, placed, home);
+    if (deviceOf(home.getType()) != deviceOf(placedType))
+      home = SendOp::create(b, loc, placedType, home);
     results.push_back(home);
   }
   func::ReturnOp::create(b, loc, results);
-  (void)sourceDevice;
-  return success();
 }
 
 void DistDTPPass::runOnOperation() {
@@ -653,15 +1082,19 @@ void DistDTPPass::runOnOperation() {
     return fail("dist-dtp degrees must be >= 1 (dp=" + Twine(dp) +
                 ", tp=" + Twine(tp) + ", pp=" + Twine(pp) +
                 ", microbatches=" + Twine(microbatches) + ")");
-  if (pp != 1)
-    return fail("dist-dtp: pipeline parallelism (pp=" + Twine(pp) +
-                ") is not implemented yet");
-  if (microbatches != 1)
-    return fail("dist-dtp: microbatching (microbatches=" + Twine(microbatches) +
-                ") is not implemented yet");
   if (mapping != "tp-inner" && mapping != "dp-inner")
     return fail("dist-dtp: unknown mapping '" + mapping +
                 "' (expected tp-inner or dp-inner)");
+  Schedule sched;
+  if (schedule == "gpipe")
+    sched = Schedule::GPipe;
+  else if (schedule == "1f1b")
+    sched = Schedule::OneFOneB;
+  else if (schedule == "eager-1f1b")
+    sched = Schedule::EagerOneFOneB;
+  else
+    return fail("dist-dtp: unknown schedule '" + schedule +
+                "' (expected gpipe, 1f1b or eager-1f1b)");
 
   func::FuncOp func;
   if (!entry.empty()) {
@@ -704,12 +1137,11 @@ void DistDTPPass::runOnOperation() {
   });
   if (walk.wasInterrupted())
     return signalPassFailure();
-  if (!device)
-    device = 0;
 
-  DTPRewriter rewriter(func, dp, tp, mapping == "tp-inner");
+  DTPRewriter rewriter(func,
+                       Config{dp, tp, pp, microbatches, mapping == "tp-inner",
+                              sched, annotateSchedule});
   if (failed(rewriter.run()))
     return signalPassFailure();
-  if (failed(rewriteWrapper(func, rewriter, *device)))
-    return signalPassFailure();
+  rewriteWrapper(func, rewriter, dp, tp);
 }

@@ -1,5 +1,7 @@
 // RUN: not distir-opt %s --dist-dtp=pp=2 2>&1 | FileCheck %s --check-prefix=PP
-// RUN: not distir-opt %s --dist-dtp=microbatches=4 2>&1 | FileCheck %s --check-prefix=MB
+// RUN: not distir-opt %s --dist-dtp=microbatches=3 2>&1 | FileCheck %s --check-prefix=MB
+// RUN: not distir-opt %s --dist-dtp=schedule=zigzag 2>&1 | FileCheck %s --check-prefix=SCHED
+// RUN: not distir-opt %S/Inputs/dtp-untagged.mlir '--dist-dtp=dp=2 microbatches=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
 // RUN: not distir-opt %s --dist-dtp=dp=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not distir-opt %s --dist-dtp=mapping=diagonal 2>&1 | FileCheck %s --check-prefix=MAP
 // RUN: not distir-opt %s --dist-dtp=dp=3 2>&1 | FileCheck %s --check-prefix=BATCH
@@ -9,14 +11,16 @@
 // RUN: not distir-opt %S/Inputs/dtp-two-devices.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=DEVICES
 // RUN: not distir-opt %S/Inputs/dtp-two-funcs.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=FUNCS
 
-// PP: error: dist-dtp: pipeline parallelism (pp=2) is not implemented yet
-// MB: error: dist-dtp: microbatching (microbatches=4) is not implemented yet
+// PP: error: pp=2 exceeds the 1 layers of the program
+// MB: error: dp * microbatches = 3 does not divide the batch dimension (4) of argument #0
+// SCHED: error: dist-dtp: unknown schedule 'zigzag' (expected gpipe, 1f1b or eager-1f1b)
+// UNTAGGED: error: 'linalg.matmul' op pipeline parallelism and microbatching need ops tagged with dist.layer and dist.phase (programs from --build-mlp carry them)
 // ZERO: error: dist-dtp degrees must be >= 1 (dp=0, tp=1, pp=1, microbatches=1)
 // MAP: error: dist-dtp: unknown mapping 'diagonal' (expected tp-inner or dp-inner)
 // BATCH: error: dp=3 does not divide the batch dimension (4) of argument #0
 // TP: error: tp=3 does not divide dimension 1 (8) of weight argument #1
 // ENTRY: error: dist-dtp: no function @nope with a body
-// NOBATCH: error: data parallelism needs the batch inputs marked with a dist.batch_dim argument attribute
+// NOBATCH: error: data parallelism and microbatching need the batch inputs marked with a dist.batch_dim argument attribute
 // DEVICES: error: 'dist.send' op dist-dtp expects a program on one device, found devices 0 and 1
 // FUNCS: error: dist-dtp: several public functions; choose one with entry=NAME
 

@@ -70,50 +70,152 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
                 "pipeline parallelism";
   let description = [{
     Rewrites a sequential program (every tensor on one device, no `dist`
-    ops) into a global `dist` program on a `dp` x `tp` device grid:
+    ops) into a global `dist` program on `dp` x `tp` x `pp` devices with
+    `microbatches` microbatches per step:
 
     * **data parallelism** splits the batch dimension of the arguments
       marked `dist.batch_dim = D`; values reduced over the batch (weight
       gradients, the loss) are all-reduced over the data-parallel group;
     * **tensor parallelism** (Megatron) splits the weights marked
       `dist.layer = L`: even layers by columns, odd layers by rows, so that
-      each column/row pair needs one all-reduce (in forward and backward).
+      each column/row pair needs one all-reduce (in forward and backward);
+    * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
+      weights by their `dist.layer`) into `pp` balanced contiguous stages;
+      values crossing stages are sent, eagerly, by the producing stage;
+    * **microbatches** split each replica's batch into `microbatches` parts
+      that run one after the other; weight gradients are accumulated
+      locally and all-reduced once per step. The `schedule` orders the
+      tasks (stage, microbatch, forward/backward) of every stage: `gpipe`
+      (all forwards, then all backwards), `1f1b` (stage i runs
+      min(K, pp-i-1) forwards, then alternates), `eager-1f1b`
+      (min(K, 2(pp-i)-1) forward warm-ups). Tasks are merged into time steps
+      and the step function's program order follows them, so the schedule
+      is explicit in the IR. Ops need `dist.layer` and `dist.phase`
+      (`forward`, `backward`, `update`) tags for `pp` > 1 or
+      `microbatches` > 1; programs from `--build-mlp` carry them.
 
     Every other value's layout follows from the linalg structured-op
     interface: a loop is split when an operand dimension it indexes is
-    split, a split reduction loop yields partial sums that are all-reduced
-    at once, operands are sliced (free) or all-gathered to match, and ops
-    the pass cannot split (non-structured ops, bodies that read
-    `linalg.index`) run replicated on gathered operands.
+    split, a split reduction loop yields partial sums that are reduced at
+    once, operands are sliced (free) or gathered to match, and ops the pass
+    cannot split (non-structured ops, bodies that read `linalg.index`) run
+    replicated on gathered operands.
 
-    The entry function `@f` becomes `@f_dtp`, taking and returning one local
-    shard per device (the training step itself), and a new `@f` with the
-    original signature that distributes the inputs from their device
-    (broadcast and slice), calls `@f_dtp` and gathers the results back, so
-    that the reference executor can compare it with the sequential program.
-    `mapping` decides which grid axis is innermost in device ids:
-    `tp-inner` (tensor-parallel groups on neighbouring devices, e.g. inside
-    a node) or `dp-inner`.
-
-    Pipeline parallelism (`pp` > 1) and microbatching (`microbatches` > 1)
-    are rejected with an error: they are not implemented yet.
+    The entry function `@f` becomes `@f_dtp`, taking one local argument per
+    (argument, data-parallel replica, tensor-parallel rank) and returning
+    the same per result — the training or inference step itself — and a new
+    `@f` with the original signature that distributes the inputs from their
+    device (broadcast, then each device keeps its shard), calls `@f_dtp`
+    and gathers the results back, so that the reference executor can
+    compare it with the sequential program. Device ids: stages outermost;
+    inside a stage `mapping` decides which axis is innermost: `tp-inner`
+    (tensor-parallel groups on neighbouring devices, e.g. inside a node) or
+    `dp-inner`.
   }];
   let options = [
     Option<"dp", "dp", "int64_t", /*default=*/"1", "Data-parallel degree">,
     Option<"tp", "tp", "int64_t", /*default=*/"1", "Tensor-parallel degree">,
     Option<"pp", "pp", "int64_t", /*default=*/"1",
-           "Pipeline-parallel degree (only 1 is supported)">,
+           "Pipeline-parallel degree (stages)">,
     Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
-           "Microbatches per step (only 1 is supported)">,
+           "Microbatches per step">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"gpipe\"",
+           "Microbatch schedule: gpipe, 1f1b or eager-1f1b">,
     Option<"mapping", "mapping", "std::string", /*default=*/"\"tp-inner\"",
-           "Innermost grid axis in device ids: tp-inner or dp-inner">,
+           "Innermost axis in device ids inside a stage: tp-inner or "
+           "dp-inner">,
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
-           "Function to distribute (default: the only public function)">
+           "Function to distribute (default: the only public function)">,
+    Option<"annotateSchedule", "annotate-schedule", "bool",
+           /*default=*/"false",
+           "Tag every op of the step function with its task as "
+           "`dist.task = \"stage S forward|backward|update [M]\"`">
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::func::FuncDialect"];
+}
+
+def DistSynthesizeReductionsPass
+    : Pass<"dist-synthesize-reductions", "::mlir::ModuleOp"> {
+  let summary = "Replace all-reduces that span hierarchy levels by "
+                "synthesized hierarchical reductions (P²)";
+  let description = [{
+    For each `dist.all_reduce` whose group spans several levels of the
+    cluster hierarchy, builds the synthesis problem of that group (per
+    level, how many devices of the group it holds; the reduction axis is the
+    whole group, which must be the product of its per-level coordinate
+    sets), enumerates the reduction programs of at most `max-size`
+    instructions (see docs/design/synthesis.md), prices them and the single
+    all-reduce with the collective cost model (`algo` = NCCL ring or tree),
+    and, if the best program is predicted faster, replaces the all-reduce by
+    the program's `dist` collectives.
+
+    Data chunks follow the ops' semantics: `reduce_scatter` and
+    `all_gather` act on dimension 0, so programs that use them need
+    dimension 0 divisible by the group size; an `all_gather` whose members'
+    chunks would not concatenate in order, or an `avg` reduction over
+    unequally many contributions, also rules a program out. The next best
+    program is tried; if none beats the all-reduce, it is kept. Groups
+    within one level, groups that are not a product of per-level sets and
+    groups of more than 256 devices keep their all-reduce. With `verbose`,
+    each decision is reported as a remark on the all-reduce.
+
+    The cluster is `cluster` (a preset spec or a JSON file, as for
+    `dist-attach-cluster`) or else the module's `dist.cluster` attribute.
+
+    Example (`gcp-a100x16:nodes=2`, two GPUs on each node):
+
+    ```mlir
+    !t0 = tensor<1024x256xf32, #dist.device<0>>
+    !t1 = tensor<1024x256xf32, #dist.device<1>>
+    !t16 = tensor<1024x256xf32, #dist.device<16>>
+    !t17 = tensor<1024x256xf32, #dist.device<17>>
+    func.func @f(%a: !t0, %b: !t1, %c: !t16, %d: !t17)
+        -> (!t0, !t1, !t16, !t17) {
+      %r:4 = dist.all_reduce sum %a, %b, %c, %d : !t0, !t1, !t16, !t17
+      return %r#0, %r#1, %r#2, %r#3 : !t0, !t1, !t16, !t17
+    }
+    ```
+
+    becomes ReduceScatter inside each node, AllReduce of each chunk across
+    the nodes, AllGather inside each node:
+
+    ```mlir
+    !t0 = tensor<1024x256xf32, #dist.device<0>>
+    !t1 = tensor<1024x256xf32, #dist.device<1>>
+    !t16 = tensor<1024x256xf32, #dist.device<16>>
+    !t17 = tensor<1024x256xf32, #dist.device<17>>
+    !h0 = tensor<512x256xf32, #dist.device<0>>
+    !h1 = tensor<512x256xf32, #dist.device<1>>
+    !h16 = tensor<512x256xf32, #dist.device<16>>
+    !h17 = tensor<512x256xf32, #dist.device<17>>
+    func.func @f(%a: !t0, %b: !t1, %c: !t16, %d: !t17)
+        -> (!t0, !t1, !t16, !t17) {
+      %0:2 = dist.reduce_scatter sum %a, %b dim 0 : !t0, !t1
+      %1:2 = dist.reduce_scatter sum %c, %d dim 0 : !t16, !t17
+      %2:2 = dist.all_reduce sum %0#0, %1#0 : !h0, !h16
+      %3:2 = dist.all_reduce sum %0#1, %1#1 : !h1, !h17
+      %4:2 = dist.all_gather %2#0, %3#0 dim 0 : !h0, !h1
+      %5:2 = dist.all_gather %2#1, %3#1 dim 0 : !h16, !h17
+      return %4#0, %4#1, %5#0, %5#1 : !t0, !t1, !t16, !t17
+    }
+    ```
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "Preset name (NAME[:key=value,...]) or path of a JSON cluster "
+           "file; defaults to the module's dist.cluster attribute">,
+    Option<"algo", "algo", "std::string", /*default=*/"\"ring\"",
+           "Collective algorithm used for pricing: ring or tree">,
+    Option<"maxSize", "max-size", "unsigned", /*default=*/"5",
+           "Largest number of instructions of a synthesized program (1..8)">,
+    Option<"verbose", "verbose", "bool", /*default=*/"false",
+           "Report each decision as a remark on the all-reduce">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
 #endif // DISTIR_DIALECT_DIST_TRANSFORMS_PASSES_TD
