@@ -16,6 +16,7 @@
 
 #include "DistIR/Analysis/Executor.h"
 #include "DistIR/Analysis/TensorIO.h"
+#include "DistIR/Target/ONNX/TensorProtoIO.h"
 #include "DistIR/Tools/ToolUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -47,8 +48,14 @@ static cl::opt<int64_t> randomSeed(
              "values from this seed (floats in [-1, 1), integers in [0, 8))"),
     cl::init(-1), cl::cat(category));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write each result as DIR/output_N.npy"),
+    outputDir("output-dir",
+              cl::desc("Write each result as DIR/output_N.npy (or .pb)"),
               cl::cat(category));
+static cl::opt<std::string>
+    outputFormat("output-format",
+                 cl::desc("Format of written results: npy (default) or pb "
+                          "(ONNX TensorProto)"),
+                 cl::init("npy"), cl::cat(category));
 static cl::opt<unsigned>
     printLimit("print-limit",
                cl::desc("Elements of each result to print (default 64)"),
@@ -117,11 +124,10 @@ int main(int argc, char **argv) {
                   "'");
     if (args[*index])
       return fail("argument '" + name + "' is given twice");
-    if (path.ends_with(".pb"))
-      return fail("'" + path +
-                  "': ONNX TensorProto inputs are not supported yet; use .npy");
     std::string error;
-    std::optional<RuntimeValue> value = readNpy(path, &context, error);
+    std::optional<RuntimeValue> value =
+        path.ends_with(".pb") ? readTensorProtoFile(path, &context, error)
+                              : readNpy(path, &context, error);
     if (!value)
       return fail(error);
     args[*index] = std::move(*value);
@@ -149,6 +155,9 @@ int main(int argc, char **argv) {
   if (failed(results))
     return 1;
 
+  if (outputFormat != "npy" && outputFormat != "pb")
+    return fail("unknown --output-format '" + outputFormat +
+                "' (expected npy or pb)");
   if (!outputDir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
@@ -156,9 +165,13 @@ int main(int argc, char **argv) {
     llvm::outs() << "output #" << i << ": " << entry.getResultTypes()[i];
     if (!outputDir.empty()) {
       SmallString<128> path(outputDir);
-      llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+      std::string name = "output_" + std::to_string(i);
+      llvm::sys::path::append(path, name + "." + outputFormat);
       std::string error;
-      if (!writeNpy(path, result, error))
+      bool written = outputFormat == "pb"
+                         ? writeTensorProtoFile(path, result, name, error)
+                         : writeNpy(path, result, error);
+      if (!written)
         return fail(error);
       llvm::outs() << " -> " << path;
     }

@@ -145,6 +145,10 @@ struct Instr {
   unsigned result;
   /// linalg.index: the loop whose index to load (-1 otherwise).
   int64_t indexDim = -1;
+  /// tensor.extract from a tensor the body captures (e.g. a Gather's
+  /// table): its elements and strides; `args` hold the indices.
+  std::shared_ptr<std::vector<double>> table;
+  SmallVector<int64_t, 4> tableShape;
 };
 
 /// A region body compiled to scalar instructions over numbered slots.
@@ -152,6 +156,8 @@ struct Body {
   std::vector<Instr> instrs;
   std::vector<double> slots;
   SmallVector<unsigned> yields;
+  /// Set when a tensor.extract indexed outside its tensor.
+  bool outOfBounds = false;
 };
 
 class Execution : public Interpreter<Execution, RuntimeValue> {
@@ -226,6 +232,22 @@ FailureOr<Body> Execution::compileBody(Block &block) {
     Instr instr;
     if (auto index = dyn_cast<linalg::IndexOp>(op)) {
       instr.indexDim = index.getDim();
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(op);
+               extract && !slotOf.count(extract.getTensor())) {
+      const RuntimeValue *table = lookup(extract.getTensor());
+      if (!table || !table->isTensor) {
+        op.emitError() << "reference executor: body extracts from a tensor "
+                          "it cannot see";
+        return failure();
+      }
+      instr.table = table->data;
+      instr.tableShape.assign(table->shape.begin(), table->shape.end());
+      for (Value v : extract.getIndices()) {
+        FailureOr<unsigned> slot = slotFor(&op, v);
+        if (failed(slot))
+          return failure();
+        instr.args.push_back(*slot);
+      }
     } else {
       FailureOr<ScalarOp> scalar = compileScalarOp(&op);
       if (failed(scalar))
@@ -250,6 +272,20 @@ void Execution::runBody(Body &body, ArrayRef<int64_t> loopIndex) {
   for (Instr &instr : body.instrs) {
     if (instr.indexDim >= 0) {
       body.slots[instr.result] = static_cast<double>(loopIndex[instr.indexDim]);
+      continue;
+    }
+    if (instr.table) {
+      int64_t offset = 0;
+      for (auto [d, arg] : llvm::enumerate(instr.args)) {
+        int64_t i = static_cast<int64_t>(body.slots[arg]);
+        if (i < 0 || i >= instr.tableShape[d]) {
+          body.outOfBounds = true;
+          i = 0;
+        }
+        offset = offset * instr.tableShape[d] + i;
+      }
+      body.slots[instr.result] =
+          instr.table->empty() ? 0 : (*instr.table)[offset];
       continue;
     }
     size_t n = std::min<size_t>(instr.args.size(), 4);
@@ -311,6 +347,9 @@ LogicalResult Execution::runStructured(linalg::LinalgOp op,
           roundToType(out.elementType, body->slots[slot]);
     }
   });
+  if (body->outOfBounds)
+    return op->emitError()
+           << "reference executor: tensor.extract index out of bounds";
   for (RuntimeValue &out : outputs)
     results.push_back(std::move(out));
   return success();

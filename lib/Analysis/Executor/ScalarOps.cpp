@@ -153,6 +153,7 @@ FailureOr<ScalarOp> distir::detail::compileScalarOp(Operation *op) {
           .Case([](math::ErfOp) { return K::Erf; })
           .Case([](math::PowFOp) { return K::PowF; })
           .Case([](math::FPowIOp) { return K::FPowI; })
+          .Case([](math::IPowIOp) { return K::IPowI; })
           .Case([](math::AbsFOp) { return K::AbsF; })
           .Case([](math::AbsIOp) { return K::AbsI; })
           .Case([](math::CeilOp) { return K::Ceil; })
@@ -428,6 +429,23 @@ double distir::detail::evalScalarOp(const ScalarOp &op, ArrayRef<double> x) {
   case K::FPowI:
     r = std::pow(x[0], x[1]);
     break;
+  case K::IPowI: {
+    // Integer power by squaring; negative exponents give 0 except for
+    // bases 1 and -1.
+    int64_t base = toInt(x[0]), exp = toInt(x[1]), acc = 1;
+    if (exp < 0) {
+      r = base == 1 ? 1 : base == -1 ? (exp % 2 ? -1 : 1) : 0;
+      break;
+    }
+    for (; exp > 0;
+         exp >>= 1, base = static_cast<int64_t>(static_cast<uint64_t>(base) *
+                                                static_cast<uint64_t>(base)))
+      if (exp & 1)
+        acc = static_cast<int64_t>(static_cast<uint64_t>(acc) *
+                                   static_cast<uint64_t>(base));
+    r = static_cast<double>(acc);
+    break;
+  }
   case K::AbsF:
   case K::AbsI:
     r = std::fabs(x[0]);

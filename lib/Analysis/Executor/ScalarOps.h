@@ -74,6 +74,7 @@ enum class ScalarKind {
   Erf,
   PowF,
   FPowI,
+  IPowI,
   AbsF,
   AbsI,
   Ceil,

@@ -1108,6 +1108,10 @@ LogicalResult Importer::importElementwise(StringRef op) {
   for (unsigned i = 0; i < info.arity; ++i)
     if (!hasInput(i))
       return fail("expects " + Twine(info.arity) + " inputs");
+  // Max and Min are variadic in ONNX; only the binary form is lowered.
+  if (curNode->input_size() > static_cast<int>(info.arity))
+    return fail("variadic form with " + Twine(curNode->input_size()) +
+                " inputs is not supported");
   Type elt = inElt(first);
   // Pow's exponent may have another type than its base (converted below).
   for (unsigned i = first; i < info.arity; ++i)
@@ -2301,7 +2305,9 @@ LogicalResult Importer::importPool(StringRef op) {
                                   attrInts("pads"), attrInt("ceil_mode", 0));
   if (!err.empty())
     return fail(err);
-  if (!isMax && llvm::any_of(w.padLow, [](int64_t p) { return p; }) &&
+  if (!isMax &&
+      (llvm::any_of(w.padLow, [](int64_t p) { return p; }) ||
+       llvm::any_of(w.padHigh, [](int64_t p) { return p; })) &&
       attrInt("count_include_pad", 0) == 0)
     return fail("auto_pad with count_include_pad=0 is not supported");
   Value x = inValue(0);

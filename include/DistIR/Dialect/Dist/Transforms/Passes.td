@@ -138,6 +138,31 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def DistRecomputePass : Pass<"dist-recompute", "::mlir::ModuleOp"> {
+  let summary = "Gradient checkpointing: recompute forward activations in "
+                "the backward pass";
+  let description = [{
+    For the layers in `layers` (default: every layer), the forward values
+    that backward ops read are recomputed right before the first backward op
+    that needs them, instead of living from the forward to the backward
+    pass. The recomputation is rebuilt from the values the layer's forward
+    ops read, recursively through other recomputed layers; the clones are
+    tagged `dist.phase = "backward"` so that `dist-dtp` schedules them with
+    the backward pass of their layer. Ops are identified by their
+    `dist.layer` and `dist.phase` tags (programs from `--build-mlp` carry
+    them). Outputs are unchanged; the simulated peak memory goes down and
+    the forward compute of the chosen layers runs twice.
+
+    Run it on the sequential program, before `dist-dtp`:
+    `distir-opt --dist-recompute --dist-dtp=dp=2 ...`.
+  }];
+  let options = [
+    ListOption<"layers", "layers", "int64_t",
+               "Layers whose activations are recomputed (default: all)">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect"];
+}
+
 def DistSynthesizeReductionsPass
     : Pass<"dist-synthesize-reductions", "::mlir::ModuleOp"> {
   let summary = "Replace all-reduces that span hierarchy levels by "

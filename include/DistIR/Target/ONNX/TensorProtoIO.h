@@ -1,0 +1,39 @@
+//===- TensorProtoIO.h - ONNX TensorProto files <-> runtime values -*- C++
+//-*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Reads and writes the `.pb` files of the ONNX backend tests
+// (test_data_set_N/input_K.pb, output_K.pb): one serialized TensorProto.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_TARGET_ONNX_TENSORPROTOIO_H
+#define DISTIR_TARGET_ONNX_TENSORPROTOIO_H
+
+#include "DistIR/Analysis/Executor.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace distir {
+
+/// Reads a serialized onnx.TensorProto. On failure returns std::nullopt and
+/// sets `error` (unsupported data types, malformed files, size mismatches).
+std::optional<RuntimeValue> readTensorProtoFile(llvm::StringRef path,
+                                                mlir::MLIRContext *context,
+                                                std::string &error);
+
+/// Writes `value` as a serialized onnx.TensorProto named `name`.
+bool writeTensorProtoFile(llvm::StringRef path, const RuntimeValue &value,
+                          llvm::StringRef name, std::string &error);
+
+} // namespace distir
+
+#endif // DISTIR_TARGET_ONNX_TENSORPROTOIO_H

@@ -1,0 +1,204 @@
+//===- TensorProtoIO.cpp - ONNX TensorProto files <-> runtime values ------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Target/ONNX/TensorProtoIO.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+using namespace distir;
+
+namespace {
+/// How one ONNX data type is stored.
+struct ProtoType {
+  Type elementType;
+  int bytes; // in raw_data
+};
+} // namespace
+
+static std::optional<ProtoType> getProtoType(int dataType, Builder &b) {
+  using T = onnx::TensorProto;
+  switch (dataType) {
+  case T::FLOAT:
+    return ProtoType{b.getF32Type(), 4};
+  case T::DOUBLE:
+    return ProtoType{b.getF64Type(), 8};
+  case T::FLOAT16:
+    return ProtoType{b.getF16Type(), 2};
+  case T::BFLOAT16:
+    return ProtoType{b.getBF16Type(), 2};
+  case T::INT8:
+    return ProtoType{b.getIntegerType(8), 1};
+  case T::INT16:
+    return ProtoType{b.getIntegerType(16), 2};
+  case T::INT32:
+    return ProtoType{b.getIntegerType(32), 4};
+  case T::INT64:
+    return ProtoType{b.getIntegerType(64), 8};
+  case T::BOOL:
+    return ProtoType{b.getI1Type(), 1};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Decodes one little-endian raw element.
+static double decodeRaw(const char *p, const ProtoType &t) {
+  if (t.elementType.isF32()) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  if (t.elementType.isF64()) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  if (auto f = dyn_cast<FloatType>(t.elementType)) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return llvm::APFloat(f.getFloatSemantics(), llvm::APInt(16, bits))
+        .convertToDouble();
+  }
+  int64_t v = 0;
+  std::memcpy(&v, p, t.bytes);
+  if (t.bytes < 8 && ((v >> (t.bytes * 8 - 1)) & 1))
+    v |= ~int64_t(0) << (t.bytes * 8);
+  return t.elementType.isInteger(1) ? (v & 0xff ? 1 : 0)
+                                    : static_cast<double>(v);
+}
+
+std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
+                                                        MLIRContext *context,
+                                                        std::string &error) {
+  auto fail = [&](const Twine &msg) -> std::optional<RuntimeValue> {
+    error = (path + ": " + msg).str();
+    return std::nullopt;
+  };
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fail("cannot open: " + file.getError().message());
+  onnx::TensorProto proto;
+  StringRef bytes = (*file)->getBuffer();
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return fail("not a serialized onnx.TensorProto");
+  Builder b(context);
+  std::optional<ProtoType> type = getProtoType(proto.data_type(), b);
+  if (!type)
+    return fail("unsupported TensorProto data type " +
+                Twine(proto.data_type()));
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+    return fail("external tensor data is not supported");
+  SmallVector<int64_t> shape;
+  for (int64_t d : proto.dims()) {
+    if (d < 0)
+      return fail("negative dimension " + Twine(d));
+    shape.push_back(d);
+  }
+  RuntimeValue value = RuntimeValue::tensor(type->elementType, shape);
+  size_t n = value.getNumElements();
+  std::vector<double> &data = *value.data;
+  auto check = [&](size_t have) { return have == n; };
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (raw.size() != n * type->bytes)
+      return fail("raw_data holds " + Twine(raw.size()) + " bytes, expected " +
+                  Twine(n * type->bytes));
+    for (size_t i = 0; i < n; ++i)
+      data[i] = decodeRaw(raw.data() + i * type->bytes, *type);
+  } else if (proto.float_data_size() || type->elementType.isF32()) {
+    if (!check(proto.float_data_size()))
+      return fail("float_data holds " + Twine(proto.float_data_size()) +
+                  " values, expected " + Twine(n));
+    for (size_t i = 0; i < n; ++i)
+      data[i] = proto.float_data(static_cast<int>(i));
+  } else if (type->elementType.isF64()) {
+    if (!check(proto.double_data_size()))
+      return fail("double_data holds " + Twine(proto.double_data_size()) +
+                  " values, expected " + Twine(n));
+    for (size_t i = 0; i < n; ++i)
+      data[i] = proto.double_data(static_cast<int>(i));
+  } else if (type->elementType.isInteger(64)) {
+    if (!check(proto.int64_data_size()))
+      return fail("int64_data holds " + Twine(proto.int64_data_size()) +
+                  " values, expected " + Twine(n));
+    for (size_t i = 0; i < n; ++i)
+      data[i] = static_cast<double>(proto.int64_data(static_cast<int>(i)));
+  } else {
+    // int32_data carries every type narrower than 32 bits (half types as
+    // their bit patterns).
+    if (!check(proto.int32_data_size()))
+      return fail("int32_data holds " + Twine(proto.int32_data_size()) +
+                  " values, expected " + Twine(n));
+    for (size_t i = 0; i < n; ++i) {
+      int32_t v = proto.int32_data(static_cast<int>(i));
+      if (auto f = dyn_cast<FloatType>(type->elementType))
+        data[i] = llvm::APFloat(f.getFloatSemantics(),
+                                llvm::APInt(16, static_cast<uint16_t>(v)))
+                      .convertToDouble();
+      else
+        data[i] = v;
+    }
+  }
+  for (double &x : data)
+    x = roundToType(type->elementType, x);
+  return value;
+}
+
+bool distir::writeTensorProtoFile(StringRef path, const RuntimeValue &value,
+                                  StringRef name, std::string &error) {
+  onnx::TensorProto proto;
+  proto.set_name(name.str());
+  for (int64_t d : value.shape)
+    proto.add_dims(d);
+  Type t = value.elementType;
+  const std::vector<double> &data = *value.data;
+  if (t.isF64()) {
+    proto.set_data_type(onnx::TensorProto::DOUBLE);
+    for (double v : data)
+      proto.add_double_data(v);
+  } else if (isa<FloatType>(t)) {
+    // Narrower and wider float types are written as float.
+    proto.set_data_type(onnx::TensorProto::FLOAT);
+    for (double v : data)
+      proto.add_float_data(static_cast<float>(v));
+  } else if (t.isInteger(1)) {
+    proto.set_data_type(onnx::TensorProto::BOOL);
+    for (double v : data)
+      proto.add_int32_data(v != 0);
+  } else if (t.isInteger(64) || t.isIndex()) {
+    proto.set_data_type(onnx::TensorProto::INT64);
+    for (double v : data)
+      proto.add_int64_data(static_cast<int64_t>(v));
+  } else {
+    unsigned width = t.getIntOrFloatBitWidth();
+    proto.set_data_type(width <= 8    ? onnx::TensorProto::INT8
+                        : width <= 16 ? onnx::TensorProto::INT16
+                                      : onnx::TensorProto::INT32);
+    for (double v : data)
+      proto.add_int32_data(static_cast<int32_t>(v));
+  }
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes)) {
+    error = (path + ": cannot serialize the tensor").str();
+    return false;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = (path + ": cannot write: " + ec.message()).str();
+    return false;
+  }
+  os << bytes;
+  return true;
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Runs the ONNX backend node tests through the importer and the reference
+executor and compares every output with the test's expected output.
+
+    /usr/bin/python3 scripts/onnx-conformance.py --bin build/bin \
+        [--root /usr/share/libonnx-testdata/data/node] [--filter SUBSTR]
+        [-v] [--jobs N]
+
+For each test: `distir-translate --import-onnx model.onnx` (input shapes
+from test_data_set_0/input_*.pb), then `distir-run` on those inputs
+(matched by name through `dist.name`), then a comparison of output_*.pb
+with the results (rtol 1e-3, atol 1e-5, as the ONNX backend tests). Each
+test lands in one of:
+  passed        imported, executed, every output matches;
+  failed        imported but executing failed or an output differs;
+  unsupported   the importer reports an unsupported operator, element type,
+                attribute value or opset (a clean diagnostic);
+  import-error  the importer rejects the model with another diagnostic;
+  crashed       a signal, no diagnostic, or a timeout (never acceptable).
+Exit status 1 if anything failed or crashed.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, load, numpy_helper
+
+UNSUPPORTED_MARKERS = ("unsupported", "is not supported", "are not supported",
+                       "not supported on")
+# TensorProto data types DistIR reads and writes (float, double, float16,
+# bfloat16, int8/16/32/64, bool); older test data stores bfloat16 as uint16.
+SUPPORTED_TYPES = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16,
+                   TensorProto.BFLOAT16, TensorProto.INT8, TensorProto.INT16,
+                   TensorProto.INT32, TensorProto.INT64, TensorProto.BOOL}
+
+
+def read_pb(path):
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+
+
+def run_test(bin_dir, test_dir):
+    name = os.path.basename(test_dir)
+    model_path = os.path.join(test_dir, "model.onnx")
+    data_dir = os.path.join(test_dir, "test_data_set_0")
+    try:
+        model = load(model_path)
+        init_names = {t.name for t in model.graph.initializer}
+        inputs = [i.name for i in model.graph.input if i.name not in init_names]
+        input_files = [os.path.join(data_dir, f"input_{k}.pb")
+                       for k in range(len(inputs))]
+        shapes = []
+        for input_name, path in zip(inputs, input_files):
+            if os.path.exists(path):
+                dims = read_pb(path).dims
+                shapes.append(f"--input-shape={input_name}=" +
+                              ",".join(str(d) for d in dims))
+        outputs = []
+        k = 0
+        while os.path.exists(os.path.join(data_dir, f"output_{k}.pb")):
+            proto = read_pb(os.path.join(data_dir, f"output_{k}.pb"))
+            if proto.data_type not in SUPPORTED_TYPES:
+                return name, "unsupported", (
+                    f"expected output {k} has data type {proto.data_type}")
+            outputs.append(numpy_helper.to_array(proto))
+            k += 1
+    except Exception as e:  # noqa: BLE001 - sequences, maps, optionals
+        return name, "unsupported", f"test data not readable as tensors: {e}"
+
+    with tempfile.TemporaryDirectory() as work:
+        prog = os.path.join(work, "prog.mlir")
+        try:
+            r = subprocess.run([os.path.join(bin_dir, "distir-translate"),
+                                "--import-onnx", model_path, "-o", prog] + shapes,
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return name, "crashed", "import timed out"
+        err = r.stderr.strip()
+        if r.returncode != 0:
+            if r.returncode < 0 or "error:" not in err:
+                return name, "crashed", err[-300:]
+            kind = ("unsupported" if any(m in err for m in UNSUPPORTED_MARKERS)
+                    else "import-error")
+            return name, kind, err.splitlines()[-1] if err else ""
+        cmd = [os.path.join(bin_dir, "distir-run"), prog, "--output-dir",
+               os.path.join(work, "out"), "--print-limit", "0"]
+        for input_name, path in zip(inputs, input_files):
+            cmd += ["--input", f"{input_name}={path}"]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return name, "crashed", "execution timed out"
+        if r.returncode != 0:
+            if r.returncode < 0:
+                return name, "crashed", r.stderr[-300:]
+            err = r.stderr.strip()
+            first = next((l for l in err.splitlines() if "error:" in l), err)
+            if any(m in first for m in UNSUPPORTED_MARKERS):
+                return name, "unsupported", "execution: " + first
+            return name, "failed", "execution: " + first
+        for k, want in enumerate(outputs):
+            path = os.path.join(work, "out", f"output_{k}.npy")
+            if not os.path.exists(path):
+                return name, "failed", f"output {k} missing"
+            got = np.load(path)
+            if want.dtype == np.bool_:
+                want = want.astype(np.bool_)
+                got = got.astype(np.bool_)
+            if got.shape != want.shape:
+                return name, "failed", (f"output {k}: shape {got.shape}, "
+                                        f"expected {want.shape}")
+            if want.dtype.kind in "fc":
+                ok = np.allclose(got.astype(np.float64),
+                                 want.astype(np.float64), rtol=1e-3,
+                                 atol=1e-5, equal_nan=True)
+            else:
+                ok = np.array_equal(got.astype(np.int64), want.astype(np.int64))
+            if not ok:
+                diff = np.max(np.abs(got.astype(np.float64) -
+                                     want.astype(np.float64)))
+                return name, "failed", f"output {k} differs (max abs diff {diff:.3g})"
+    return name, "passed", ""
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", required=True)
+    p.add_argument("--root", default="/usr/share/libonnx-testdata/data/node")
+    p.add_argument("--filter", default="")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("-v", action="store_true")
+    a = p.parse_args()
+    tests = [os.path.join(a.root, n) for n in sorted(os.listdir(a.root))
+             if a.filter in n and
+             os.path.exists(os.path.join(a.root, n, "model.onnx"))]
+    counts = {k: 0 for k in ("passed", "failed", "unsupported", "import-error",
+                             "crashed")}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        results = list(pool.map(lambda t: run_test(a.bin, t), tests))
+    for name, kind, detail in results:
+        counts[kind] += 1
+        if kind in ("failed", "crashed") or (a.v and kind != "passed"):
+            print(f"{kind:12} {name}: {detail}")
+    print(f"{len(tests)} node tests: " +
+          ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return 1 if counts["failed"] or counts["crashed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
