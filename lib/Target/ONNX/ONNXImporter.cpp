@@ -46,6 +46,56 @@
 #include <numeric>
 
 using namespace mlir;
+
+/// Layer of an op from the name of the ONNX node it came from: exporters
+/// name transformer blocks `/blocks.N/...`, `/h.N/...` or `/layers.N/...`.
+static std::optional<int64_t> layerFromName(StringRef name) {
+  for (StringRef prefix : {"blocks.", "h.", "layers.", "layer."}) {
+    size_t at = name.find(prefix);
+    while (at != StringRef::npos) {
+      if (at == 0 || name[at - 1] == '/' || name[at - 1] == '.') {
+        StringRef digits = name.drop_front(at + prefix.size());
+        digits = digits.take_while([](char c) { return llvm::isDigit(c); });
+        int64_t layer;
+        if (!digits.empty() && !digits.getAsInteger(10, layer))
+          return layer;
+      }
+      at = name.find(prefix, at + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+/// Tags every op of an inference graph with its layer (`dist.layer`) and
+/// `dist.phase = "forward"`, for pipeline parallelism: ops before the first
+/// block (embeddings) belong to layer 0, ops after the last block (final
+/// norm, head) to the last layer. Graphs without blocks stay untagged.
+static void tagLayers(func::FuncOp func) {
+  int64_t last = -1;
+  func.walk([&](Operation *op) {
+    if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+      if (std::optional<int64_t> layer = layerFromName(loc.getName()))
+        last = std::max(last, *layer);
+  });
+  if (last < 0)
+    return;
+  Builder b(func.getContext());
+  int64_t current = 0;
+  bool seenBlock = false;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    std::optional<int64_t> layer;
+    if (auto loc = dyn_cast<NameLoc>(op.getLoc()))
+      layer = layerFromName(loc.getName());
+    if (layer) {
+      current = *layer;
+      seenBlock = true;
+    } else if (seenBlock && current == last) {
+      current = last; // head after the last block
+    }
+    op.setAttr("dist.layer", b.getI64IntegerAttr(current));
+    op.setAttr("dist.phase", b.getStringAttr("forward"));
+  }
+}
 using namespace distir;
 
 //===----------------------------------------------------------------------===//
@@ -2709,6 +2759,7 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (role.second)
       func.setArgAttr(i, "dist.batch_dim", builder.getI64IntegerAttr(0));
   }
+  tagLayers(func);
   if (failed(verify(*module)))
     return {};
   return module;

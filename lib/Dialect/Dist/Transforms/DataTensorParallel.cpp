@@ -189,6 +189,9 @@ private:
 
   SmallVector<Value> conform(Location loc, DistValue &v, const Layout &target,
                              int64_t stage, Task task);
+  SmallVector<Value> conformUncached(Location loc, DistValue &v,
+                                     const Layout &target, int64_t stage,
+                                     Task task);
   SmallVector<Value> reduce(Location loc, ArrayRef<Value> locals, int axis,
                             int64_t stage, Task task);
   Value concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
@@ -198,6 +201,9 @@ private:
 
   LogicalResult visitStructured(linalg::LinalgOp op);
   LogicalResult visitReplicated(Operation *op);
+  LogicalResult visitReshape(Operation *op);
+  LogicalResult visitSlice(tensor::ExtractSliceOp op);
+  LogicalResult visitSoftmax(linalg::SoftmaxOp op);
   LogicalResult visitFresh(Operation *op);
   FailureOr<std::pair<int64_t, Phase>> getRole(Operation *op);
   void reorder();
@@ -215,6 +221,10 @@ private:
   DenseMap<Operation *, Task> taskOf;
   /// Task that produced each local value (for ordering consumers).
   DenseMap<Value, Task> producer;
+  /// conform() results by (first local value, layout, stage), so that a
+  /// value used several times in one layout is gathered or sliced once.
+  std::map<std::tuple<void *, std::vector<int>, int64_t>, SmallVector<Value>>
+      conformCache;
   std::map<Task, int64_t> rank;
 };
 
@@ -379,6 +389,20 @@ SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
     return out;
   }
 
+  auto cacheKey =
+      std::make_tuple(v.locals.front().getAsOpaquePointer(),
+                      std::vector<int>(target.begin(), target.end()), stage);
+  if (auto it = conformCache.find(cacheKey); it != conformCache.end())
+    return it->second;
+  SmallVector<Value> result = conformUncached(loc, v, target, stage, task);
+  conformCache[cacheKey] = result;
+  return result;
+}
+
+SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
+                                                const Layout &target,
+                                                int64_t stage, Task task) {
+  int64_t n = numPoints();
   SmallVector<Value> locals = v.locals;
   // Move to the consumer's stage: one send per distinct local value.
   if (v.stage != stage) {
@@ -519,32 +543,37 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
   if (failed(role))
     return failure();
-  auto [stage, phase] = *role;
+  int64_t stage = role->first;
+  Phase phase = role->second;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  bool readsIndex = !op->getRegion(0).front().getOps<linalg::IndexOp>().empty();
+  // Loops whose index the body reads must not be split: a shard would see
+  // local instead of global indices.
+  llvm::SmallDenseSet<unsigned> indexedLoops;
+  op->getRegion(0).walk(
+      [&](linalg::IndexOp index) { indexedLoops.insert(index.getDim()); });
 
   // 1. Loop splits from the inputs' layouts, each axis at most once.
   SmallVector<int> loopAxis(numLoops, kNone);
   SmallVector<bool> axisUsed(2, false);
-  if (!readsIndex)
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      if (!isa<RankedTensorType>(input->get().getType()))
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<RankedTensorType>(input->get().getType()))
+      continue;
+    DistValue &v = lookup(input->get());
+    if (v.fresh)
+      continue;
+    AffineMap map = maps[input->getOperandNumber()];
+    for (auto [d, axis] : llvm::enumerate(v.layout)) {
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+      if (axis == kNone || !dim || axisUsed[axis] ||
+          loopAxis[dim.getPosition()] != kNone ||
+          indexedLoops.contains(dim.getPosition()))
         continue;
-      DistValue &v = lookup(input->get());
-      if (v.fresh)
-        continue;
-      AffineMap map = maps[input->getOperandNumber()];
-      for (auto [d, axis] : llvm::enumerate(v.layout)) {
-        auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
-        if (axis == kNone || !dim || axisUsed[axis] ||
-            loopAxis[dim.getPosition()] != kNone)
-          continue;
-        loopAxis[dim.getPosition()] = axis;
-        axisUsed[axis] = true;
-      }
+      loopAxis[dim.getPosition()] = axis;
+      axisUsed[axis] = true;
     }
+  }
   auto layoutFor = [&](AffineMap map, RankedTensorType type) -> Layout {
     Layout layout(type.getRank(), kNone);
     for (unsigned r = 0; r < map.getNumResults(); ++r)
@@ -583,6 +612,20 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         stage, task);
   }
 
+  // Tensors the body reads directly (e.g. an embedding table indexed with
+  // tensor.extract) are needed whole on every device.
+  DenseMap<Value, SmallVector<Value>> captured;
+  op->getRegion(0).walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (isa<RankedTensorType>(operand.getType()) &&
+          !op->getRegion(0).isAncestor(operand.getParentRegion()) &&
+          !captured.count(operand))
+        captured[operand] = conform(
+            loc, lookup(operand),
+            Layout(cast<RankedTensorType>(operand.getType()).getRank(), kNone),
+            stage, task);
+  });
+
   // 3. One op per grid point (per device when nothing depends on the
   // microbatch).
   SmallVector<SmallVector<Value>> results(op->getNumResults(),
@@ -597,6 +640,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     SmallVector<Value> inputs;
     for (auto &ops : operands)
       inputs.push_back(ops[g]);
+    for (auto &entry : captured)
+      inputs.push_back(entry.second[g]);
     Task t = perMicrobatch ? taskFor(task, g, inputs) : latest(task, inputs);
     IRMapping mapping;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
@@ -606,6 +651,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         if (scalars.contains(operand))
           mapping.map(operand, scalars.lookup(operand));
     });
+    for (auto &[value, locals] : captured)
+      mapping.map(value, locals[g]);
     Operation *clone = builder.clone(*op, mapping);
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
@@ -653,7 +700,8 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
   if (failed(role))
     return failure();
-  auto [stage, phase] = *role;
+  int64_t stage = role->first;
+  Phase phase = role->second;
   Task task{stage, phase == Phase::Update ? -1 : 0, phase};
   int64_t n = numPoints();
   SmallVector<SmallVector<Value>> operands;
@@ -679,7 +727,19 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
     IRMapping mapping;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       mapping.map(operand, operands[i][g]);
-    Operation *clone = builder.clone(*op, mapping);
+    Operation *clone;
+    auto constant = dyn_cast<arith::ConstantOp>(op);
+    if (constant && isa<DenseElementsAttr>(constant.getValue())) {
+      // A tensor constant's attribute carries its (placed) type too.
+      auto dense = cast<DenseElementsAttr>(constant.getValue());
+      auto type = cast<RankedTensorType>(dense.getType());
+      clone = arith::ConstantOp::create(
+          builder, op->getLoc(),
+          cast<TypedAttr>(dense.reshape(placed(
+              type.getShape(), type.getElementType(), deviceOf(g, stage)))));
+    } else {
+      clone = builder.clone(*op, mapping);
+    }
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
     assign(clone, t);
@@ -700,6 +760,173 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
     out.locals = results[i];
     values[result] = out;
   }
+  return success();
+}
+
+/// Softmax is independent along every dimension but its own: the input's
+/// split is kept unless it splits the softmax dimension.
+LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  int64_t stage = role->first;
+  Phase phase = role->second;
+  DistValue &in = lookup(op.getInput());
+  Layout layout(op.getOutputOperandType().getRank(), kNone);
+  if (!in.fresh)
+    layout = in.layout;
+  layout[op.getDimension()] = kNone;
+  bool perMicrobatch = llvm::is_contained(layout, kBatchAxis);
+  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  SmallVector<Value> inputs = conform(op.getLoc(), in, layout, stage, task);
+  SmallVector<Value> inits =
+      conform(op.getLoc(), lookup(op.getOutput()), layout, stage, task);
+  int64_t n = numPoints();
+  SmallVector<Value> results(n);
+  for (int64_t g = 0; g < n; ++g) {
+    if (!perMicrobatch && microbatch(g) != 0) {
+      results[g] = results[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    Task t = perMicrobatch ? taskFor(task, g, {inputs[g], inits[g]})
+                           : latest(task, {inputs[g], inits[g]});
+    auto clone =
+        linalg::SoftmaxOp::create(builder, op.getLoc(), inits[g].getType(),
+                                  inputs[g], inits[g], op.getDimension());
+    results[g] = created(clone.getResult()[0], t);
+  }
+  DistValue out;
+  out.fullType =
+      RankedTensorType::get(op.getOutputOperandType().getShape(),
+                            op.getOutputOperandType().getElementType());
+  out.layout = layout;
+  out.stage = stage;
+  out.locals = results;
+  values[op.getResult()[0]] = out;
+  return success();
+}
+
+/// A static slice that keeps every split dimension whole keeps the split:
+/// each device slices its own shard at the same offsets.
+LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  int64_t stage = role->first;
+  Phase phase = role->second;
+  DistValue &in = lookup(op.getSource());
+  ArrayRef<int64_t> offsets = op.getStaticOffsets(),
+                    sizes = op.getStaticSizes(),
+                    strides = op.getStaticStrides();
+  Layout layout(op.getType().getRank(), kNone);
+  if (!in.fresh)
+    for (auto [d, axis] : llvm::enumerate(in.layout))
+      if (axis != kNone && offsets[d] == 0 && strides[d] == 1 &&
+          sizes[d] == in.fullType.getDimSize(d))
+        layout[d] = axis;
+  bool perMicrobatch = llvm::is_contained(layout, kBatchAxis);
+  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  SmallVector<Value> operands = conform(op.getLoc(), in, layout, stage, task);
+  RankedTensorType outFull = RankedTensorType::get(
+      op.getType().getShape(), op.getType().getElementType());
+  int64_t n = numPoints();
+  SmallVector<Value> results(n);
+  for (int64_t g = 0; g < n; ++g) {
+    if (!perMicrobatch && microbatch(g) != 0) {
+      results[g] = results[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    RankedTensorType local = localType(outFull, layout, g, stage);
+    Task t = perMicrobatch ? taskFor(task, g, {operands[g]})
+                           : latest(task, {operands[g]});
+    SmallVector<int64_t> localSizes(local.getShape());
+    results[g] =
+        created(tensor::ExtractSliceOp::create(
+                    builder, op.getLoc(), local, operands[g], ValueRange{},
+                    ValueRange{}, ValueRange{}, offsets, localSizes, strides),
+                t);
+  }
+  DistValue out;
+  out.fullType = outFull;
+  out.layout = layout;
+  out.stage = stage;
+  out.locals = results;
+  values[op.getResult()] = out;
+  return success();
+}
+
+/// Reshapes keep a split when the split dimension is the outermost of its
+/// reassociation group (e.g. the batch merged with the sequence): each
+/// device reshapes its own shard. Other splits are gathered first.
+LogicalResult DTPRewriter::visitReshape(Operation *op) {
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  int64_t stage = role->first;
+  Phase phase = role->second;
+  bool expand = isa<tensor::ExpandShapeOp>(op);
+  SmallVector<ReassociationIndices> groups =
+      expand ? cast<tensor::ExpandShapeOp>(op).getReassociationIndices()
+             : cast<tensor::CollapseShapeOp>(op).getReassociationIndices();
+  Value source = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  DistValue &in = lookup(source);
+  RankedTensorType inType = in.fullType;
+  // Expand: source dim i <-> group i of result dims; collapse: result dim i
+  // <-> group i of source dims.
+  Layout srcLayout(inType.getRank(), kNone);
+  Layout outLayout(resultType.getRank(), kNone);
+  if (!in.fresh)
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      int64_t lead = group.front();
+      if (expand) {
+        int axis = in.layout[g];
+        if (axis != kNone &&
+            resultType.getDimSize(lead) % axisSize(axis) == 0) {
+          srcLayout[g] = axis;
+          outLayout[lead] = axis;
+        }
+      } else {
+        int axis = in.layout[lead];
+        bool onlyLead =
+            llvm::all_of(ArrayRef<int64_t>(group).drop_front(),
+                         [&](int64_t d) { return in.layout[d] == kNone; });
+        if (axis != kNone && onlyLead &&
+            resultType.getDimSize(g) % axisSize(axis) == 0) {
+          srcLayout[lead] = axis;
+          outLayout[g] = axis;
+        }
+      }
+    }
+  bool perMicrobatch = llvm::is_contained(outLayout, kBatchAxis);
+  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  SmallVector<Value> operands =
+      conform(op->getLoc(), in, srcLayout, stage, task);
+  RankedTensorType outFull =
+      RankedTensorType::get(resultType.getShape(), resultType.getElementType());
+  int64_t n = numPoints();
+  SmallVector<Value> results(n);
+  for (int64_t g = 0; g < n; ++g) {
+    if (!perMicrobatch && microbatch(g) != 0) {
+      results[g] = results[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    RankedTensorType local = localType(outFull, outLayout, g, stage);
+    Task t = perMicrobatch ? taskFor(task, g, {operands[g]})
+                           : latest(task, {operands[g]});
+    Value result =
+        expand ? Value(tensor::ExpandShapeOp::create(
+                     builder, op->getLoc(), local, operands[g], groups))
+               : Value(tensor::CollapseShapeOp::create(
+                     builder, op->getLoc(), local, operands[g], groups));
+    results[g] = created(result, t);
+  }
+  DistValue out;
+  out.fullType = outFull;
+  out.layout = outLayout;
+  out.stage = stage;
+  out.locals = results;
+  values[op->getResult(0)] = out;
   return success();
 }
 
@@ -917,6 +1144,24 @@ LogicalResult DTPRewriter::run() {
     }
     if (isa<linalg::FillOp>(op) && succeeded(visitFresh(&op)))
       continue;
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+        slice && slice.getOffsets().empty() && slice.getSizes().empty() &&
+        slice.getStrides().empty() &&
+        slice.getSourceType().getRank() == slice.getType().getRank()) {
+      if (failed(visitSlice(slice)))
+        return failure();
+      continue;
+    }
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      if (failed(visitSoftmax(softmax)))
+        return failure();
+      continue;
+    }
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+      if (failed(visitReshape(&op)))
+        return failure();
+      continue;
+    }
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       if (failed(visitStructured(linalgOp)))
         return failure();

@@ -96,10 +96,14 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
 
     Every other value's layout follows from the linalg structured-op
     interface: a loop is split when an operand dimension it indexes is
-    split, a split reduction loop yields partial sums that are reduced at
-    once, operands are sliced (free) or gathered to match, and ops the pass
-    cannot split (non-structured ops, bodies that read `linalg.index`) run
-    replicated on gathered operands.
+    split (unless the body reads that loop's `linalg.index`), a split
+    reduction loop yields partial sums that are reduced at once, operands
+    are sliced (free) or gathered to match. Reshapes, static slices and
+    `linalg.softmax` keep the splits they can (e.g. the batch merged with
+    the sequence); other ops run replicated on gathered operands. GPT-2
+    imported from ONNX thus runs data-parallel with no communication, and
+    pipelined by transformer block (the importer tags ops with their
+    block).
 
     The entry function `@f` becomes `@f_dtp`, taking one local argument per
     (argument, data-parallel replica, tensor-parallel rank) and returning
