@@ -90,3 +90,27 @@ func.func private @bad_name(tensor<4xf32, #dist.device<0>> {dist.name = 3})
 
 // expected-error @+1 {{unknown dist argument attribute 'dist.batch'}}
 func.func private @unknown(tensor<4xf32, #dist.device<0>> {dist.batch = 0})
+
+// -----
+
+func.func @bad_op_layer(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.layer' must be a non-negative integer, got -2 : i64}}
+  %b = arith.addf %a, %a {dist.layer = -2 : i64} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
+func.func @bad_phase(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.phase' must be "forward", "backward" or "update", got "sideways"}}
+  %b = arith.addf %a, %a {dist.phase = "sideways"} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
+func.func @bad_task(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.task' must be a string, got 1 : i64}}
+  %b = arith.addf %a, %a {dist.task = 1} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
