@@ -5,8 +5,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
 ninja -C "$build" distir-doc
-for f in Dialects/Dist.md Passes/DistPasses.md; do
+pages="Dialects/Dist.md Dialects/DistRank.md Passes/DistPasses.md Passes/DistConversionPasses.md"
+for f in $pages; do
   mkdir -p "$root/docs/$(dirname "$f")"
   cp "$build/docs/$f" "$root/docs/$f"
 done
-echo "updated docs/Dialects/Dist.md docs/Passes/DistPasses.md"
+echo "updated $pages"

@@ -7,6 +7,7 @@
 
 #include "DistIR/InitAllDialects.h"
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
+#include "DistIR/Dialect/Dist/IR/DistRankOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -41,7 +42,7 @@
 #include "mlir/InitAllExtensions.h"
 
 void distir::registerDistDialect(mlir::DialectRegistry &registry) {
-  registry.insert<dist::DistDialect>();
+  registry.insert<dist::DistDialect, dist_rank::DistRankDialect>();
 }
 
 void distir::registerAllDialects(mlir::DialectRegistry &registry) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/InitAllPasses.h"
+#include "DistIR/Conversion/Pipelines.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -23,6 +24,7 @@ void distir::registerDistPasses() { dist::registerDistPasses(); }
 
 void distir::registerAllPasses() {
   registerDistPasses();
+  registerDistConversionPassesAndPipelines();
   mlir::registerTransformsPasses();
   mlir::registerConversionPasses();
   mlir::arith::registerArithPasses();

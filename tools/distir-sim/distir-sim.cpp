@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // distir-sim prog.mlir [--cluster NAME|file.json] [--cost-model analytic|
-//   distir-compat] [--algo ring|tree] [--overlap] [--batch B]
+//   distir-compat|calibrated] [--calibration file.json] [--algo ring|tree]
+//   [--overlap] [--batch B]
 //   [--entry NAME] [--trace out.json] [--format text|json] [-o out]
 //
 //===----------------------------------------------------------------------===//
@@ -39,8 +40,14 @@ static cl::opt<std::string> clusterSpec(
              "module's dist.cluster"),
     cl::value_desc("NAME|file.json"), cl::cat(category));
 static cl::opt<std::string>
-    costModel("cost-model", cl::desc("analytic (default) or distir-compat"),
+    costModel("cost-model",
+              cl::desc("analytic (default), distir-compat or calibrated"),
               cl::init("analytic"), cl::cat(category));
+static cl::opt<std::string> calibrationFile(
+    "calibration",
+    cl::desc("Calibration JSON written by distir-calibrate (implies "
+             "--cost-model calibrated)"),
+    cl::value_desc("file.json"), cl::cat(category));
 static cl::opt<std::string> algorithm("algo",
                                       cl::desc("Collectives: ring or tree"),
                                       cl::init("ring"), cl::cat(category));
@@ -80,8 +87,16 @@ int main(int argc, char **argv) {
   std::optional<CostModelKind> model = symbolizeCostModelKind(costModel);
   if (!model)
     return fail("unknown cost model '" + costModel +
-                "' (expected analytic or distir-compat)");
+                "' (expected analytic or distir-compat), or calibrated with "
+                "--calibration FILE");
+  if (!calibrationFile.empty() && costModel.getNumOccurrences() == 0)
+    model = CostModelKind::Calibrated;
   options.costModel = *model;
+  if (*model == CostModelKind::Calibrated && calibrationFile.empty())
+    return fail("--cost-model calibrated needs --calibration FILE");
+  if (*model != CostModelKind::Calibrated && !calibrationFile.empty())
+    return fail("--calibration is only used by --cost-model calibrated, not " +
+                costModel);
   std::optional<CollectiveAlgorithm> algo =
       symbolizeCollectiveAlgorithm(algorithm);
   if (!algo)
@@ -95,6 +110,17 @@ int main(int argc, char **argv) {
     options.batchSize = batch;
   if (format != "text" && format != "json")
     return fail("unknown format '" + format + "' (expected text or json)");
+
+  if (!calibrationFile.empty()) {
+    FailureOr<Calibration> calibration =
+        readCalibrationFile(calibrationFile, [](const Twine &msg) {
+          llvm::errs() << "error: " << msg << "\n";
+        });
+    if (failed(calibration))
+      return 1;
+    options.calibration =
+        std::make_shared<const Calibration>(std::move(*calibration));
+  }
 
   using Clock = std::chrono::steady_clock;
   auto phaseStart = Clock::now();

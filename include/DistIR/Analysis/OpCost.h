@@ -42,6 +42,8 @@ struct ComputeWork {
   bool isFree = false;
   /// Element type name used to pick the peak flop/s ("f32", "bf16", ...).
   std::string dtype = "f32";
+  /// Class whose calibrated model prices the op (see ComputeClass).
+  ComputeClass opClass = ComputeClass::Copy;
 };
 
 /// Bytes of a statically shaped tensor type (i1 counts one byte); 0 for
@@ -55,9 +57,12 @@ std::string getDTypeName(mlir::Type elementType);
 /// dist dialect).
 ComputeWork getComputeWork(mlir::Operation *op);
 
-/// Seconds `work` takes on `device` under `model`.
+/// Seconds `work` takes on `device` under `model`. The calibrated model
+/// uses `calibration` (bytes = bytesRead + bytesWritten) and falls back to
+/// the analytic roofline when it is null or lacks the op's class.
 double priceCompute(const ComputeWork &work, const DeviceSpec &device,
-                    CostModelKind model);
+                    CostModelKind model,
+                    const Calibration *calibration = nullptr);
 
 } // namespace distir
 

@@ -21,6 +21,7 @@
 #ifndef DISTIR_ANALYSIS_SIMULATOR_H
 #define DISTIR_ANALYSIS_SIMULATOR_H
 
+#include "DistIR/Analysis/Calibration.h"
 #include "DistIR/Analysis/CollectiveCost.h"
 #include "DistIR/Cluster/Cluster.h"
 
@@ -29,6 +30,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +45,10 @@ enum class CostModelKind {
   /// The published DistIR simulator's formulas (DESIGN.md §6), including its
   /// simplifications, so that results can be set beside that system's.
   DistIRCompat,
+  /// Linear models fitted to measurements (SimulatorOptions::calibration,
+  /// see Calibration.h); op classes and collectives the calibration lacks
+  /// fall back to the analytic model.
+  Calibrated,
 };
 
 std::optional<CostModelKind> symbolizeCostModelKind(llvm::StringRef name);
@@ -55,6 +61,9 @@ struct SimulatorOptions {
   bool overlap = false;
   /// Samples per step, to report throughput.
   std::optional<int64_t> batchSize;
+  /// Coefficients of the calibrated model; required when `costModel` is
+  /// Calibrated, ignored otherwise.
+  std::shared_ptr<const Calibration> calibration;
 };
 
 /// One op's execution.

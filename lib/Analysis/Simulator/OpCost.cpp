@@ -56,13 +56,19 @@ static bool isFusedAccumulatorInit(linalg::FillOp fill) {
   return true;
 }
 
-/// Scalar ops of a structured op's body (the terminator excluded).
-static int64_t countBodyOps(linalg::LinalgOp op) {
+/// Scalar ops of a structured op's body (the terminator and linalg.index
+/// excluded).
+static int64_t countRawBodyOps(linalg::LinalgOp op) {
   int64_t count = 0;
   for (Operation &bodyOp : op->getRegion(0).front().without_terminator())
     if (!isa<linalg::IndexOp>(bodyOp))
       ++count;
-  return std::max<int64_t>(count, 1);
+  return count;
+}
+
+/// Scalar ops of a structured op's body, at least one per point.
+static int64_t countBodyOps(linalg::LinalgOp op) {
+  return std::max<int64_t>(countRawBodyOps(op), 1);
 }
 
 ComputeWork distir::getComputeWork(Operation *op) {
@@ -109,11 +115,21 @@ ComputeWork distir::getComputeWork(Operation *op) {
       points *= static_cast<double>(std::max<int64_t>(range, 0));
     work.flops = points * static_cast<double>(countBodyOps(linalgOp));
     work.isContraction = linalgOp.getNumReductionLoops() > 0;
+    double inputElements = 0;
     for (OpOperand *input : linalgOp.getDpsInputOperands()) {
       double bytes = getTensorBytes(input->get().getType());
       work.bytesRead += bytes;
       work.inputBytes += bytes;
+      inputElements += getElements(input->get().getType());
     }
+    // Calibration class: contractions reuse their inputs across the
+    // iteration domain, reductions read each input element about once.
+    if (work.isContraction)
+      work.opClass = points > inputElements ? ComputeClass::MatMul
+                                            : ComputeClass::Reduction;
+    else
+      work.opClass = countRawBodyOps(linalgOp) > 0 ? ComputeClass::Elementwise
+                                                   : ComputeClass::Copy;
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       if (linalgOp.payloadUsesValueFromOperand(&init))
         work.bytesRead += getTensorBytes(init.get().getType());
@@ -126,8 +142,10 @@ ComputeWork distir::getComputeWork(Operation *op) {
     work.bytesRead += bytes;
     work.inputBytes += bytes;
   }
-  if (op->hasTrait<OpTrait::Elementwise>())
+  if (op->hasTrait<OpTrait::Elementwise>()) {
     work.flops = work.outputElements;
+    work.opClass = ComputeClass::Elementwise;
+  }
   // insert_slice writes only the slice into its destination (in place).
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
     double bytes = getTensorBytes(insert.getSource().getType());
@@ -138,9 +156,17 @@ ComputeWork distir::getComputeWork(Operation *op) {
 }
 
 double distir::priceCompute(const ComputeWork &work, const DeviceSpec &device,
-                            CostModelKind model) {
+                            CostModelKind model,
+                            const Calibration *calibration) {
   if (work.isFree)
     return 0;
+  if (model == CostModelKind::Calibrated) {
+    if (calibration)
+      if (std::optional<double> time = calibration->getComputeTime(
+              work.opClass, work.bytesRead + work.bytesWritten, work.flops))
+        return *time;
+    model = CostModelKind::Analytic;
+  }
   switch (model) {
   case CostModelKind::DistIRCompat: {
     // DistIR: one throughput for every dtype (f32 peak), inputs read once.
@@ -159,6 +185,8 @@ double distir::priceCompute(const ComputeWork &work, const DeviceSpec &device,
         (work.bytesRead + work.bytesWritten) / device.memoryBandwidth;
     return device.launchOverhead + std::max(compute, memory);
   }
+  case CostModelKind::Calibrated:
+    break;
   }
   llvm_unreachable("unknown cost model");
 }

@@ -40,6 +40,7 @@ std::optional<CostModelKind> distir::symbolizeCostModelKind(StringRef name) {
   return llvm::StringSwitch<std::optional<CostModelKind>>(name)
       .Case("analytic", CostModelKind::Analytic)
       .Case("distir-compat", CostModelKind::DistIRCompat)
+      .Case("calibrated", CostModelKind::Calibrated)
       .Default(std::nullopt);
 }
 
@@ -49,6 +50,8 @@ StringRef distir::stringifyCostModelKind(CostModelKind kind) {
     return "analytic";
   case CostModelKind::DistIRCompat:
     return "distir-compat";
+  case CostModelKind::Calibrated:
+    return "calibrated";
   }
   llvm_unreachable("unknown cost model");
 }
@@ -288,7 +291,11 @@ double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group) {
   if (n < 2)
     return 0;
 
-  if (options.costModel == CostModelKind::Analytic)
+  if (options.costModel == CostModelKind::Calibrated && options.calibration)
+    if (std::optional<double> time =
+            options.calibration->getCollectiveTime(kind, n, size))
+      return *time;
+  if (options.costModel != CostModelKind::DistIRCompat)
     return collectives.getTime(kind, group, size);
 
   // The published DistIR formulas: no latency, the slowest link spanned, and
@@ -444,7 +451,8 @@ LogicalResult Simulation::visitCompute(Operation *op,
   }
 
   ComputeWork work = getComputeWork(op);
-  double duration = priceCompute(work, cluster.device, options.costModel);
+  double duration = priceCompute(work, cluster.device, options.costModel,
+                                 options.calibration.get());
   int64_t event = -1;
   double start = std::max(devices[*device].computeFree,
                           options.overlap ? 0.0 : devices[*device].commFree);
@@ -537,6 +545,8 @@ FailureOr<SimulationResult> distir::simulate(func::FuncOp entry,
   result.clusterName = cluster.name;
   result.deviceCapacity = cluster.device.memoryCapacity;
   result.options = options;
+  if (options.costModel == CostModelKind::Calibrated && !options.calibration)
+    return entry.emitError() << "the calibrated cost model needs a calibration";
   Simulation simulation(cluster, options, result);
   if (failed(simulation.run(entry)))
     return failure();

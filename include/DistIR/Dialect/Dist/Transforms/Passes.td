@@ -167,6 +167,40 @@ def DistRecomputePass : Pass<"dist-recompute", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistSimulatePass : Pass<"dist-simulate", "::mlir::ModuleOp"> {
+  let summary = "Simulate a function and write the report (IR unchanged)";
+  let description = [{
+    The `distir-sim` analysis inside a pipeline: predicts the runtime, memory
+    and critical path of `entry` (default: the only public function) on
+    `cluster` (default: the module's `dist.cluster`) and writes the text or
+    JSON report to `output` (default: stdout). For example:
+
+    `distir-opt mlp.mlir --dist-dtp=dp=2 --dist-simulate="cluster=dgx-h100 entry=mlp_dtp output=report.json format=json" -o dtp.mlir`
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "Preset (NAME[:key=value,...]) or JSON file; default: the "
+           "module's dist.cluster">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Function to simulate">,
+    Option<"costModel", "cost-model", "std::string",
+           /*default=*/"\"analytic\"",
+           "analytic, distir-compat or calibrated (with calibration=FILE)">,
+    Option<"calibration", "calibration", "std::string", /*default=*/"\"\"",
+           "Calibration JSON file written by distir-calibrate">,
+    Option<"algorithm", "algo", "std::string", /*default=*/"\"ring\"",
+           "Collective algorithm: ring or tree">,
+    Option<"overlap", "overlap", "bool", /*default=*/"false",
+           "Separate compute and communication streams per device">,
+    Option<"batch", "batch", "int64_t", /*default=*/"0",
+           "Samples per step, to report throughput">,
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "text or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Report file (- for stdout)">
+  ];
+}
+
 def DistSynthesizeReductionsPass
     : Pass<"dist-synthesize-reductions", "::mlir::ModuleOp"> {
   let summary = "Replace all-reduces that span hierarchy levels by "

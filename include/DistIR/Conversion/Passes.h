@@ -1,0 +1,35 @@
+//===- Passes.h - DistIR conversion passes ----------------------*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_CONVERSION_PASSES_H
+#define DISTIR_CONVERSION_PASSES_H
+
+#include "DistIR/Dialect/Dist/IR/DistDialect.h"
+#include "DistIR/Dialect/Dist/IR/DistRankOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace distir {
+
+#define GEN_PASS_DECL
+#include "DistIR/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "DistIR/Conversion/Passes.h.inc"
+
+} // namespace distir
+
+#endif // DISTIR_CONVERSION_PASSES_H

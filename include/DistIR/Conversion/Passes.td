@@ -1,0 +1,171 @@
+//===- Passes.td - DistIR conversion passes ----------------*- tablegen -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_CONVERSION_PASSES_TD
+#define DISTIR_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DistToRankPass : Pass<"dist-to-rank", "::mlir::ModuleOp"> {
+  let summary = "Project global dist programs onto per-rank programs";
+  let description = [{
+    For every function that contains placed values, creates one function
+    `@<name>_rank<R>` per rank `R` (device ids are ranks). Rank `R` keeps the
+    ops that involve device `R`, plus the unplaced (scalar) ops they need;
+    `dist.send` becomes `dist_rank.send` on the source and `dist_rank.recv`
+    on the destination (tags count the transfers of each ordered pair), and
+    each collective becomes one `dist_rank` op per member that names the
+    group as a list of global ranks. Placed arguments and results go to
+    their device; unplaced arguments to every rank, unplaced results to
+    rank 0. `dist_rank.arg_map` and `dist_rank.result_map` record the
+    global index of each argument and result.
+
+    Before:
+
+    ```mlir
+    func.func @f(%x: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<1>> {
+      %y = dist.send %x : tensor<4xf32, #dist.device<0>> -> tensor<4xf32, #dist.device<1>>
+      return %y : tensor<4xf32, #dist.device<1>>
+    }
+    ```
+
+    After (with `keep-global=false strip-placement=true`):
+
+    ```mlir
+    func.func @f_rank0(%x: tensor<4xf32>) attributes {
+        dist_rank.arg_map = array<i64: 0>, dist_rank.num_ranks = 2 : i64,
+        dist_rank.program = "f", dist_rank.rank = 0 : i64,
+        dist_rank.result_map = array<i64>} {
+      dist_rank.send %x to 1 tag 0 : tensor<4xf32>
+      return
+    }
+    func.func @f_rank1() -> tensor<4xf32> attributes {
+        dist_rank.arg_map = array<i64>, dist_rank.num_ranks = 2 : i64,
+        dist_rank.program = "f", dist_rank.rank = 1 : i64,
+        dist_rank.result_map = array<i64: 0>} {
+      %0 = dist_rank.recv from 0 tag 0 : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    ```
+
+    Program order is kept on every rank, so the projection of a program is
+    deadlock-free; the pass still runs the matching check of
+    `dist-rank-verify-matching` on its output. Calls, and ops with regions
+    whose body spans several devices, are rejected.
+  }];
+  let options = [
+    Option<"keepGlobal", "keep-global", "bool", /*default=*/"true",
+           "Keep the global function (convert-dist-to-mpi turns it into a "
+           "dispatcher on the rank)">,
+    Option<"stripPlacement", "strip-placement", "bool", /*default=*/"false",
+           "Drop the #dist.device encodings from the per-rank functions">,
+    Option<"numRanks", "num-ranks", "int64_t", /*default=*/"0",
+           "Number of ranks (0: the largest device id used plus one)">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect",
+                           "::distir::dist_rank::DistRankDialect"];
+}
+
+def DistRankVerifyMatchingPass
+    : Pass<"dist-rank-verify-matching", "::mlir::ModuleOp"> {
+  let summary = "Check that the communication of per-rank programs matches "
+                "and cannot deadlock";
+  let description = [{
+    Groups the functions that carry `dist_rank.program` by program and
+    replays their communication with blocking (rendezvous) semantics: a send
+    completes together with the matching receive on its destination (same
+    source, tag, shape and element type), and a collective completes when
+    every member of its group has reached it with the same kind, group,
+    root and attributes. The check fails if some rank is left waiting (a
+    deadlock, reported with what each stuck rank waits for) or if two
+    matched ops disagree. Every rank named must have a function.
+  }];
+  let dependentDialects = ["::distir::dist_rank::DistRankDialect"];
+}
+
+def ConvertDistToMPIPass : Pass<"convert-dist-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Lower per-rank programs to the upstream mpi dialect";
+  let description = [{
+    Expects the output of `dist-to-rank`. Strips placement encodings, then
+    rewrites each `dist_rank` op on tensors into `mpi` ops on buffers
+    (`bufferization.to_buffer` / `memref.alloc` + `bufferization.to_tensor`):
+
+    * `send`/`recv`: `mpi.send`/`mpi.recv` on `MPI_COMM_WORLD`, tag kept;
+    * `all_reduce`: `mpi.allreduce` on the group's communicator (`avg`:
+      sum, then divide by the group size);
+    * `reduce`: the same, kept by the root only; `reduce_scatter`: an
+      all-reduce, then each member keeps its chunk;
+    * `broadcast`, `scatter`, `gather`, `all_gather`, `all_to_all` (no
+      `mpi` op in MLIR 22): rooted rounds of blocking sends and receives in
+      group order (member `i` sends to every other member in group order
+      while those receive from `i`), which cannot deadlock.
+
+    Each rank function starts with one `mpi.comm_split` of the world per
+    device group of the program that needs a communicator (all-reduce,
+    reduce-scatter, reduce; color 2g for members of group g, 2g+1 for the
+    others, who also run a one-element `mpi.allreduce` on it so that it is
+    not dropped as dead code),
+    in the same order on every rank, since the split is collective. A global
+    function kept by `dist-to-rank` becomes a dispatcher with its original
+    signature: it switches on `mpi.comm_rank` to the rank's function and
+    returns empty tensors (zeros for scalars) for the results the rank does
+    not own. The module gets the `dlti.map` that `convert-mpi-to-llvm`
+    needs.
+  }];
+  let options = [
+    Option<"implementation", "mpi-implementation", "std::string",
+           /*default=*/"\"OpenMPI\"",
+           "MPI ABI of the lowering: OpenMPI or MPICH">
+  ];
+  let dependentDialects = ["::mlir::mpi::MPIDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::DLTIDialect"];
+}
+
+def DistFixOpenMPISymbolsPass
+    : Pass<"dist-fix-openmpi-symbols", "::mlir::ModuleOp"> {
+  let summary = "Rename the OpenMPI reduction-op globals that "
+                "convert-mpi-to-llvm gets wrong";
+  let description = [{
+    MLIR 22's `convert-mpi-to-llvm` refers to `ompi_mpi_sum` (and `_prod`,
+    `_max`, `_min`, ...) for OpenMPI, but OpenMPI exports these handles as
+    `ompi_mpi_op_sum`, ...; the link (or the JIT) then fails with an
+    undefined symbol. This pass renames the `llvm.mlir.global`s and their
+    `llvm.mlir.addressof` uses. The same lowering reads the communicator
+    that `MPI_Comm_split` returns as a sign-extended i32 (MPICH's integer
+    handle); OpenMPI's handle is a pointer, so the pass loads it as i64.
+    Run it after `convert-mpi-to-llvm`.
+  }];
+}
+
+def ConvertDistToNCCLPass : Pass<"convert-dist-to-nccl", "::mlir::ModuleOp"> {
+  let summary = "Lower per-rank communication to calls into the NCCL shim";
+  let description = [{
+    Expects the output of `dist-to-rank` with placement stripped or not.
+    Rewrites each `dist_rank` op on tensors into `func.call`s of the C
+    functions of `runtime/nccl/DistIRNCCLRuntime.h` on buffers
+    (`bufferization.to_buffer`, `memref.alloc` + `bufferization.to_tensor`,
+    pointers taken with `memref.extract_aligned_pointer_as_index`):
+    `distir_nccl_send`/`_recv` (one `ncclGroupStart/End` each),
+    `_all_reduce`, `_all_gather`, `_reduce_scatter`, `_broadcast`,
+    `_reduce`, and `_gather`/`_scatter`/`_all_to_all` built from grouped
+    `ncclSend`/`ncclRecv`. A group is identified by an integer id and its
+    member list; the shim creates the communicator once per group with
+    `ncclCommSplit`. Buffers are expected in device memory.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // DISTIR_CONVERSION_PASSES_TD

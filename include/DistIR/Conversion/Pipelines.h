@@ -1,0 +1,44 @@
+//===- Pipelines.h - From global dist programs to LLVM ----------*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_CONVERSION_PIPELINES_H
+#define DISTIR_CONVERSION_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace distir {
+
+struct DistToLLVMPipelineOptions
+    : public mlir::PassPipelineOptions<DistToLLVMPipelineOptions> {
+  Option<std::string> mpiImplementation{
+      *this, "mpi-implementation", llvm::cl::desc("MPI ABI: OpenMPI or MPICH"),
+      llvm::cl::init("OpenMPI")};
+  Option<bool> project{
+      *this, "project",
+      llvm::cl::desc("Start with dist-to-rank (off: the input is already "
+                     "per-rank)"),
+      llvm::cl::init(true)};
+};
+
+/// dist-to-rank, convert-dist-to-mpi, one-shot-bufferize (function
+/// boundaries, identity layouts), convert-linalg-to-loops, lower-affine,
+/// expand-strided-metadata, convert-scf-to-cf, convert-to-llvm,
+/// dist-fix-openmpi-symbols (OpenMPI), reconcile-unrealized-casts.
+void buildDistToLLVMPipeline(mlir::OpPassManager &pm,
+                             const DistToLLVMPipelineOptions &options);
+
+/// The part after convert-dist-to-mpi: from per-rank programs with mpi ops
+/// on tensors to the LLVM dialect.
+void buildRankToLLVMPipeline(mlir::OpPassManager &pm,
+                             const DistToLLVMPipelineOptions &options);
+
+/// Registers `dist-lower-to-llvm` and the conversion passes.
+void registerDistConversionPassesAndPipelines();
+
+} // namespace distir
+
+#endif // DISTIR_CONVERSION_PIPELINES_H

@@ -1,0 +1,224 @@
+//===- Search.h - Search over data/tensor/pipeline strategies ---*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The search driver behind `distir-search` (docs/design/search.md): it
+// enumerates D/T/P/K configurations (data, tensor and pipeline degrees,
+// microbatches, pipeline schedule and device mapping), applies `dist-dtp` to
+// a copy of a sequential program for each, simulates the per-device step
+// function on a cluster and ranks the configurations that fit in memory by
+// throughput.
+//
+// Configurations run in parallel, each worker thread with its own
+// MLIRContext that parses the serialized program once; results are stored
+// by configuration index, so that outputs do not depend on the number of
+// workers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_SEARCH_SEARCH_H
+#define DISTIR_SEARCH_SEARCH_H
+
+#include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Cluster/Cluster.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace distir {
+namespace search {
+
+/// One point of the search space.
+struct SearchConfig {
+  /// Samples per step of the program this configuration transforms.
+  int64_t batch = 1;
+  int64_t dp = 1, tp = 1, pp = 1, microbatches = 1;
+  /// Pipeline schedule ("gpipe", "1f1b", "eager-1f1b"); empty when pp == 1.
+  std::string schedule;
+  /// "tp-inner" or "dp-inner".
+  std::string mapping = "tp-inner";
+
+  int64_t getNumDevices() const { return dp * tp * pp; }
+  /// The `dist-dtp` option string, e.g. `dp=2 tp=4 pp=1 microbatches=1
+  /// mapping=tp-inner` (plus `schedule=...` when pp > 1).
+  std::string getPassOptions() const;
+};
+
+/// What to enumerate.
+struct SearchSpace {
+  /// Devices to use (a power of two).
+  int64_t devices = 1;
+  /// Also configurations on fewer devices (dp * tp * pp < devices).
+  bool allowFewerDevices = false;
+  /// Largest microbatch count (a power of two).
+  int64_t maxMicrobatches = 1;
+  /// Largest degrees per axis (0 = no limit).
+  int64_t maxDP = 0, maxTP = 0, maxPP = 0;
+  /// Whether the program has a backward pass (only then do pipeline
+  /// schedules differ).
+  bool training = false;
+};
+
+/// Every configuration of `space` for a program of `batch` samples, in a
+/// deterministic order (dp, tp, pp, microbatches, schedule, mapping).
+/// Configurations where the mapping cannot matter (dp == 1 or tp == 1) use
+/// "tp-inner" only; schedules are enumerated only when pp > 1, there are
+/// several microbatches and the program trains.
+std::vector<SearchConfig> enumerateConfigs(const SearchSpace &space,
+                                           int64_t batch);
+
+enum class ConfigStatus {
+  /// Transformed, simulated and fits in device memory.
+  Ok,
+  /// Simulated, but some device's peak memory exceeds its capacity.
+  OutOfMemory,
+  /// `dist-dtp` (or a cleanup pass) rejected the configuration.
+  Skipped,
+  /// The transformed program could not be simulated.
+  Failed,
+};
+
+llvm::StringRef stringifyConfigStatus(ConfigStatus status);
+
+/// The outcome of one configuration.
+struct ConfigResult {
+  SearchConfig config;
+  ConfigStatus status = ConfigStatus::Skipped;
+  /// Why a configuration is not Ok (one line).
+  std::string reason;
+  double latency = 0;
+  /// Samples per second (batch / latency).
+  double throughput = 0;
+  /// Largest per-device peak of live bytes, and the device it occurs on.
+  int64_t peakBytes = 0;
+  int64_t peakDevice = -1;
+  /// Largest per-device resident bytes (arguments: weights, inputs).
+  int64_t residentBytes = 0;
+  /// Wall-clock seconds spent on this configuration (transform, simulate).
+  /// Not part of the reports (they must not depend on timing).
+  double transformSeconds = 0, simulateSeconds = 0;
+};
+
+/// A sequential program to distribute, serialized so that every worker
+/// context can parse its own copy.
+struct SearchProgram {
+  int64_t batch = 1;
+  /// MLIR bytecode of the module.
+  std::string bytecode;
+  /// The function `dist-dtp` distributes.
+  std::string entry;
+};
+
+/// Serializes `module` for the workers.
+mlir::FailureOr<SearchProgram>
+serializeProgram(mlir::ModuleOp module, llvm::StringRef entry, int64_t batch);
+
+struct SearchOptions {
+  Cluster cluster;
+  SimulatorOptions simulator;
+  /// Worker threads (>= 1).
+  unsigned jobs = 1;
+  /// Run canonicalize and cse after dist-dtp.
+  bool cleanup = false;
+  /// Run dist-verify-placement after the transforms.
+  bool verify = true;
+  /// Called after each configuration with (done, total); serialized by the
+  /// driver, may be empty.
+  std::function<void(size_t, size_t)> progress;
+};
+
+/// Creates a context with every DistIR dialect loaded lazily, for a worker
+/// (threading disabled: the search parallelizes across configurations).
+std::unique_ptr<mlir::MLIRContext> createSearchContext();
+
+/// Parses a serialized program into `context`.
+mlir::OwningOpRef<mlir::ModuleOp> parseProgram(const SearchProgram &program,
+                                               mlir::MLIRContext *context);
+
+/// Applies the transforms of `config` to a clone of `source`. On failure,
+/// returns null and sets `error` to the first error diagnostic.
+mlir::OwningOpRef<mlir::ModuleOp> transformProgram(mlir::ModuleOp source,
+                                                   llvm::StringRef entry,
+                                                   const SearchConfig &config,
+                                                   const SearchOptions &options,
+                                                   std::string &error);
+
+/// The step function that `dist-dtp` produced for `entry` (`<entry>_dtp`).
+mlir::func::FuncOp findStepFunction(mlir::ModuleOp module,
+                                    llvm::StringRef entry);
+
+/// Transforms and simulates one configuration.
+ConfigResult evaluateConfig(mlir::ModuleOp source, llvm::StringRef entry,
+                            const SearchConfig &config,
+                            const SearchOptions &options);
+
+/// Evaluates `configs` (each naming the batch of one of `programs`) with
+/// `options.jobs` workers. Result i belongs to configs[i].
+std::vector<ConfigResult> runSearch(llvm::ArrayRef<SearchProgram> programs,
+                                    llvm::ArrayRef<SearchConfig> configs,
+                                    const SearchOptions &options);
+
+/// Indices of the Ok results, best (highest throughput) first; ties keep the
+/// enumeration order.
+std::vector<size_t> rankResults(llvm::ArrayRef<ConfigResult> results);
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+/// What the reports say about the search besides its results.
+struct SearchSummary {
+  std::string model;
+  std::string cluster;
+  int64_t devices = 0;
+  int64_t capacityBytes = 0;
+  bool training = false;
+  std::string costModel;
+  bool batchSweep = false;
+};
+
+/// Prints the top `top` Ok configurations as a table, then one line of
+/// counts per status.
+void printTable(llvm::raw_ostream &os, const SearchSummary &summary,
+                llvm::ArrayRef<ConfigResult> results,
+                llvm::ArrayRef<size_t> ranking, size_t top);
+/// One row per configuration, in enumeration order, with a `rank` column
+/// (0 for configurations not ranked).
+void writeCSV(llvm::raw_ostream &os, llvm::ArrayRef<ConfigResult> results,
+              llvm::ArrayRef<size_t> ranking);
+llvm::json::Value toJSON(const SearchSummary &summary,
+                         llvm::ArrayRef<ConfigResult> results,
+                         llvm::ArrayRef<size_t> ranking);
+/// A scatter plot of peak memory against throughput (the DistIR paper's
+/// Figures 5-6): one point per simulated configuration, out-of-memory ones
+/// marked, the best highlighted, the device capacity as a dashed line.
+void writeSVG(llvm::raw_ostream &os, const SearchSummary &summary,
+              llvm::ArrayRef<ConfigResult> results,
+              llvm::ArrayRef<size_t> ranking);
+
+/// Human-readable sizes and times ("1.50 GiB", "12.3 ms").
+std::string formatBytes(int64_t bytes);
+std::string formatSeconds(double seconds);
+
+} // namespace search
+} // namespace distir
+
+#endif // DISTIR_SEARCH_SEARCH_H

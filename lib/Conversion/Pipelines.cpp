@@ -1,0 +1,55 @@
+//===- Pipelines.cpp - From global dist programs to LLVM ------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Conversion/Pipelines.h"
+#include "DistIR/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void distir::buildDistToLLVMPipeline(OpPassManager &pm,
+                                     const DistToLLVMPipelineOptions &options) {
+  if (options.project)
+    pm.addPass(createDistToRankPass());
+  ConvertDistToMPIPassOptions mpi;
+  mpi.implementation = options.mpiImplementation;
+  pm.addPass(createConvertDistToMPIPass(mpi));
+  buildRankToLLVMPipeline(pm, options);
+}
+
+void distir::buildRankToLLVMPipeline(OpPassManager &pm,
+                                     const DistToLLVMPipelineOptions &options) {
+  // Identity layouts at function boundaries keep the C interface of the
+  // entry point simple (contiguous buffers); one-shot inserts copies where
+  // slices are passed.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  if (options.mpiImplementation.getValue() == "OpenMPI")
+    pm.addPass(createDistFixOpenMPISymbolsPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void distir::registerDistConversionPassesAndPipelines() {
+  registerDistConversionPasses();
+  PassPipelineRegistration<DistToLLVMPipelineOptions>(
+      "dist-lower-to-llvm",
+      "Lower a global dist program to per-rank LLVM dialect code with MPI "
+      "communication (see docs/design/lowering.md)",
+      buildDistToLLVMPipeline);
+}

@@ -1,0 +1,125 @@
+//===- Simulate.cpp - The simulator as a pass
+//------------------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs the simulator inside a pipeline (e.g. right after dist-dtp) and
+// writes its report, so that build scripts need no separate distir-sim
+// invocation. The IR is left unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/Calibration.h"
+#include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace distir::dist {
+#define GEN_PASS_DEF_DISTSIMULATEPASS
+#include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace distir::dist
+
+using namespace mlir;
+using namespace distir;
+
+namespace {
+struct DistSimulatePass
+    : public dist::impl::DistSimulatePassBase<DistSimulatePass> {
+  using DistSimulatePassBase::DistSimulatePassBase;
+
+  void runOnOperation() final {
+    ModuleOp module = getOperation();
+    auto fail = [&](const Twine &msg) {
+      mlir::emitError(module.getLoc()) << "dist-simulate: " << msg;
+      signalPassFailure();
+    };
+
+    Cluster resolved;
+    if (!cluster.empty()) {
+      bool ok = true;
+      FailureOr<Cluster> c = resolveCluster(cluster, [&](const Twine &msg) {
+        fail(msg);
+        ok = false;
+      });
+      if (failed(c) || !ok)
+        return;
+      resolved = std::move(*c);
+    } else if (dist::ClusterAttr attr = dist::getModuleCluster(module)) {
+      resolved = dist::clusterFromAttr(attr);
+    } else {
+      return fail("no cluster: set cluster=NAME|file.json or attach one "
+                  "with dist-attach-cluster");
+    }
+
+    SimulatorOptions options;
+    std::optional<CostModelKind> model = symbolizeCostModelKind(costModel);
+    if (!model)
+      return fail("unknown cost model '" + costModel +
+                  "' (expected analytic, distir-compat or calibrated)");
+    options.costModel = *model;
+    std::optional<CollectiveAlgorithm> algo =
+        symbolizeCollectiveAlgorithm(algorithm);
+    if (!algo)
+      return fail("unknown collective algorithm '" + algorithm +
+                  "' (expected ring or tree)");
+    options.algorithm = *algo;
+    options.overlap = overlap;
+    if (!calibration.empty()) {
+      bool ok = true;
+      FailureOr<Calibration> c =
+          readCalibrationFile(calibration, [&](const Twine &msg) {
+            fail(msg);
+            ok = false;
+          });
+      if (failed(c) || !ok)
+        return;
+      options.calibration = std::make_shared<const Calibration>(std::move(*c));
+      if (options.costModel == CostModelKind::DistIRCompat)
+        return fail("calibration= goes with cost-model=calibrated");
+      options.costModel = CostModelKind::Calibrated;
+    }
+    if (batch > 0)
+      options.batchSize = batch;
+    if (format != "text" && format != "json")
+      return fail("unknown format '" + format + "' (expected text or json)");
+
+    func::FuncOp entryFunc;
+    if (!entry.empty()) {
+      entryFunc = module.lookupSymbol<func::FuncOp>(entry);
+      if (!entryFunc || entryFunc.isExternal())
+        return fail("no function @" + entry + " with a body");
+    } else {
+      for (auto f : module.getOps<func::FuncOp>())
+        if (!f.isExternal() && f.isPublic()) {
+          if (entryFunc)
+            return fail("several public functions; choose one with "
+                        "entry=NAME");
+          entryFunc = f;
+        }
+      if (!entryFunc)
+        return fail("no public function to simulate");
+    }
+
+    FailureOr<SimulationResult> result = simulate(entryFunc, resolved, options);
+    if (failed(result))
+      return signalPassFailure();
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(output, &message);
+    if (!file)
+      return fail(message);
+    if (format == "json")
+      file->os() << llvm::formatv("{0:2}", result->toJSON()) << "\n";
+    else
+      result->printText(file->os());
+    file->keep();
+  }
+};
+} // namespace

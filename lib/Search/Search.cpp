@@ -1,0 +1,369 @@
+//===- Search.cpp - Search over data/tensor/pipeline strategies -----------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Search/Search.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/InitAllDialects.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::search;
+
+//===----------------------------------------------------------------------===//
+// Configurations
+//===----------------------------------------------------------------------===//
+
+std::string SearchConfig::getPassOptions() const {
+  std::string options;
+  llvm::raw_string_ostream os(options);
+  os << "dp=" << dp << " tp=" << tp << " pp=" << pp
+     << " microbatches=" << microbatches;
+  if (pp > 1)
+    os << " schedule=" << (schedule.empty() ? "gpipe" : schedule);
+  os << " mapping=" << mapping;
+  return options;
+}
+
+static SmallVector<int64_t> powersOfTwoUpTo(int64_t limit) {
+  SmallVector<int64_t> powers;
+  for (int64_t p = 1; p <= limit; p *= 2)
+    powers.push_back(p);
+  return powers;
+}
+
+std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
+                                                   int64_t batch) {
+  std::vector<SearchConfig> configs;
+  auto within = [](int64_t degree, int64_t limit) {
+    return limit <= 0 || degree <= limit;
+  };
+  for (int64_t dp : powersOfTwoUpTo(space.devices)) {
+    for (int64_t tp : powersOfTwoUpTo(space.devices / dp)) {
+      for (int64_t pp : powersOfTwoUpTo(space.devices / (dp * tp))) {
+        int64_t used = dp * tp * pp;
+        if (used != space.devices && !space.allowFewerDevices)
+          continue;
+        if (!within(dp, space.maxDP) || !within(tp, space.maxTP) ||
+            !within(pp, space.maxPP))
+          continue;
+        // Every data-parallel replica needs at least one sample.
+        if (dp > batch)
+          continue;
+        int64_t maxK =
+            std::max<int64_t>(1, std::min(space.maxMicrobatches, batch / dp));
+        for (int64_t k : powersOfTwoUpTo(maxK)) {
+          SmallVector<StringRef, 3> schedules;
+          if (pp == 1)
+            schedules = {""};
+          else if (k > 1 && space.training)
+            schedules = {"gpipe", "1f1b", "eager-1f1b"};
+          else
+            schedules = {"gpipe"};
+          SmallVector<StringRef, 2> mappings = {"tp-inner"};
+          if (dp > 1 && tp > 1)
+            mappings.push_back("dp-inner");
+          for (StringRef schedule : schedules) {
+            for (StringRef mapping : mappings) {
+              SearchConfig config;
+              config.batch = batch;
+              config.dp = dp;
+              config.tp = tp;
+              config.pp = pp;
+              config.microbatches = k;
+              config.schedule = schedule.str();
+              config.mapping = mapping.str();
+              configs.push_back(std::move(config));
+            }
+          }
+        }
+      }
+    }
+  }
+  return configs;
+}
+
+StringRef search::stringifyConfigStatus(ConfigStatus status) {
+  switch (status) {
+  case ConfigStatus::Ok:
+    return "ok";
+  case ConfigStatus::OutOfMemory:
+    return "oom";
+  case ConfigStatus::Skipped:
+    return "skipped";
+  case ConfigStatus::Failed:
+    return "failed";
+  }
+  llvm_unreachable("unknown status");
+}
+
+//===----------------------------------------------------------------------===//
+// Programs and contexts
+//===----------------------------------------------------------------------===//
+
+FailureOr<SearchProgram>
+search::serializeProgram(ModuleOp module, StringRef entry, int64_t batch) {
+  SearchProgram program;
+  program.batch = batch;
+  program.entry = entry.str();
+  llvm::raw_string_ostream os(program.bytecode);
+  if (failed(writeBytecodeToFile(module, os)))
+    return failure();
+  return program;
+}
+
+std::unique_ptr<MLIRContext> search::createSearchContext() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+OwningOpRef<ModuleOp> search::parseProgram(const SearchProgram &program,
+                                           MLIRContext *context) {
+  return parseSourceString<ModuleOp>(program.bytecode, ParserConfig(context),
+                                     "program");
+}
+
+/// Collapses a diagnostic into one line.
+static std::string oneLine(StringRef text) {
+  std::string line;
+  bool space = false;
+  for (char c : text.trim()) {
+    if (c == '\n' || c == '\r' || c == '\t') {
+      space = true;
+      continue;
+    }
+    if (space && !line.empty())
+      line += ' ';
+    space = false;
+    line += c;
+  }
+  return line;
+}
+
+namespace {
+/// Records the first error reported in a context while it is alive.
+class ErrorCapture {
+public:
+  explicit ErrorCapture(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
+            first = oneLine(diag.str());
+          return success();
+        }) {}
+  std::string first;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
+                                               const SearchConfig &config,
+                                               const SearchOptions &options,
+                                               std::string &error) {
+  MLIRContext *context = source.getContext();
+  ErrorCapture capture(context);
+  OwningOpRef<ModuleOp> module = source.clone();
+  PassManager pm(context);
+  std::unique_ptr<Pass> dtp = dist::createDistDTPPass();
+  std::string optionError;
+  std::string passOptions = config.getPassOptions();
+  if (!entry.empty())
+    passOptions += " entry=" + entry.str();
+  if (failed(dtp->initializeOptions(passOptions, [&](const Twine &msg) {
+        optionError = oneLine(msg.str());
+        return failure();
+      }))) {
+    error =
+        "dist-dtp{" + config.getPassOptions() + "}: " +
+        (optionError.empty() ? std::string("invalid options") : optionError);
+    return {};
+  }
+  pm.addPass(std::move(dtp));
+  if (options.cleanup) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.verify)
+    pm.addPass(dist::createDistVerifyPlacementPass());
+  if (failed(pm.run(*module))) {
+    error =
+        capture.first.empty() ? std::string("dist-dtp failed") : capture.first;
+    return {};
+  }
+  return module;
+}
+
+func::FuncOp search::findStepFunction(ModuleOp module, StringRef entry) {
+  auto step = module.lookupSymbol<func::FuncOp>((entry + "_dtp").str());
+  if (step && !step.isExternal())
+    return step;
+  return {};
+}
+
+ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
+                                    const SearchConfig &config,
+                                    const SearchOptions &options) {
+  using Clock = std::chrono::steady_clock;
+  ConfigResult result;
+  result.config = config;
+  auto start = Clock::now();
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      transformProgram(source, entry, config, options, error);
+  auto transformed = Clock::now();
+  result.transformSeconds =
+      std::chrono::duration<double>(transformed - start).count();
+  if (!module) {
+    result.status = ConfigStatus::Skipped;
+    result.reason = error;
+    return result;
+  }
+  func::FuncOp step = findStepFunction(*module, entry);
+  if (!step) {
+    result.status = ConfigStatus::Failed;
+    result.reason =
+        "dist-dtp produced no step function @" + entry.str() + "_dtp";
+    return result;
+  }
+  ErrorCapture capture(source.getContext());
+  SimulatorOptions simOptions = options.simulator;
+  simOptions.batchSize = config.batch;
+  FailureOr<SimulationResult> sim = simulate(step, options.cluster, simOptions);
+  result.simulateSeconds =
+      std::chrono::duration<double>(Clock::now() - transformed).count();
+  if (failed(sim)) {
+    result.status = ConfigStatus::Failed;
+    result.reason =
+        "simulation failed: " +
+        (capture.first.empty() ? std::string("no diagnostic") : capture.first);
+    return result;
+  }
+  result.latency = sim->latency;
+  result.throughput = sim->latency > 0 ? config.batch / sim->latency : 0;
+  bool exceeds = false;
+  int64_t capacity = options.cluster.device.memoryCapacity;
+  for (const auto &[device, report] : sim->devices) {
+    if (report.peakBytes > result.peakBytes || result.peakDevice < 0) {
+      result.peakBytes = report.peakBytes;
+      result.peakDevice = device;
+    }
+    result.residentBytes = std::max(result.residentBytes, report.residentBytes);
+    exceeds |=
+        report.exceedsCapacity || (capacity > 0 && report.peakBytes > capacity);
+  }
+  if (exceeds) {
+    result.status = ConfigStatus::OutOfMemory;
+    result.reason = "peak memory " + formatBytes(result.peakBytes) +
+                    " on device " + std::to_string(result.peakDevice) +
+                    " exceeds the capacity " + formatBytes(capacity);
+  } else {
+    result.status = ConfigStatus::Ok;
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel driver
+//===----------------------------------------------------------------------===//
+
+std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
+                                            ArrayRef<SearchConfig> configs,
+                                            const SearchOptions &options) {
+  std::vector<ConfigResult> results(configs.size());
+  std::atomic<size_t> next{0};
+  std::mutex progressMutex;
+  size_t done = 0;
+
+  auto worker = [&]() {
+    std::unique_ptr<MLIRContext> context = createSearchContext();
+    // Programs parsed into this worker's context, by batch.
+    std::map<int64_t, OwningOpRef<ModuleOp>> parsed;
+    std::map<int64_t, std::string> parseErrors;
+    for (size_t i = next++; i < configs.size(); i = next++) {
+      const SearchConfig &config = configs[i];
+      const SearchProgram *program =
+          llvm::find_if(programs, [&](const SearchProgram &p) {
+            return p.batch == config.batch;
+          });
+      ConfigResult &result = results[i];
+      if (program == programs.end()) {
+        result.config = config;
+        result.status = ConfigStatus::Failed;
+        result.reason = "no program for batch " + std::to_string(config.batch);
+      } else {
+        auto it = parsed.find(config.batch);
+        if (it == parsed.end()) {
+          ErrorCapture capture(context.get());
+          OwningOpRef<ModuleOp> module = parseProgram(*program, context.get());
+          if (!module)
+            parseErrors[config.batch] =
+                "cannot parse the program: " + capture.first;
+          it = parsed.emplace(config.batch, std::move(module)).first;
+        }
+        if (!it->second) {
+          result.config = config;
+          result.status = ConfigStatus::Failed;
+          result.reason = parseErrors[config.batch];
+        } else {
+          result = evaluateConfig(*it->second, program->entry, config, options);
+        }
+      }
+      std::lock_guard<std::mutex> lock(progressMutex);
+      ++done;
+      if (options.progress)
+        options.progress(done, configs.size());
+    }
+  };
+
+  unsigned jobs = std::max(1u, options.jobs);
+  jobs = std::min<size_t>(jobs, std::max<size_t>(1, configs.size()));
+  if (jobs == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < jobs; ++j)
+      threads.emplace_back(worker);
+    for (std::thread &t : threads)
+      t.join();
+  }
+  return results;
+}
+
+std::vector<size_t> search::rankResults(ArrayRef<ConfigResult> results) {
+  std::vector<size_t> ranking;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].status == ConfigStatus::Ok)
+      ranking.push_back(i);
+  // Ties keep the enumeration order (std::stable_sort needs a deprecated
+  // libstdc++ helper).
+  llvm::sort(ranking, [&](size_t a, size_t b) {
+    if (results[a].throughput != results[b].throughput)
+      return results[a].throughput > results[b].throughput;
+    return a < b;
+  });
+  return ranking;
+}

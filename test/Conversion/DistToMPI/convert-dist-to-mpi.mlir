@@ -1,0 +1,33 @@
+// RUN: distir-opt --dist-to-rank --convert-dist-to-mpi %s | FileCheck %s
+// RUN: distir-opt --dist-lower-to-llvm %s | FileCheck %s --check-prefix=LLVM
+
+// CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// The global function becomes the dispatcher.
+// CHECK-LABEL: func.func @f(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[W:.*]] = mpi.comm_world : !mpi.comm
+// CHECK: %[[R:.*]] = mpi.comm_rank(%[[W]]) : i32
+// CHECK: scf.index_switch
+// CHECK: case 0 {
+// CHECK: func.call @f_rank0
+// CHECK: case 1 {
+// CHECK: func.call @f_rank1
+// CHECK: default {
+// CHECK-LABEL: func.func @f_rank0(
+// CHECK: mpi.comm_split
+// CHECK: mpi.allreduce(%{{.*}}, %{{.*}}, MPI_SUM, %{{.*}}) : memref<4xf32>, memref<4xf32>
+// CHECK: mpi.send(%{{.*}}, %{{.*}}, %{{.*}}, %[[W0:.*]]) : memref<4xf32>, i32, i32
+// CHECK-LABEL: func.func @f_rank1(
+// CHECK: mpi.allreduce
+// CHECK: mpi.recv(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : memref<4xf32>, i32, i32
+// CHECK: bufferization.to_tensor %{{.*}} restrict writable
+
+// LLVM-DAG: llvm.mlir.global external @ompi_mpi_op_sum()
+// LLVM-DAG: llvm.call @MPI_Allreduce
+// LLVM-NOT: @ompi_mpi_sum
+!t0 = tensor<4xf32, #dist.device<0>>
+!t1 = tensor<4xf32, #dist.device<1>>
+func.func @f(%a: !t0, %b: !t1) -> (!t0, !t1) {
+  %r:2 = dist.all_reduce sum %a, %b : !t0, !t1
+  %s = dist.send %r#0 : !t0 -> !t1
+  return %r#0, %s : !t0, !t1
+}

@@ -1,0 +1,58 @@
+// RUN: distir-opt --dist-to-rank -split-input-file -verify-diagnostics %s
+
+!t0 = tensor<4xf32, #dist.device<0>>
+func.func private @callee(%x: !t0) -> !t0
+func.func @calls(%x: !t0) -> !t0 {
+  // expected-error @+1 {{is a call; dist-to-rank needs calls inlined first (--inline)}}
+  %y = func.call @callee(%x) : (!t0) -> !t0
+  return %y : !t0
+}
+
+// -----
+
+!t0 = tensor<4xf32, #dist.device<0>>
+// expected-error @+1 {{has 2 blocks; dist-to-rank expects a single-block function}}
+func.func @blocks(%x: !t0) -> !t0 {
+  cf.br ^bb1
+^bb1:
+  return %x : !t0
+}
+
+// -----
+
+!t0 = tensor<4xf32, #dist.device<0>>
+!t1 = tensor<4xf32, #dist.device<1>>
+func.func @scalar_moves(%x: !t0, %y: !t1) -> !t1 {
+  %c0 = arith.constant 0 : index
+  %s = tensor.extract %x[%c0] : !t0
+  // expected-error @+1 {{involves devices 0, 1; only dist communication ops may move data between devices}}
+  %z = tensor.insert %s into %y[%c0] : !t1
+  return %z : !t1
+}
+
+// -----
+
+!t0 = tensor<4xf32, #dist.device<0>>
+!t1 = tensor<4xf32, #dist.device<1>>
+func.func @comm_in_region(%x: !t0, %p: i1) -> !t0 {
+  %r = scf.if %p -> !t0 {
+    // expected-error @+1 {{inside a region is not supported by dist-to-rank}}
+    %y = dist.send %x : !t0 -> !t1
+    %z = dist.send %y : !t1 -> !t0
+    scf.yield %z : !t0
+  } else {
+    scf.yield %x : !t0
+  }
+  return %r : !t0
+}
+
+// -----
+
+!t0 = tensor<4xf32, #dist.device<0>>
+// expected-error @+1 {{'func.func' op cannot create rank function @f_rank0: the symbol already exists}}
+func.func @f(%x: !t0) -> !t0 {
+  return %x : !t0
+}
+func.func @f_rank0() {
+  return
+}

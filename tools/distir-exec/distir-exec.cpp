@@ -1,0 +1,505 @@
+//===- distir-exec.cpp - Run a dist program's ranks under mpirun ----------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mpirun -np N distir-exec prog.mlir [--entry NAME] [--input NAME=file.npy]...
+//   [--random-inputs SEED] [--output-dir DIR] [--timeout S]
+//
+// Every process parses the global program, projects it onto the ranks
+// (dist-to-rank), lowers it to LLVM with MPI communication
+// (dist-lower-to-llvm) and JIT-compiles it; the entry point dispatches on
+// the MPI rank. Each rank reads only the inputs it uses (random inputs
+// follow distir-run's sequence, so both tools see the same values) and
+// writes the results it owns as DIR/output_K.npy. Set-up errors are agreed
+// on by all ranks before any communication, so they end the job cleanly;
+// later failures call MPI_Abort, and --timeout turns a hang into an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/Executor.h"
+#include "DistIR/Analysis/TensorIO.h"
+#include "DistIR/Conversion/Passes.h"
+#include "DistIR/Conversion/Pipelines.h"
+#include "DistIR/Tools/ToolUtils.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mpi.h>
+
+#include <csignal>
+#include <cstring>
+#include <random>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace distir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("distir-exec options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<program>"),
+                                      cl::init("-"), cl::cat(category));
+static cl::opt<std::string> entryName("entry", cl::desc("Function to run"),
+                                      cl::cat(category));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("Argument value: NAME=file.npy"),
+                                    cl::value_desc("NAME=file.npy"),
+                                    cl::cat(category));
+static cl::opt<int64_t> randomSeed(
+    "random-inputs",
+    cl::desc("Fill arguments without --input with the pseudo-random values "
+             "distir-run uses for this seed"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("Write each result, on its owning rank, as "
+                       "DIR/output_N.npy"),
+              cl::cat(category));
+static cl::opt<unsigned> timeoutSeconds(
+    "timeout", cl::desc("Fail (exit 124) after this many seconds (0: never)"),
+    cl::init(300), cl::cat(category));
+static cl::opt<unsigned>
+    printLimit("print-limit",
+               cl::desc("Elements of each result to print (default 16)"),
+               cl::init(16), cl::cat(category));
+
+static int worldRank = 0;
+
+extern "C" void onTimeout(int) {
+  char msg[128];
+  int n = snprintf(msg, sizeof(msg),
+                   "error: rank %d timed out (--timeout %u s); the ranks "
+                   "hang or run too long\n",
+                   worldRank, timeoutSeconds.getValue());
+  if (n > 0)
+    (void)!write(STDERR_FILENO, msg, n);
+  _exit(124);
+}
+
+/// The names an argument answers to (as in distir-run).
+static SmallVector<std::string> argumentNames(func::FuncOp func, unsigned i) {
+  SmallVector<std::string> names = {
+      std::to_string(i), "arg" + std::to_string(i), "%arg" + std::to_string(i)};
+  if (auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name"))
+    names.push_back(name.str());
+  if (auto loc = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
+    names.push_back(loc.getName().str());
+  return names;
+}
+
+/// distir-run's generator, value for value.
+static RuntimeValue randomValue(Type type, std::mt19937_64 &rng) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  Type element = tensor ? tensor.getElementType() : type;
+  RuntimeValue value = tensor ? RuntimeValue::tensor(element, tensor.getShape())
+                              : RuntimeValue::scalar(element, 0);
+  value.isTensor = static_cast<bool>(tensor);
+  for (double &x : *value.data) {
+    uint64_t bits = rng();
+    x = isa<FloatType>(element)
+            ? roundToType(element, static_cast<double>(bits >> 11) /
+                                           9007199254740992.0 * 2.0 -
+                                       1.0)
+            : roundToType(element, static_cast<double>(bits % 8));
+  }
+  return value;
+}
+
+static int64_t elementBytes(Type t) {
+  if (t.isF32() || t.isInteger(32))
+    return 4;
+  if (t.isF64() || t.isInteger(64))
+    return 8;
+  if (t.isInteger(16))
+    return 2;
+  if (t.isInteger(8) || t.isInteger(1))
+    return 1;
+  return 0;
+}
+
+/// A buffer and its memref descriptor (allocated, aligned, offset, sizes,
+/// strides), as the C interface of a lowered function expects.
+struct Buffer {
+  Type element;
+  SmallVector<int64_t> shape;
+  std::vector<char> bytes;
+  std::vector<int64_t> descriptor;
+  void *descriptorPtr = nullptr;
+
+  Buffer(Type element, ArrayRef<int64_t> shape)
+      : element(element), shape(shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    bytes.assign(std::max<int64_t>(n, 1) * elementBytes(element), 0);
+    descriptor.assign(3 + 2 * shape.size(), 0);
+    auto ptr = reinterpret_cast<int64_t>(bytes.data());
+    descriptor[0] = descriptor[1] = ptr;
+    int64_t stride = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      descriptor[3 + d] = shape[d];
+      descriptor[3 + shape.size() + d] = stride;
+      stride *= shape[d];
+    }
+    descriptorPtr = descriptor.data();
+  }
+  int64_t size() const { return bytes.size() / elementBytes(element); }
+
+  void fill(const RuntimeValue &v) {
+    for (int64_t i = 0, e = v.data->size(); i < e && i < size(); ++i) {
+      double x = (*v.data)[i];
+      char *p = bytes.data() + i * elementBytes(element);
+      if (element.isF32()) {
+        float f = static_cast<float>(x);
+        memcpy(p, &f, 4);
+      } else if (element.isF64()) {
+        memcpy(p, &x, 8);
+      } else {
+        int64_t k = static_cast<int64_t>(x);
+        memcpy(p, &k, elementBytes(element)); // little-endian truncation
+      }
+    }
+  }
+  RuntimeValue read(bool isTensor) const {
+    RuntimeValue v = isTensor ? RuntimeValue::tensor(element, shape)
+                              : RuntimeValue::scalar(element, 0);
+    v.isTensor = isTensor;
+    for (int64_t i = 0; i < size(); ++i) {
+      const char *p = bytes.data() + i * elementBytes(element);
+      double x;
+      if (element.isF32()) {
+        float f;
+        memcpy(&f, p, 4);
+        x = f;
+      } else if (element.isF64()) {
+        memcpy(&x, p, 8);
+      } else {
+        int64_t k = 0;
+        memcpy(&k, p, elementBytes(element));
+        unsigned width = element.getIntOrFloatBitWidth();
+        if (width < 64 && (k >> (width - 1)) & 1 && width > 1)
+          k |= ~((int64_t(1) << width) - 1); // sign-extend
+        x = static_cast<double>(k);
+      }
+      (*v.data)[i] = x;
+    }
+    return v;
+  }
+};
+
+/// `distir_entry(memref args..., memref outs...)`: calls the dispatcher and
+/// stores its results into the caller's buffers; scalars travel as 0-d
+/// memrefs. Built on tensors, before bufferization.
+static func::FuncOp buildEntryWrapper(ModuleOp module, func::FuncOp global) {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = global.getLoc();
+  auto asMemRef = [](Type t) {
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      return MemRefType::get(tensor.getShape(), tensor.getElementType());
+    return MemRefType::get({}, t);
+  };
+  SmallVector<Type> types;
+  for (Type t : global.getArgumentTypes())
+    types.push_back(asMemRef(t));
+  for (Type t : global.getResultTypes())
+    types.push_back(asMemRef(t));
+  auto wrapper = func::FuncOp::create(b, loc, "distir_entry",
+                                      b.getFunctionType(types, {}));
+  wrapper->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  Block *block = wrapper.addEntryBlock();
+  b.setInsertionPointToEnd(block);
+  SmallVector<Value> args;
+  for (auto [i, t] : llvm::enumerate(global.getArgumentTypes())) {
+    Value arg = block->getArgument(i);
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      args.push_back(bufferization::ToTensorOp::create(b, loc, tensor, arg,
+                                                       /*restrict=*/true));
+    else
+      args.push_back(memref::LoadOp::create(b, loc, arg, ValueRange{}));
+  }
+  auto call = func::CallOp::create(b, loc, global, args);
+  unsigned numArgs = global.getNumArguments();
+  for (auto [i, r] : llvm::enumerate(call.getResults())) {
+    Value out = block->getArgument(numArgs + i);
+    if (isa<RankedTensorType>(r.getType())) {
+      auto m = bufferization::MaterializeInDestinationOp::create(
+          b, loc, TypeRange(), r, out);
+      m.setRestrict(true);
+      m.setWritable(true);
+    } else {
+      memref::StoreOp::create(b, loc, r, out, ValueRange{});
+    }
+  }
+  func::ReturnOp::create(b, loc);
+  return wrapper;
+}
+
+/// Ops the CPU lowering handles.
+static bool isSupported(Operation *op) {
+  StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+  return llvm::is_contained({"func", "arith", "math", "linalg", "tensor", "scf",
+                             "bufferization", "memref", "affine", "dist", "cf",
+                             "index"},
+                            ns);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  MPI_Init(&argc, &argv);
+  int worldSize = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "DistIR runner: runs each rank of a dist program (start it under "
+      "mpirun -np N)\n");
+  if (timeoutSeconds > 0) {
+    signal(SIGALRM, onTimeout);
+    alarm(timeoutSeconds);
+  }
+  // One write per message, so that the ranks' lines do not interleave.
+  auto error = [&](const Twine &msg) {
+    std::string line =
+        ("error: rank " + Twine(worldRank) + ": " + msg + "\n").str();
+    (void)!write(STDERR_FILENO, line.data(), line.size());
+    return false;
+  };
+  /// Before any communication: all ranks agree whether to go on.
+  auto agree = [&](bool ok) {
+    int mine = ok ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all == 1;
+  };
+  auto stop = [&](int rc) {
+    MPI_Finalize();
+    return rc;
+  };
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ToolSession session;
+  MLIRContext &context = session.context;
+  registerBuiltinDialectTranslation(context);
+  registerLLVMDialectTranslation(context);
+
+  bool ok = true;
+  OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
+  func::FuncOp entry = module ? findEntry(*module, entryName) : nullptr;
+  ok = static_cast<bool>(entry);
+
+  // Unsupported ops, element types, and the rank count.
+  int64_t numRanks = 0;
+  SmallVector<func::FuncOp> rankFuncs;
+  if (ok) {
+    entry.walk([&](Operation *op) {
+      if (ok && !isSupported(op))
+        ok = error("'" + op->getName().getStringRef() +
+                   "' is not supported by distir-exec (it lowers func, "
+                   "linalg, tensor, arith, math, scf and dist ops)");
+    });
+    for (Type t : llvm::concat<const Type>(entry.getArgumentTypes(),
+                                           entry.getResultTypes())) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      Type element = tensor ? tensor.getElementType() : t;
+      if (ok && (elementBytes(element) == 0 ||
+                 (!tensor && !isa<IntegerType, FloatType>(t))))
+        ok = error("argument or result type " + llvm::formatv("{0}", t).str() +
+                   " is not supported by distir-exec (f32, f64, i1-i64)");
+    }
+  }
+  if (ok) {
+    PassManager pm(&context);
+    pm.addPass(createDistToRankPass());
+    ok = succeeded(pm.run(*module));
+    if (ok && !entry->hasAttr(dist_rank::kRanksAttr))
+      ok = error("@" + entry.getSymName() +
+                 " has no placed values; nothing to distribute");
+  }
+  if (ok) {
+    for (Attribute a : entry->getAttrOfType<ArrayAttr>(dist_rank::kRanksAttr))
+      rankFuncs.push_back(module->lookupSymbol<func::FuncOp>(
+          cast<FlatSymbolRefAttr>(a).getValue()));
+    numRanks = rankFuncs.size();
+    if (numRanks != worldSize)
+      ok = error("@" + entry.getSymName() + " runs on " + Twine(numRanks) +
+                 " devices but mpirun started " + Twine(worldSize) +
+                 " processes; run it with mpirun -np " + Twine(numRanks));
+  }
+
+  // Inputs: every rank checks all of them, reads only its own.
+  unsigned numArgs = ok ? entry.getNumArguments() : 0;
+  SmallVector<std::optional<std::string>> paths(numArgs);
+  for (const std::string &spec : inputs) {
+    if (!ok)
+      break;
+    auto [name, path] = StringRef(spec).split('=');
+    if (path.empty()) {
+      ok = error("--input expects NAME=file.npy, got '" + spec + "'");
+      break;
+    }
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < numArgs && !index; ++i)
+      if (llvm::is_contained(argumentNames(entry, i), name.str()))
+        index = i;
+    if (!index)
+      ok = error("@" + entry.getSymName() + " has no argument named '" + name +
+                 "'");
+    else if (paths[*index])
+      ok = error("argument '" + name + "' is given twice");
+    else if (!llvm::sys::fs::exists(path))
+      ok = error("input file '" + path + "' does not exist");
+    else
+      paths[*index] = path.str();
+  }
+  SmallVector<int64_t> myArgs, myResults;
+  if (ok) {
+    func::FuncOp mine = rankFuncs[worldRank];
+    auto argMap =
+        mine->getAttrOfType<DenseI64ArrayAttr>(dist_rank::kArgMapAttr);
+    auto resultMap =
+        mine->getAttrOfType<DenseI64ArrayAttr>(dist_rank::kResultMapAttr);
+    myArgs.assign(argMap.asArrayRef().begin(), argMap.asArrayRef().end());
+    myResults.assign(resultMap.asArrayRef().begin(),
+                     resultMap.asArrayRef().end());
+  }
+  std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
+  SmallVector<std::unique_ptr<Buffer>> buffers;
+  SmallVector<Type> argTypes =
+      ok ? SmallVector<Type>(entry.getArgumentTypes()) : SmallVector<Type>();
+  for (unsigned i = 0; i < numArgs && ok; ++i) {
+    Type t = argTypes[i];
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    auto buffer = std::make_unique<Buffer>(tensor ? tensor.getElementType() : t,
+                                           tensor ? tensor.getShape()
+                                                  : ArrayRef<int64_t>());
+    bool needed = llvm::is_contained(myArgs, i);
+    std::optional<RuntimeValue> value;
+    if (!paths[i]) {
+      if (randomSeed < 0) {
+        ok = error("missing input for argument #" + Twine(i) + " (" +
+                   argumentNames(entry, i).back() + ") of @" +
+                   entry.getSymName() +
+                   "; pass --input NAME=file.npy or --random-inputs SEED");
+        break;
+      }
+      value = randomValue(t, rng); // keeps distir-run's sequence
+    } else if (needed) {
+      std::string message;
+      value = readNpy(*paths[i], &context, message);
+      if (!value) {
+        ok = error(message);
+        break;
+      }
+      int64_t n = value->getNumElements();
+      if (n != buffer->size() ||
+          (tensor && ArrayRef<int64_t>(value->shape) != tensor.getShape())) {
+        ok =
+            error("'" + *paths[i] + "' does not hold a value of type " +
+                  llvm::formatv("{0}", t).str() + " for argument #" + Twine(i));
+        break;
+      }
+    }
+    if (needed && value)
+      buffer->fill(*value);
+    buffers.push_back(std::move(buffer));
+  }
+
+  // Lower to LLVM: convert-dist-to-mpi, the entry wrapper, then the rest.
+  // (Lowering replaces `entry`; keep what is needed of it.)
+  SmallVector<Type> resultTypes =
+      ok ? SmallVector<Type>(entry.getResultTypes()) : SmallVector<Type>();
+  std::unique_ptr<ExecutionEngine> engine;
+  if (ok) {
+    PassManager pm(&context);
+    DistToLLVMPipelineOptions options;
+    ConvertDistToMPIPassOptions mpi;
+    pm.addPass(createConvertDistToMPIPass(mpi));
+    ok = succeeded(pm.run(*module));
+    if (ok) {
+      buildEntryWrapper(*module, entry);
+      PassManager rest(&context);
+      buildRankToLLVMPipeline(rest, options);
+      ok = succeeded(rest.run(*module));
+    }
+  }
+  if (ok) {
+    ExecutionEngineOptions engineOptions;
+    SmallVector<StringRef> libs = {DISTIR_C_RUNNER_UTILS};
+    engineOptions.sharedLibPaths = libs;
+    engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+    auto created = ExecutionEngine::create(*module, engineOptions);
+    if (!created)
+      ok = error("JIT compilation failed: " +
+                 llvm::toString(created.takeError()));
+    else
+      engine = std::move(*created);
+  }
+  if (!agree(ok))
+    return stop(1);
+
+  // Run: arguments, then one output buffer per global result.
+  for (Type t : resultTypes) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    buffers.push_back(std::make_unique<Buffer>(
+        tensor ? tensor.getElementType() : t,
+        tensor ? tensor.getShape() : ArrayRef<int64_t>()));
+  }
+  SmallVector<void *> packed;
+  for (auto &buffer : buffers)
+    packed.push_back(&buffer->descriptorPtr);
+  if (llvm::Error err =
+          engine->invokePacked("_mlir_ciface_distir_entry", packed)) {
+    llvm::errs() << "error: rank " << worldRank
+                 << " failed to run: " << llvm::toString(std::move(err))
+                 << "\n";
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+
+  if (!outputDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+      llvm::errs() << "error: cannot create '" << outputDir
+                   << "': " << ec.message() << "\n";
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int64_t k : myResults) {
+    const Buffer &out = *buffers[numArgs + k];
+    Type t = resultTypes[k];
+    RuntimeValue value = out.read(isa<RankedTensorType>(t));
+    os << "rank " << worldRank << ": output #" << k << ": " << t;
+    if (!outputDir.empty()) {
+      SmallString<128> path(outputDir);
+      llvm::sys::path::append(path, "output_" + std::to_string(k) + ".npy");
+      std::string message;
+      if (!writeNpy(path, value, message)) {
+        llvm::errs() << "error: " << message << "\n";
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+      os << " -> " << path;
+    }
+    os << "\n  [";
+    const std::vector<double> &data = *value.data;
+    for (size_t e = 0; e < data.size() && e < printLimit; ++e)
+      os << (e ? ", " : "") << llvm::format("%.9g", data[e]);
+    if (data.size() > printLimit)
+      os << ", ... (" << data.size() << " elements)";
+    os << "]\n";
+  }
+  llvm::outs() << os.str();
+  llvm::outs().flush();
+  (void)module.release();
+  return stop(0);
+}

@@ -1,0 +1,512 @@
+//===- distir-search.cpp - Search parallelization strategies --------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// distir-search --model FILE.onnx|mlp:LAYERS,DIM --batch B [--training]
+//   [--input-shape NAME=d0,...]... [--batch-sweep B1,B2,...]
+//   --cluster NAME|file.json [--devices N] [--allow-fewer-devices]
+//   [--max-microbatches K] [--max-dp N] [--max-tp N] [--max-pp N]
+//   [--top T] [--jobs J] [--csv out.csv] [--json out.json] [--plot out.svg]
+//   [--emit-best out.mlir] [--trace-best out.json]
+//   [--cost-model analytic|distir-compat] [--algo ring|tree] [--overlap]
+//   [--cleanup] [--no-verify] [--no-progress] [--timing]
+//
+// See docs/design/search.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Search/Search.h"
+#include "DistIR/Target/ONNX/MLPBuilder.h"
+#include "DistIR/Target/ONNX/ONNXImporter.h"
+#include "DistIR/Tools/ToolUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
+
+#include <chrono>
+#include <thread>
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::search;
+namespace cl = llvm::cl;
+
+namespace {
+/// The command line. The ONNX library registers `--batch`, `--training` and
+/// `--input-shape` for distir-translate; main() removes those before
+/// constructing this, so the options are members rather than globals.
+struct Options {
+  cl::OptionCategory category{"distir-search options"};
+  cl::opt<std::string> model{"model", cl::desc("FILE.onnx or mlp:LAYERS,DIM"),
+                             cl::value_desc("FILE.onnx|mlp:LAYERS,DIM"),
+                             cl::cat(category)};
+  cl::opt<int64_t> batch{"batch", cl::desc("Samples per step"), cl::init(0),
+                         cl::cat(category)};
+  cl::opt<std::string> batchSweep{
+      "batch-sweep",
+      cl::desc("Search every batch size of this list (replaces --batch)"),
+      cl::value_desc("B1,B2,..."), cl::cat(category)};
+  cl::opt<bool> training{
+      "training",
+      cl::desc("mlp: build the training step (loss, backward, SGD update)"),
+      cl::cat(category)};
+  cl::list<std::string> inputShapes{
+      "input-shape",
+      cl::desc("ONNX: shape of a graph input, NAME=d0,d1,...; dimension 0 is "
+               "replaced by the batch size (repeatable)"),
+      cl::value_desc("NAME=d0,..."), cl::cat(category)};
+  cl::opt<std::string> clusterSpec{
+      "cluster", cl::desc("Preset (NAME[:key=value,...]) or JSON file"),
+      cl::value_desc("NAME|file.json"), cl::cat(category)};
+  cl::opt<int64_t> devices{
+      "devices",
+      cl::desc("Devices to use (a power of two; default: the whole cluster)"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<bool> allowFewer{
+      "allow-fewer-devices",
+      cl::desc("Also try configurations that use fewer devices"),
+      cl::cat(category)};
+  cl::opt<int64_t> maxMicrobatches{
+      "max-microbatches",
+      cl::desc("Largest microbatch count K (a power of two)"), cl::init(1),
+      cl::cat(category)};
+  cl::opt<int64_t> maxDP{"max-dp",
+                         cl::desc("Largest data-parallel degree (0 = any)"),
+                         cl::init(0), cl::cat(category)};
+  cl::opt<int64_t> maxTP{"max-tp",
+                         cl::desc("Largest tensor-parallel degree (0 = any)"),
+                         cl::init(0), cl::cat(category)};
+  cl::opt<int64_t> maxPP{"max-pp",
+                         cl::desc("Largest pipeline-parallel degree (0 = any)"),
+                         cl::init(0), cl::cat(category)};
+  cl::opt<unsigned> top{"top", cl::desc("Rows of the table"), cl::init(10),
+                        cl::cat(category)};
+  cl::opt<unsigned> jobs{
+      "jobs", cl::desc("Worker threads (0 = one per hardware thread)"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<std::string> csvFile{"csv", cl::desc("Write every configuration"),
+                               cl::value_desc("out.csv"), cl::cat(category)};
+  cl::opt<std::string> jsonFile{"json", cl::desc("Write every configuration"),
+                                cl::value_desc("out.json"), cl::cat(category)};
+  cl::opt<std::string> plotFile{
+      "plot", cl::desc("Write an SVG plot of peak memory vs throughput"),
+      cl::value_desc("out.svg"), cl::cat(category)};
+  cl::opt<std::string> emitBest{"emit-best",
+                                cl::desc("Write the best transformed program"),
+                                cl::value_desc("out.mlir"), cl::cat(category)};
+  cl::opt<std::string> traceBest{
+      "trace-best", cl::desc("Write the Chrome trace of the best program"),
+      cl::value_desc("out.json"), cl::cat(category)};
+  cl::opt<std::string> costModel{
+      "cost-model", cl::desc("analytic (default) or distir-compat"),
+      cl::init("analytic"), cl::cat(category)};
+  cl::opt<std::string> algorithm{"algo", cl::desc("Collectives: ring or tree"),
+                                 cl::init("ring"), cl::cat(category)};
+  cl::opt<bool> overlap{
+      "overlap",
+      cl::desc("Separate compute and communication streams per device"),
+      cl::cat(category)};
+  cl::opt<bool> cleanup{"cleanup",
+                        cl::desc("Run canonicalize and cse after dist-dtp"),
+                        cl::cat(category)};
+  cl::opt<bool> noVerify{
+      "no-verify",
+      cl::desc("Skip dist-verify-placement after the transform (faster)"),
+      cl::cat(category)};
+  cl::opt<bool> noProgress{"no-progress",
+                           cl::desc("No progress bar, even on a terminal"),
+                           cl::cat(category)};
+  cl::opt<bool> timing{
+      "timing",
+      cl::desc("Print the time of the phases and per configuration to stderr"),
+      cl::cat(category)};
+};
+} // namespace
+
+static int fail(const Twine &msg) {
+  llvm::errs() << "error: " << msg << "\n";
+  return 1;
+}
+
+/// Parses `B1,B2,...` (positive integers).
+static FailureOr<SmallVector<int64_t>> parseIntList(StringRef text) {
+  SmallVector<int64_t> values;
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef part : parts) {
+    int64_t value;
+    if (part.trim().getAsInteger(10, value) || value < 1)
+      return failure();
+    values.push_back(value);
+  }
+  return values;
+}
+
+namespace {
+/// Where the sequential program comes from.
+struct ModelSource {
+  enum Kind { MLP, ONNX } kind = MLP;
+  int64_t layers = 0, dim = 0;
+  std::string path;
+  std::unique_ptr<llvm::MemoryBuffer> bytes;
+  SmallVector<std::pair<std::string, SmallVector<int64_t>>> inputShapes;
+  std::string entry;
+};
+} // namespace
+
+/// Builds the sequential program for `batch` samples; reports errors
+/// through the context's diagnostic handler.
+static OwningOpRef<ModuleOp> buildProgram(ModelSource &source, int64_t batch,
+                                          bool training, MLIRContext *context) {
+  Location loc = FileLineColLoc::get(context, "<model>", 0, 0);
+  if (source.kind == ModelSource::MLP) {
+    MLPOptions options;
+    options.layers = source.layers;
+    options.dim = source.dim;
+    options.batch = batch;
+    options.training = training;
+    return buildMLP(options, loc);
+  }
+  ONNXImportOptions options;
+  options.inputShapes = source.inputShapes;
+  for (auto &[name, shape] : options.inputShapes)
+    if (!shape.empty())
+      shape[0] = batch;
+  options.funcName = source.entry;
+  OwningOpRef<ModuleOp> module =
+      importONNXModel(source.bytes->getBuffer(), source.path, options, context);
+  if (!module)
+    return {};
+  // Every input split by data parallelism must have `batch` samples.
+  auto func = module->lookupSymbol<func::FuncOp>(source.entry);
+  if (!func) {
+    emitError(loc) << "the imported model has no function @" << source.entry;
+    return {};
+  }
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto dim = func.getArgAttrOfType<IntegerAttr>(i, "dist.batch_dim");
+    auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+    if (!dim || !type || dim.getInt() >= type.getRank())
+      continue;
+    int64_t size = type.getDimSize(dim.getInt());
+    if (size != batch) {
+      auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name");
+      emitError(loc) << "input '" << (name ? name.getValue() : "?")
+                     << "' has batch dimension " << size << ", not --batch "
+                     << batch << ": give its shape with --input-shape "
+                     << (name ? name.getValue() : "NAME") << "=" << batch
+                     << ",...";
+      return {};
+    }
+  }
+  return module;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // The ONNX library's distir-translate options would clash with ours.
+  auto &registered = cl::getRegisteredOptions();
+  for (StringRef name : {"batch", "training", "input-shape"}) {
+    auto it = registered.find(name);
+    if (it != registered.end())
+      it->second->removeArgument();
+  }
+  Options opts;
+  cl::HideUnrelatedOptions(opts.category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "DistIR search: enumerates data/tensor/pipeline-parallel "
+      "configurations, simulates each on a cluster and ranks them\n");
+
+  using Clock = std::chrono::steady_clock;
+  auto startTime = Clock::now();
+
+  // Model.
+  ModelSource source;
+  StringRef modelSpec = opts.model;
+  if (modelSpec.empty())
+    return fail("no model: pass --model FILE.onnx or --model mlp:LAYERS,DIM");
+  if (modelSpec.starts_with("mlp:")) {
+    source.kind = ModelSource::MLP;
+    source.entry = "mlp";
+    auto [l, d] = modelSpec.drop_front(4).split(',');
+    if (l.getAsInteger(10, source.layers) || d.getAsInteger(10, source.dim) ||
+        source.layers < 1 || source.dim < 1)
+      return fail("malformed model '" + modelSpec +
+                  "' (expected mlp:LAYERS,DIM with positive integers)");
+  } else if (modelSpec.ends_with(".onnx")) {
+    source.kind = ModelSource::ONNX;
+    source.entry = "main";
+    source.path = modelSpec.str();
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(modelSpec, /*IsText=*/false);
+    if (!buffer)
+      return fail("cannot read '" + modelSpec +
+                  "': " + buffer.getError().message());
+    source.bytes = std::move(*buffer);
+    if (opts.training)
+      return fail("--training applies to mlp: models; ONNX models are "
+                  "imported as inference programs");
+  } else {
+    return fail("unknown model '" + modelSpec +
+                "' (expected FILE.onnx or mlp:LAYERS,DIM)");
+  }
+  for (const std::string &spec : opts.inputShapes) {
+    if (source.kind != ModelSource::ONNX)
+      return fail("--input-shape applies to ONNX models only");
+    std::pair<std::string, SmallVector<int64_t>> shape;
+    std::string error = parseInputShape(spec, shape);
+    if (!error.empty())
+      return fail(error);
+    source.inputShapes.push_back(std::move(shape));
+  }
+
+  // Batch sizes.
+  SmallVector<int64_t> batches;
+  if (!opts.batchSweep.empty()) {
+    FailureOr<SmallVector<int64_t>> list = parseIntList(opts.batchSweep);
+    if (failed(list))
+      return fail("malformed --batch-sweep '" + opts.batchSweep +
+                  "' (expected positive integers B1,B2,...)");
+    batches = *list;
+    llvm::sort(batches);
+    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+  } else if (opts.batch.getNumOccurrences() == 0) {
+    return fail("no batch size: pass --batch B or --batch-sweep B1,B2,...");
+  } else if (opts.batch < 1) {
+    return fail("--batch must be positive");
+  } else {
+    batches.push_back(opts.batch);
+  }
+
+  // Cluster and search space.
+  if (opts.clusterSpec.empty())
+    return fail("no cluster: pass --cluster NAME|file.json");
+  std::string clusterError;
+  FailureOr<Cluster> cluster =
+      resolveCluster(opts.clusterSpec, [&](const Twine &msg) {
+        if (clusterError.empty())
+          clusterError = msg.str();
+      });
+  if (failed(cluster) || !clusterError.empty())
+    return fail(clusterError.empty()
+                    ? "invalid cluster '" + opts.clusterSpec + "'"
+                    : clusterError);
+  int64_t available = cluster->getNumDevices();
+  int64_t devices =
+      opts.devices.getNumOccurrences() ? int64_t(opts.devices) : available;
+  if (devices < 1 || !llvm::isPowerOf2_64(devices))
+    return fail("--devices " + Twine(devices) + " is not a power of two" +
+                (opts.devices.getNumOccurrences()
+                     ? ""
+                     : " (the cluster's device count; pass --devices)"));
+  if (devices > available)
+    return fail("--devices " + Twine(devices) + " exceeds the " +
+                Twine(available) + " devices of cluster " + cluster->name);
+  if (opts.maxMicrobatches < 1 || !llvm::isPowerOf2_64(opts.maxMicrobatches))
+    return fail("--max-microbatches " + Twine(opts.maxMicrobatches) +
+                " is not a power of two");
+  if (opts.maxDP < 0 || opts.maxTP < 0 || opts.maxPP < 0)
+    return fail("--max-dp, --max-tp and --max-pp must be >= 0");
+  if (opts.top < 1)
+    return fail("--top must be positive");
+
+  SearchOptions searchOptions;
+  std::optional<CostModelKind> model = symbolizeCostModelKind(opts.costModel);
+  if (!model || *model == CostModelKind::Calibrated)
+    return fail("unknown cost model '" + opts.costModel +
+                "' (expected analytic or distir-compat)");
+  searchOptions.simulator.costModel = *model;
+  std::optional<CollectiveAlgorithm> algo =
+      symbolizeCollectiveAlgorithm(opts.algorithm);
+  if (!algo)
+    return fail("unknown collective algorithm '" + opts.algorithm +
+                "' (expected ring or tree)");
+  searchOptions.simulator.algorithm = *algo;
+  searchOptions.simulator.overlap = opts.overlap;
+  searchOptions.cleanup = opts.cleanup;
+  searchOptions.verify = !opts.noVerify;
+  searchOptions.cluster = *cluster;
+  searchOptions.jobs =
+      opts.jobs ? unsigned(opts.jobs)
+                : llvm::hardware_concurrency().compute_thread_count();
+
+  SearchSpace space;
+  space.devices = devices;
+  space.allowFewerDevices = opts.allowFewer;
+  space.maxMicrobatches = opts.maxMicrobatches;
+  space.maxDP = opts.maxDP;
+  space.maxTP = opts.maxTP;
+  space.maxPP = opts.maxPP;
+  space.training = opts.training;
+
+  // Build or import the program once per batch size.
+  std::unique_ptr<MLIRContext> context = createSearchContext();
+  ScopedDiagnosticHandler printErrors(context.get(), [](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      llvm::errs() << "error: " << diag.str() << "\n";
+    return success();
+  });
+  SmallVector<OwningOpRef<ModuleOp>> modules;
+  SmallVector<SearchProgram> programs;
+  std::vector<SearchConfig> configs;
+  for (int64_t batch : batches) {
+    OwningOpRef<ModuleOp> module =
+        buildProgram(source, batch, opts.training, context.get());
+    if (!module)
+      return 1;
+    FailureOr<SearchProgram> program =
+        serializeProgram(*module, source.entry, batch);
+    if (failed(program))
+      return fail("cannot serialize the program");
+    programs.push_back(std::move(*program));
+    modules.push_back(std::move(module));
+    std::vector<SearchConfig> some = enumerateConfigs(space, batch);
+    configs.insert(configs.end(), some.begin(), some.end());
+  }
+  if (configs.empty())
+    return fail("no configuration to search (check --max-dp, --max-tp and "
+                "--max-pp)");
+  auto builtTime = Clock::now();
+
+  // Search, with a progress bar on a terminal.
+  bool showProgress =
+      !opts.noProgress && llvm::sys::Process::StandardErrIsDisplayed();
+  if (showProgress)
+    searchOptions.progress = [](size_t done, size_t total) {
+      const unsigned width = 40;
+      unsigned filled = static_cast<unsigned>(width * done / total);
+      llvm::errs() << "\r[" << std::string(filled, '#')
+                   << std::string(width - filled, ' ') << "] " << done << "/"
+                   << total << " configurations";
+      if (done == total)
+        llvm::errs() << "\r" << std::string(width + 40, ' ') << "\r";
+      llvm::errs().flush();
+    };
+  std::vector<ConfigResult> results =
+      runSearch(programs, configs, searchOptions);
+  std::vector<size_t> ranking = rankResults(results);
+  auto searchedTime = Clock::now();
+
+  // Reports.
+  SearchSummary summary;
+  summary.model = modelSpec.str();
+  summary.cluster = opts.clusterSpec;
+  summary.devices = devices;
+  summary.capacityBytes = cluster->device.memoryCapacity;
+  summary.training = opts.training;
+  summary.costModel = opts.costModel;
+  summary.batchSweep = !opts.batchSweep.empty();
+  printTable(llvm::outs(), summary, results, ranking, opts.top);
+  llvm::outs().flush();
+
+  if (!opts.csvFile.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeCSV(os, results, ranking);
+    if (failed(writeFile(opts.csvFile, text)))
+      return 1;
+  }
+  if (!opts.jsonFile.empty() &&
+      failed(writeFile(
+          opts.jsonFile,
+          llvm::formatv("{0:2}\n", toJSON(summary, results, ranking)).str())))
+    return 1;
+  if (!opts.plotFile.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeSVG(os, summary, results, ranking);
+    if (failed(writeFile(opts.plotFile, text)))
+      return 1;
+  }
+
+  if (opts.timing) {
+    double transform = 0, simulate = 0;
+    for (const ConfigResult &r : results) {
+      transform += r.transformSeconds;
+      simulate += r.simulateSeconds;
+    }
+    auto seconds = [](auto a, auto b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
+    size_t n = results.size();
+    llvm::errs() << llvm::formatv(
+        "build {0:f3} s, search {1:f3} s with {2} jobs: {3} configurations, "
+        "per configuration {4:f2} ms (transform {5:f2} ms, simulate {6:f2} "
+        "ms), total {7:f3} s before reports\n",
+        seconds(startTime, builtTime), seconds(builtTime, searchedTime),
+        searchOptions.jobs, n, (transform + simulate) / n * 1e3,
+        transform / n * 1e3, simulate / n * 1e3,
+        seconds(startTime, searchedTime));
+  }
+  if (ranking.empty()) {
+    size_t counts[4] = {0, 0, 0, 0};
+    const ConfigResult *firstRejected = nullptr;
+    for (const ConfigResult &r : results) {
+      ++counts[static_cast<unsigned>(r.status)];
+      if (r.status != ConfigStatus::OutOfMemory && !firstRejected)
+        firstRejected = &r;
+    }
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << "no configuration fits: of " << results.size() << " configurations, "
+       << counts[unsigned(ConfigStatus::OutOfMemory)]
+       << " exceed the device memory, "
+       << counts[unsigned(ConfigStatus::Skipped)]
+       << " were rejected by dist-dtp"
+       << " and " << counts[unsigned(ConfigStatus::Failed)]
+       << " failed to simulate";
+    if (firstRejected)
+      os << " (first: " << firstRejected->config.getPassOptions() << ": "
+         << firstRejected->reason << ")";
+    return fail(message);
+  }
+
+  // The best program and its trace.
+  if (!opts.emitBest.empty() || !opts.traceBest.empty()) {
+    const SearchConfig &best = results[ranking.front()].config;
+    size_t which = llvm::find(batches, best.batch) - batches.begin();
+    std::string error;
+    OwningOpRef<ModuleOp> transformed = transformProgram(
+        *modules[which], source.entry, best, searchOptions, error);
+    if (!transformed)
+      return fail("cannot transform the best configuration: " + error);
+    if (!opts.emitBest.empty()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      transformed->print(os);
+      os << "\n";
+      if (failed(writeFile(opts.emitBest, text)))
+        return 1;
+    }
+    if (!opts.traceBest.empty()) {
+      SimulatorOptions simOptions = searchOptions.simulator;
+      simOptions.batchSize = best.batch;
+      FailureOr<SimulationResult> sim =
+          simulate(findStepFunction(*transformed, source.entry),
+                   searchOptions.cluster, simOptions);
+      if (failed(sim))
+        return 1;
+      if (failed(writeFile(opts.traceBest,
+                           llvm::formatv("{0}", sim->toChromeTrace()).str())))
+        return 1;
+    }
+  }
+
+  // Tearing down large modules is slow and the process is about to exit.
+  for (OwningOpRef<ModuleOp> &module : modules)
+    (void)module.release();
+  return 0;
+}

@@ -1,0 +1,151 @@
+//===- SearchTest.cpp - Tests of the search driver library ----------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Search/Search.h"
+#include "DistIR/Target/ONNX/MLPBuilder.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+using namespace distir;
+using namespace distir::search;
+
+namespace {
+
+using Key =
+    std::tuple<int64_t, int64_t, int64_t, int64_t, std::string, std::string>;
+
+Key keyOf(const SearchConfig &c) {
+  return {c.dp, c.tp, c.pp, c.microbatches, c.schedule, c.mapping};
+}
+
+TEST(SearchEnumerate, ProductsAndDedup) {
+  SearchSpace space;
+  space.devices = 8;
+  space.maxMicrobatches = 4;
+  space.training = true;
+  std::vector<SearchConfig> configs = enumerateConfigs(space, 16);
+  std::set<Key> seen;
+  for (const SearchConfig &c : configs) {
+    EXPECT_EQ(c.getNumDevices(), 8);
+    EXPECT_LE(c.microbatches, 16 / c.dp);
+    EXPECT_EQ(c.schedule.empty(), c.pp == 1);
+    if (c.pp > 1 && c.microbatches == 1)
+      EXPECT_EQ(c.schedule, "gpipe");
+    if (c.dp == 1 || c.tp == 1)
+      EXPECT_EQ(c.mapping, "tp-inner");
+    EXPECT_TRUE(seen.insert(keyOf(c)).second) << "duplicate configuration";
+  }
+  // (D,T,P) triples of 8 = 10; K in {1,2,4} (batch/D >= 4 except D = 8,
+  // where K <= 2); schedules x3 when P > 1 and K > 1; mappings x2 when
+  // D > 1 and T > 1.
+  size_t expected = 0;
+  for (int64_t dp : {1, 2, 4, 8})
+    for (int64_t tp : {1, 2, 4, 8})
+      for (int64_t pp : {1, 2, 4, 8}) {
+        if (dp * tp * pp != 8)
+          continue;
+        for (int64_t k : {1, 2, 4}) {
+          if (k > 16 / dp)
+            continue;
+          expected += (pp > 1 && k > 1 ? 3 : 1) * (dp > 1 && tp > 1 ? 2 : 1);
+        }
+      }
+  EXPECT_EQ(configs.size(), expected);
+}
+
+TEST(SearchEnumerate, InferenceHasOneSchedule) {
+  SearchSpace space;
+  space.devices = 4;
+  space.maxMicrobatches = 4;
+  space.training = false;
+  for (const SearchConfig &c : enumerateConfigs(space, 8))
+    EXPECT_TRUE(c.schedule.empty() || c.schedule == "gpipe");
+}
+
+TEST(SearchEnumerate, FewerDevicesAndLimits) {
+  SearchSpace space;
+  space.devices = 4;
+  space.allowFewerDevices = true;
+  space.maxPP = 1;
+  space.maxTP = 1;
+  std::vector<SearchConfig> configs = enumerateConfigs(space, 2);
+  // dp in {1, 2}; dp = 4 exceeds the batch.
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].dp, 1);
+  EXPECT_EQ(configs[1].dp, 2);
+}
+
+TEST(SearchConfig, PassOptions) {
+  SearchConfig c;
+  c.dp = 2;
+  c.tp = 4;
+  EXPECT_EQ(c.getPassOptions(),
+            "dp=2 tp=4 pp=1 microbatches=1 mapping=tp-inner");
+  c.pp = 2;
+  c.microbatches = 4;
+  c.schedule = "1f1b";
+  c.mapping = "dp-inner";
+  EXPECT_EQ(c.getPassOptions(),
+            "dp=2 tp=4 pp=2 microbatches=4 schedule=1f1b mapping=dp-inner");
+}
+
+TEST(SearchRank, ThroughputThenIndex) {
+  std::vector<ConfigResult> results(4);
+  results[0].status = ConfigStatus::Ok;
+  results[0].throughput = 10;
+  results[1].status = ConfigStatus::OutOfMemory;
+  results[1].throughput = 100;
+  results[2].status = ConfigStatus::Ok;
+  results[2].throughput = 20;
+  results[3].status = ConfigStatus::Ok;
+  results[3].throughput = 10;
+  EXPECT_EQ(rankResults(results), (std::vector<size_t>{2, 0, 3}));
+}
+
+TEST(SearchRun, DeterministicAcrossJobs) {
+  std::unique_ptr<mlir::MLIRContext> context = createSearchContext();
+  MLPOptions mlp;
+  mlp.layers = 2;
+  mlp.dim = 16;
+  mlp.batch = 8;
+  mlp.training = true;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      buildMLP(mlp, mlir::UnknownLoc::get(context.get()));
+  ASSERT_TRUE(module);
+  mlir::FailureOr<SearchProgram> program =
+      serializeProgram(*module, "mlp", mlp.batch);
+  ASSERT_TRUE(succeeded(program));
+
+  SearchSpace space;
+  space.devices = 4;
+  space.maxMicrobatches = 2;
+  space.training = true;
+  std::vector<SearchConfig> configs = enumerateConfigs(space, mlp.batch);
+  SearchOptions options;
+  options.cluster =
+      *getClusterPreset("distir-uniform:devices=4", [](const llvm::Twine &) {});
+  auto csv = [&](unsigned jobs) {
+    options.jobs = jobs;
+    std::vector<ConfigResult> results = runSearch(*program, configs, options);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeCSV(os, results, rankResults(results));
+    return text;
+  };
+  std::string one = csv(1);
+  EXPECT_EQ(one, csv(2));
+  EXPECT_EQ(one, csv(4));
+  EXPECT_NE(one.find(",ok,"), std::string::npos);
+}
+
+} // namespace
