@@ -43,7 +43,10 @@ if config.sanitize:
     config.available_features.add("sanitize")
     # LeakSanitizer does not work under ptrace-restricted sandboxes and MLIR
     # keeps some intentional process-lifetime allocations.
-    config.environment["ASAN_OPTIONS"] = "detect_leaks=0"
+    # allow_user_poisoning=0: LLVM's allocators poison memory in code inlined
+    # into our instrumented objects, which the uninstrumented libMLIR.so then
+    # legitimately writes (false use-after-poison reports).
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:allow_user_poisoning=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
 if config.enable_nccl:
     config.available_features.add("nccl")
