@@ -262,7 +262,17 @@ static bool compareI(int64_t predicate, double a, double b, unsigned width) {
   return false;
 }
 
-static int64_t toInt(double v) { return static_cast<int64_t>(v); }
+/// Integer value of a slot; saturates instead of the undefined behaviour of
+/// converting out-of-range or NaN doubles.
+static int64_t toInt(double v) {
+  if (std::isnan(v))
+    return 0;
+  if (v >= 9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::max();
+  if (v <= -9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
 
 double distir::detail::evalScalarOp(const ScalarOp &op, ArrayRef<double> x) {
   using K = ScalarKind;
@@ -326,7 +336,9 @@ double distir::detail::evalScalarOp(const ScalarOp &op, ArrayRef<double> x) {
     r = x[1] == 0 ? 0 : std::floor(x[0] / x[1]);
     break;
   case K::RemSI:
-    r = x[1] == 0 ? 0 : static_cast<double>(toInt(x[0]) % toInt(x[1]));
+    r = x[1] == 0 || x[1] == -1
+            ? 0
+            : static_cast<double>(toInt(x[0]) % toInt(x[1]));
     break;
   case K::RemUI:
     r = x[1] == 0 ? 0 : std::fmod(asUnsigned(x[0], w), asUnsigned(x[1], w));
@@ -353,12 +365,14 @@ double distir::detail::evalScalarOp(const ScalarOp &op, ArrayRef<double> x) {
     r = static_cast<double>(toInt(x[0]) ^ toInt(x[1]));
     break;
   case K::ShLI:
-    r = x[1] >= w ? 0
-                  : static_cast<double>(static_cast<int64_t>(
-                        static_cast<uint64_t>(toInt(x[0])) << toInt(x[1])));
+    r = x[1] >= w || x[1] < 0
+            ? 0
+            : static_cast<double>(static_cast<int64_t>(
+                  static_cast<uint64_t>(toInt(x[0])) << toInt(x[1])));
     break;
   case K::ShRSI:
-    r = static_cast<double>(toInt(x[0]) >> std::min<int64_t>(toInt(x[1]), 63));
+    r = static_cast<double>(toInt(x[0]) >>
+                            std::clamp<int64_t>(toInt(x[1]), 0, 63));
     break;
   case K::ShRUI:
     r = x[1] >= w

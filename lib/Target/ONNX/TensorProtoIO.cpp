@@ -70,12 +70,14 @@ static double decodeRaw(const char *p, const ProtoType &t) {
     return llvm::APFloat(f.getFloatSemantics(), llvm::APInt(16, bits))
         .convertToDouble();
   }
-  int64_t v = 0;
-  std::memcpy(&v, p, t.bytes);
-  if (t.bytes < 8 && ((v >> (t.bytes * 8 - 1)) & 1))
-    v |= ~int64_t(0) << (t.bytes * 8);
-  return t.elementType.isInteger(1) ? (v & 0xff ? 1 : 0)
-                                    : static_cast<double>(v);
+  // Sign-extend in unsigned arithmetic (shifting negative values is UB).
+  uint64_t u = 0;
+  std::memcpy(&u, p, t.bytes);
+  if (t.bytes < 8 && ((u >> (t.bytes * 8 - 1)) & 1))
+    u |= ~uint64_t(0) << (t.bytes * 8);
+  return t.elementType.isInteger(1)
+             ? ((u & 0xff) ? 1 : 0)
+             : static_cast<double>(static_cast<int64_t>(u));
 }
 
 std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
