@@ -252,6 +252,8 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
   ErrorCapture capture(source.getContext());
   SimulatorOptions simOptions = options.simulator;
   simOptions.batchSize = config.batch;
+  // The ranking uses the liveness peak; the static plan is for reports.
+  simOptions.planMemory = false;
   FailureOr<SimulationResult> sim = simulate(step, options.cluster, simOptions);
   result.simulateSeconds =
       std::chrono::duration<double>(Clock::now() - transformed).count();

@@ -66,6 +66,10 @@ static cl::opt<std::string> traceFile("trace",
                                       cl::cat(category));
 static cl::opt<std::string> format("format", cl::desc("text or json"),
                                    cl::init("text"), cl::cat(category));
+static cl::opt<bool> noMemoryPlan(
+    "no-memory-plan",
+    cl::desc("Skip the static-offset memory plan (reported as -1)"),
+    cl::cat(category));
 static cl::opt<bool>
     timing("timing",
            cl::desc("Print the time of each phase (load, simulate, report) "
@@ -104,6 +108,7 @@ int main(int argc, char **argv) {
                 "' (expected ring or tree)");
   options.algorithm = *algo;
   options.overlap = overlap;
+  options.planMemory = !noMemoryPlan;
   if (batch < 0)
     return fail("--batch must be positive");
   if (batch > 0)

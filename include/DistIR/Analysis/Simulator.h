@@ -61,6 +61,10 @@ struct SimulatorOptions {
   bool overlap = false;
   /// Samples per step, to report throughput.
   std::optional<int64_t> batchSize;
+  /// Compute the static-offset memory plan (DeviceReport::plannedBytes;
+  /// -1 when off). It costs more than the rest of a simulation when many
+  /// microbatches are in flight; searches rank by the liveness peak alone.
+  bool planMemory = true;
   /// Coefficients of the calibrated model; required when `costModel` is
   /// Calibrated, ignored otherwise.
   std::shared_ptr<const Calibration> calibration;
@@ -90,7 +94,8 @@ struct DeviceReport {
   /// Peak of live bytes (a value lives from its definition to its last use).
   int64_t peakBytes = 0;
   /// Arena size of a static-offset plan of every buffer (no fragmentation
-  /// at run time because offsets are fixed ahead of time).
+  /// at run time because offsets are fixed ahead of time); -1 when the plan
+  /// was not requested (SimulatorOptions::planMemory).
   int64_t plannedBytes = 0;
   /// Live bytes after each change, as (time, bytes) in time order.
   std::vector<std::pair<double, int64_t>> memoryTimeline;

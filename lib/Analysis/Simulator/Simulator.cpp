@@ -524,7 +524,8 @@ void Simulation::finish() {
          buffer.resident || buffer.freeSeq < 0 ? seq : buffer.freeSeq,
          buffer.bytes});
   for (auto &[device, planBuffers] : perDevice)
-    result.devices[device].plannedBytes = planStaticOffsets(planBuffers);
+    result.devices[device].plannedBytes =
+        options.planMemory ? planStaticOffsets(planBuffers) : -1;
 
   // Critical path: follow, from the last event to finish, the events that
   // determined each start.
