@@ -202,6 +202,16 @@ private:
   LogicalResult visitStructured(linalg::LinalgOp op);
   LogicalResult visitReplicated(Operation *op);
   LogicalResult visitReshape(Operation *op);
+  /// One value per grid point from `build(g)`: every point when the result
+  /// depends on the microbatch, else microbatch 0 of each device, shared by
+  /// the device's other points. Each instance goes to `task`'s task for its
+  /// point, no earlier than the tasks that produced `inputs` there.
+  SmallVector<Value> instantiate(bool perMicrobatch, Task task,
+                                 ArrayRef<SmallVector<Value>> inputs,
+                                 function_ref<Value(int64_t)> build);
+  /// Records the distributed value of `result`.
+  void define(Value result, ShapedType type, const Layout &layout,
+              int64_t stage, SmallVector<Value> locals);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitSoftmax(linalg::SoftmaxOp op);
   LogicalResult visitFresh(Operation *op);
@@ -763,6 +773,36 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
   return success();
 }
 
+SmallVector<Value>
+DTPRewriter::instantiate(bool perMicrobatch, Task task,
+                         ArrayRef<SmallVector<Value>> inputs,
+                         function_ref<Value(int64_t)> build) {
+  int64_t n = numPoints();
+  SmallVector<Value> results(n);
+  for (int64_t g = 0; g < n; ++g) {
+    if (!perMicrobatch && microbatch(g) != 0) {
+      results[g] = results[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    SmallVector<Value> at;
+    for (const SmallVector<Value> &input : inputs)
+      at.push_back(input[g]);
+    Task t = perMicrobatch ? taskFor(task, g, at) : latest(task, at);
+    results[g] = created(build(g), t);
+  }
+  return results;
+}
+
+void DTPRewriter::define(Value result, ShapedType type, const Layout &layout,
+                         int64_t stage, SmallVector<Value> locals) {
+  DistValue out;
+  out.fullType = RankedTensorType::get(type.getShape(), type.getElementType());
+  out.layout = layout;
+  out.stage = stage;
+  out.locals = std::move(locals);
+  values[result] = out;
+}
+
 /// Softmax is independent along every dimension but its own: the input's
 /// split is kept unless it splits the softmax dimension.
 LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
@@ -781,28 +821,15 @@ LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
   SmallVector<Value> inputs = conform(op.getLoc(), in, layout, stage, task);
   SmallVector<Value> inits =
       conform(op.getLoc(), lookup(op.getOutput()), layout, stage, task);
-  int64_t n = numPoints();
-  SmallVector<Value> results(n);
-  for (int64_t g = 0; g < n; ++g) {
-    if (!perMicrobatch && microbatch(g) != 0) {
-      results[g] = results[point(replica(g), 0, tensorRank(g))];
-      continue;
-    }
-    Task t = perMicrobatch ? taskFor(task, g, {inputs[g], inits[g]})
-                           : latest(task, {inputs[g], inits[g]});
-    auto clone =
-        linalg::SoftmaxOp::create(builder, op.getLoc(), inits[g].getType(),
-                                  inputs[g], inits[g], op.getDimension());
-    results[g] = created(clone.getResult()[0], t);
-  }
-  DistValue out;
-  out.fullType =
-      RankedTensorType::get(op.getOutputOperandType().getShape(),
-                            op.getOutputOperandType().getElementType());
-  out.layout = layout;
-  out.stage = stage;
-  out.locals = results;
-  values[op.getResult()[0]] = out;
+  SmallVector<Value> results =
+      instantiate(perMicrobatch, task, {inputs, inits}, [&](int64_t g) {
+        return linalg::SoftmaxOp::create(builder, op.getLoc(),
+                                         inits[g].getType(), inputs[g],
+                                         inits[g], op.getDimension())
+            .getResult()[0];
+      });
+  define(op.getResult()[0], op.getOutputOperandType(), layout, stage,
+         std::move(results));
   return success();
 }
 
@@ -829,29 +856,15 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
   SmallVector<Value> operands = conform(op.getLoc(), in, layout, stage, task);
   RankedTensorType outFull = RankedTensorType::get(
       op.getType().getShape(), op.getType().getElementType());
-  int64_t n = numPoints();
-  SmallVector<Value> results(n);
-  for (int64_t g = 0; g < n; ++g) {
-    if (!perMicrobatch && microbatch(g) != 0) {
-      results[g] = results[point(replica(g), 0, tensorRank(g))];
-      continue;
-    }
-    RankedTensorType local = localType(outFull, layout, g, stage);
-    Task t = perMicrobatch ? taskFor(task, g, {operands[g]})
-                           : latest(task, {operands[g]});
-    SmallVector<int64_t> localSizes(local.getShape());
-    results[g] =
-        created(tensor::ExtractSliceOp::create(
-                    builder, op.getLoc(), local, operands[g], ValueRange{},
-                    ValueRange{}, ValueRange{}, offsets, localSizes, strides),
-                t);
-  }
-  DistValue out;
-  out.fullType = outFull;
-  out.layout = layout;
-  out.stage = stage;
-  out.locals = results;
-  values[op.getResult()] = out;
+  SmallVector<Value> results =
+      instantiate(perMicrobatch, task, {operands}, [&](int64_t g) {
+        RankedTensorType local = localType(outFull, layout, g, stage);
+        SmallVector<int64_t> localSizes(local.getShape());
+        return tensor::ExtractSliceOp::create(
+            builder, op.getLoc(), local, operands[g], ValueRange{},
+            ValueRange{}, ValueRange{}, offsets, localSizes, strides);
+      });
+  define(op.getResult(), outFull, layout, stage, std::move(results));
   return success();
 }
 
@@ -904,29 +917,16 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
       conform(op->getLoc(), in, srcLayout, stage, task);
   RankedTensorType outFull =
       RankedTensorType::get(resultType.getShape(), resultType.getElementType());
-  int64_t n = numPoints();
-  SmallVector<Value> results(n);
-  for (int64_t g = 0; g < n; ++g) {
-    if (!perMicrobatch && microbatch(g) != 0) {
-      results[g] = results[point(replica(g), 0, tensorRank(g))];
-      continue;
-    }
-    RankedTensorType local = localType(outFull, outLayout, g, stage);
-    Task t = perMicrobatch ? taskFor(task, g, {operands[g]})
-                           : latest(task, {operands[g]});
-    Value result =
-        expand ? Value(tensor::ExpandShapeOp::create(
-                     builder, op->getLoc(), local, operands[g], groups))
-               : Value(tensor::CollapseShapeOp::create(
-                     builder, op->getLoc(), local, operands[g], groups));
-    results[g] = created(result, t);
-  }
-  DistValue out;
-  out.fullType = outFull;
-  out.layout = outLayout;
-  out.stage = stage;
-  out.locals = results;
-  values[op->getResult(0)] = out;
+  SmallVector<Value> results =
+      instantiate(perMicrobatch, task, {operands}, [&](int64_t g) -> Value {
+        RankedTensorType local = localType(outFull, outLayout, g, stage);
+        if (expand)
+          return tensor::ExpandShapeOp::create(builder, op->getLoc(), local,
+                                               operands[g], groups);
+        return tensor::CollapseShapeOp::create(builder, op->getLoc(), local,
+                                               operands[g], groups);
+      });
+  define(op->getResult(0), outFull, outLayout, stage, std::move(results));
   return success();
 }
 
