@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/Executor.h"
+#include "DistIR/Analysis/ProgramInputs.h"
 #include "DistIR/Analysis/TensorIO.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Conversion/Pipelines.h"
@@ -85,35 +86,6 @@ extern "C" void onTimeout(int) {
   if (n > 0)
     (void)!write(STDERR_FILENO, msg, n);
   _exit(124);
-}
-
-/// The names an argument answers to (as in distir-run).
-static SmallVector<std::string> argumentNames(func::FuncOp func, unsigned i) {
-  SmallVector<std::string> names = {
-      std::to_string(i), "arg" + std::to_string(i), "%arg" + std::to_string(i)};
-  if (auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name"))
-    names.push_back(name.str());
-  if (auto loc = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
-    names.push_back(loc.getName().str());
-  return names;
-}
-
-/// distir-run's generator, value for value.
-static RuntimeValue randomValue(Type type, std::mt19937_64 &rng) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  Type element = tensor ? tensor.getElementType() : type;
-  RuntimeValue value = tensor ? RuntimeValue::tensor(element, tensor.getShape())
-                              : RuntimeValue::scalar(element, 0);
-  value.isTensor = static_cast<bool>(tensor);
-  for (double &x : *value.data) {
-    uint64_t bits = rng();
-    x = isa<FloatType>(element)
-            ? roundToType(element, static_cast<double>(bits >> 11) /
-                                           9007199254740992.0 * 2.0 -
-                                       1.0)
-            : roundToType(element, static_cast<double>(bits % 8));
-  }
-  return value;
 }
 
 static int64_t elementBytes(Type t) {
@@ -351,7 +323,7 @@ int main(int argc, char **argv) {
     }
     std::optional<unsigned> index;
     for (unsigned i = 0; i < numArgs && !index; ++i)
-      if (llvm::is_contained(argumentNames(entry, i), name.str()))
+      if (llvm::is_contained(getArgumentNames(entry, i), name.str()))
         index = i;
     if (!index)
       ok = error("@" + entry.getSymName() + " has no argument named '" + name +
@@ -389,12 +361,12 @@ int main(int argc, char **argv) {
     if (!paths[i]) {
       if (randomSeed < 0) {
         ok = error("missing input for argument #" + Twine(i) + " (" +
-                   argumentNames(entry, i).back() + ") of @" +
+                   getArgumentNames(entry, i).back() + ") of @" +
                    entry.getSymName() +
                    "; pass --input NAME=file.npy or --random-inputs SEED");
         break;
       }
-      value = randomValue(t, rng); // keeps distir-run's sequence
+      value = makeRandomInput(t, rng);
     } else if (needed) {
       std::string message;
       value = readNpy(*paths[i], &context, message);

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/Executor.h"
+#include "DistIR/Analysis/ProgramInputs.h"
 #include "DistIR/Analysis/TensorIO.h"
 #include "DistIR/Target/ONNX/TensorProtoIO.h"
 #include "DistIR/Tools/ToolUtils.h"
@@ -61,34 +62,6 @@ static cl::opt<unsigned>
                cl::desc("Elements of each result to print (default 64)"),
                cl::init(64), cl::cat(category));
 
-/// The names an argument answers to.
-static SmallVector<std::string> argumentNames(func::FuncOp func, unsigned i) {
-  SmallVector<std::string> names = {
-      std::to_string(i), "arg" + std::to_string(i), "%arg" + std::to_string(i)};
-  if (auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name"))
-    names.push_back(name.str());
-  if (auto loc = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
-    names.push_back(loc.getName().str());
-  return names;
-}
-
-static RuntimeValue randomValue(Type type, std::mt19937_64 &rng) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  Type element = tensor ? tensor.getElementType() : type;
-  RuntimeValue value = tensor ? RuntimeValue::tensor(element, tensor.getShape())
-                              : RuntimeValue::scalar(element, 0);
-  value.isTensor = static_cast<bool>(tensor);
-  for (double &x : *value.data) {
-    uint64_t bits = rng();
-    x = isa<FloatType>(element)
-            ? roundToType(element, static_cast<double>(bits >> 11) /
-                                           9007199254740992.0 * 2.0 -
-                                       1.0)
-            : roundToType(element, static_cast<double>(bits % 8));
-  }
-  return value;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -117,7 +90,7 @@ int main(int argc, char **argv) {
       return fail("--input expects NAME=file.npy, got '" + spec + "'");
     std::optional<unsigned> index;
     for (unsigned i = 0; i < numArgs && !index; ++i)
-      if (llvm::is_contained(argumentNames(entry, i), name.str()))
+      if (llvm::is_contained(getArgumentNames(entry, i), name.str()))
         index = i;
     if (!index)
       return fail("@" + entry.getSymName() + " has no argument named '" + name +
@@ -138,10 +111,10 @@ int main(int argc, char **argv) {
     if (!args[i]) {
       if (randomSeed < 0)
         return fail("missing input for argument #" + Twine(i) + " (" +
-                    argumentNames(entry, i).back() + ") of @" +
+                    getArgumentNames(entry, i).back() + ") of @" +
                     entry.getSymName() +
                     "; pass --input NAME=file.npy or --random-inputs SEED");
-      args[i] = randomValue(entry.getArgumentTypes()[i], rng);
+      args[i] = makeRandomInput(entry.getArgumentTypes()[i], rng);
     } else {
       // A scalar argument given as a 0-d array.
       if (!isa<TensorType>(entry.getArgumentTypes()[i]) &&
