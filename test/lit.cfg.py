@@ -49,7 +49,10 @@ if config.sanitize:
     config.environment["ASAN_OPTIONS"] = "detect_leaks=0:allow_user_poisoning=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
 if config.enable_nccl:
+    # The NCCL runtime shim was built (CUDA, NCCL and MPI found).
     config.available_features.add("nccl")
+if os.path.exists("/dev/nvidiactl") and os.path.exists("/dev/nvidia0"):
+    config.available_features.add("cuda-device")
 
 # Config values that tests need as shell variables.
 config.substitutions.append(("%cmake", config.cmake_command))
@@ -57,3 +60,5 @@ config.substitutions.append(("%generator", config.cmake_generator))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%llvm_lib_dir", config.llvm_lib_dir))
+config.substitutions.append(("%distir_lib_dir", config.distir_lib_dir))

@@ -19,9 +19,13 @@ void distir::buildDistToLLVMPipeline(OpPassManager &pm,
                                      const DistToLLVMPipelineOptions &options) {
   if (options.project)
     pm.addPass(createDistToRankPass());
-  ConvertDistToMPIPassOptions mpi;
-  mpi.implementation = options.mpiImplementation;
-  pm.addPass(createConvertDistToMPIPass(mpi));
+  if (options.communication == CommLibrary::NCCL) {
+    pm.addPass(createConvertDistToNCCLPass());
+  } else {
+    ConvertDistToMPIPassOptions mpi;
+    mpi.implementation = options.mpiImplementation;
+    pm.addPass(createConvertDistToMPIPass(mpi));
+  }
   buildRankToLLVMPipeline(pm, options);
 }
 
@@ -40,7 +44,8 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
-  if (options.mpiImplementation.getValue() == "OpenMPI")
+  if (options.communication == CommLibrary::MPI &&
+      options.mpiImplementation.getValue() == "OpenMPI")
     pm.addPass(createDistFixOpenMPISymbolsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
@@ -50,6 +55,6 @@ void distir::registerDistConversionPassesAndPipelines() {
   PassPipelineRegistration<DistToLLVMPipelineOptions>(
       "dist-lower-to-llvm",
       "Lower a global dist program to per-rank LLVM dialect code with MPI "
-      "communication (see docs/design/lowering.md)",
+      "or NCCL communication (see docs/design/lowering.md)",
       buildDistToLLVMPipeline);
 }

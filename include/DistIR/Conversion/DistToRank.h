@@ -7,6 +7,8 @@
 #ifndef DISTIR_CONVERSION_DISTTORANK_H
 #define DISTIR_CONVERSION_DISTTORANK_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -17,6 +19,15 @@ namespace distir {
 /// semantics and reports unmatched sends/receives, disagreeing collectives
 /// and deadlocks (with what every stuck rank waits for).
 mlir::LogicalResult verifyRankMatching(mlir::ModuleOp module);
+
+/// Replaces the body of the global function kept by dist-to-rank (the one
+/// with `dist_rank.ranks`) by a dispatcher: `getRank` builds the runtime rank
+/// (an i32; MPI_Comm_rank or the NCCL shim's world rank), an scf.index_switch
+/// calls the rank function of that rank with its arguments, and results the
+/// rank does not own are empty tensors or zeros. Removes `dist_rank.ranks`.
+void buildRankDispatcher(
+    mlir::func::FuncOp global, llvm::ArrayRef<mlir::func::FuncOp> rankFuncs,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> getRank);
 
 } // namespace distir
 

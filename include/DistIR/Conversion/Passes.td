@@ -151,20 +151,33 @@ def ConvertDistToNCCLPass : Pass<"convert-dist-to-nccl", "::mlir::ModuleOp"> {
   let description = [{
     Expects the output of `dist-to-rank` with placement stripped or not.
     Rewrites each `dist_rank` op on tensors into `func.call`s of the C
-    functions of `runtime/nccl/DistIRNCCLRuntime.h` on buffers
+    functions of `runtime/nccl/DistIRNCCLRuntime.h` (library
+    `DistIRNCCLRuntime`, built when CUDA and NCCL are found) on buffers
     (`bufferization.to_buffer`, `memref.alloc` + `bufferization.to_tensor`,
     pointers taken with `memref.extract_aligned_pointer_as_index`):
     `distir_nccl_send`/`_recv` (one `ncclGroupStart/End` each),
     `_all_reduce`, `_all_gather`, `_reduce_scatter`, `_broadcast`,
     `_reduce`, and `_gather`/`_scatter`/`_all_to_all` built from grouped
-    `ncclSend`/`ncclRecv`. A group is identified by an integer id and its
-    member list; the shim creates the communicator once per group with
-    `ncclCommSplit`. Buffers are expected in device memory.
+    `ncclSend`/`ncclRecv`. Every rank function first creates one
+    communicator per device group of its program with
+    `distir_nccl_comm_split(color, key)` (`ncclCommSplit` of the world
+    communicator, which the shim creates with `ncclCommInitRank` and a unique
+    id broadcast by rank 0 over MPI), in the same order on every rank. The
+    global function kept by `dist-to-rank` becomes a dispatcher on
+    `distir_nccl_world_rank()`. Buffers may live in device memory (used in
+    place) or host memory (staged through device scratch buffers by the
+    shim).
+
+    Chunked collectives need their chunk dimension to be the outermost
+    non-unit one (NCCL chunks are contiguous); other layouts are rejected
+    with an error, as are element types without an NCCL data type.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
                            "::mlir::LLVM::LLVMDialect"];
 }
 

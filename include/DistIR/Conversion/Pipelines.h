@@ -12,11 +12,23 @@
 
 namespace distir {
 
+/// Which library carries the communication of the lowered rank programs.
+enum class CommLibrary { MPI, NCCL };
+
 struct DistToLLVMPipelineOptions
     : public mlir::PassPipelineOptions<DistToLLVMPipelineOptions> {
   Option<std::string> mpiImplementation{
       *this, "mpi-implementation", llvm::cl::desc("MPI ABI: OpenMPI or MPICH"),
       llvm::cl::init("OpenMPI")};
+  Option<CommLibrary> communication{
+      *this, "comm", llvm::cl::desc("Communication library"),
+      llvm::cl::init(CommLibrary::MPI),
+      llvm::cl::values(
+          clEnumValN(CommLibrary::MPI, "mpi",
+                     "upstream mpi dialect (CPU; convert-dist-to-mpi)"),
+          clEnumValN(CommLibrary::NCCL, "nccl",
+                     "calls into runtime/nccl/DistIRNCCLRuntime.h "
+                     "(convert-dist-to-nccl)"))};
   Option<bool> project{
       *this, "project",
       llvm::cl::desc("Start with dist-to-rank (off: the input is already "

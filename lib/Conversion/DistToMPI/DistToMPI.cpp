@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Conversion/DistToRank.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
@@ -304,9 +305,6 @@ struct ConvertDistToMPIPass
     : public distir::impl::ConvertDistToMPIPassBase<ConvertDistToMPIPass> {
   using ConvertDistToMPIPassBase::ConvertDistToMPIPassBase;
 
-  LogicalResult buildDispatcher(func::FuncOp global,
-                                ArrayRef<func::FuncOp> rankFuncs);
-
   void runOnOperation() final {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -427,67 +425,14 @@ struct ConvertDistToMPIPass
         continue;
       auto global = module.lookupSymbol<func::FuncOp>(program);
       if (global && global->hasAttr(kRanksAttr))
-        if (failed(buildDispatcher(global, funcs)))
-          return signalPassFailure();
+        buildRankDispatcher(global, funcs, [](OpBuilder &b, Location loc) {
+          Value world = mpi::CommWorldOp::create(
+              b, loc, mpi::CommType::get(b.getContext()));
+          return mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world)
+              .getRank();
+        });
     }
   }
 };
 
-LogicalResult
-ConvertDistToMPIPass::buildDispatcher(func::FuncOp global,
-                                      ArrayRef<func::FuncOp> rankFuncs) {
-  MLIRContext *ctx = global.getContext();
-  Location loc = global.getLoc();
-  global->removeAttr(kRanksAttr);
-  global.getBody().front().dropAllDefinedValueUses();
-  global.getBody().front().dropAllReferences();
-  Block &entry = global.getBody().front();
-  while (!entry.empty())
-    entry.back().erase();
-  OpBuilder b = OpBuilder::atBlockEnd(&entry);
-  Value world = mpi::CommWorldOp::create(b, loc, mpi::CommType::get(ctx));
-  auto rankOp = mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world);
-  Value rank =
-      arith::IndexCastOp::create(b, loc, b.getIndexType(), rankOp.getRank());
-  SmallVector<int64_t> cases;
-  for (func::FuncOp f : rankFuncs)
-    cases.push_back(f->getAttrOfType<IntegerAttr>(kRankAttr).getInt());
-  TypeRange resultTypes = global.getResultTypes();
-  auto sw = scf::IndexSwitchOp::create(b, loc, resultTypes, rank, cases,
-                                       cases.size());
-  // Results a rank does not own: empty tensors, zero scalars.
-  auto placeholders = [&](OpBuilder &cb) {
-    SmallVector<Value> values;
-    for (Type t : resultTypes) {
-      if (auto tensor = dyn_cast<RankedTensorType>(t))
-        values.push_back(tensor::EmptyOp::create(cb, loc, tensor.getShape(),
-                                                 tensor.getElementType()));
-      else
-        values.push_back(arith::ConstantOp::create(
-            cb, loc, cast<TypedAttr>(cb.getZeroAttr(t))));
-    }
-    return values;
-  };
-  for (auto [i, f] : llvm::enumerate(rankFuncs)) {
-    Block &block = sw.getCaseRegions()[i].emplaceBlock();
-    OpBuilder cb = OpBuilder::atBlockEnd(&block);
-    SmallVector<Value> args;
-    for (int64_t a :
-         f->getAttrOfType<DenseI64ArrayAttr>(kArgMapAttr).asArrayRef())
-      args.push_back(entry.getArgument(a));
-    auto call = func::CallOp::create(cb, loc, f, args);
-    SmallVector<Value> results = placeholders(cb);
-    for (auto [j, r] : llvm::enumerate(
-             f->getAttrOfType<DenseI64ArrayAttr>(kResultMapAttr).asArrayRef()))
-      results[r] = call.getResult(j);
-    scf::YieldOp::create(cb, loc, results);
-  }
-  {
-    Block &block = sw.getDefaultRegion().emplaceBlock();
-    OpBuilder cb = OpBuilder::atBlockEnd(&block);
-    scf::YieldOp::create(cb, loc, placeholders(cb));
-  }
-  func::ReturnOp::create(b, loc, sw.getResults());
-  return success();
-}
 } // namespace

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Conversion/DistToRank.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
@@ -265,11 +266,11 @@ struct ConvertDistToNCCLPass
   void runOnOperation() final {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    // A kept global function would need a GPU-side dispatcher; drop it.
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (func->hasAttr(kRanksAttr))
-        func.erase();
+    // A kept global function (dist_rank.ranks) becomes the dispatcher.
     WalkResult bad = module.walk([&](Operation *op) {
+      auto parent = op->getParentOfType<func::FuncOp>();
+      if (parent && parent->hasAttr(kRanksAttr))
+        return WalkResult::skip();
       if (isa<dist::DistDialect>(op->getDialect())) {
         op->emitOpError("is a global communication op; run dist-to-rank "
                         "before convert-dist-to-nccl");
@@ -349,6 +350,23 @@ struct ConvertDistToNCCLPass
           if (failed(lowering.lower(op)))
             return signalPassFailure();
       }
+      if (program.empty())
+        continue;
+      auto global = module.lookupSymbol<func::FuncOp>(program);
+      if (!global || !global->hasAttr(kRanksAttr))
+        continue;
+      buildRankDispatcher(global, funcs, [&](OpBuilder &b, Location loc) {
+        auto rank = module.lookupSymbol<func::FuncOp>("distir_nccl_world_rank");
+        if (!rank) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(module.getBody());
+          rank = func::FuncOp::create(
+              b, loc, "distir_nccl_world_rank",
+              b.getFunctionType(TypeRange(), {b.getI32Type()}));
+          rank.setPrivate();
+        }
+        return func::CallOp::create(b, loc, rank, ValueRange()).getResult(0);
+      });
     }
   }
 };

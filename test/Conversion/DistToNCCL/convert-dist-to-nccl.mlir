@@ -1,5 +1,14 @@
 // RUN: distir-opt --dist-to-rank --convert-dist-to-nccl -split-input-file -verify-diagnostics %s | FileCheck %s
 
+// The global function dispatches on the shim's world rank.
+// CHECK-LABEL: func.func @f(
+// CHECK: %[[R:.*]] = call @distir_nccl_world_rank() : () -> i32
+// CHECK: %[[I:.*]] = arith.index_cast %[[R]] : i32 to index
+// CHECK: scf.index_switch %[[I]]
+// CHECK: case 0 {
+// CHECK: func.call @f_rank0(%arg0)
+// CHECK: case 1 {
+// CHECK: func.call @f_rank1(%arg1)
 // CHECK-LABEL: func.func @f_rank1(
 // CHECK: %[[C:.*]] = call @distir_nccl_comm_split(%{{.*}}, %{{.*}}) : (i32, i32) -> i64
 // CHECK: call @distir_nccl_all_reduce(%[[C]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i32, i32) -> ()

@@ -1,0 +1,72 @@
+//===- Dispatcher.cpp - One entry point that runs this process's rank -----===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by the MPI and NCCL lowerings: they differ only in how a process
+// learns its rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Conversion/DistToRank.h"
+#include "DistIR/Dialect/Dist/IR/DistRankOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace distir::dist_rank;
+
+void distir::buildRankDispatcher(
+    func::FuncOp global, ArrayRef<func::FuncOp> rankFuncs,
+    function_ref<Value(OpBuilder &, Location)> getRank) {
+  Location loc = global.getLoc();
+  global->removeAttr(kRanksAttr);
+  Block &entry = global.getBody().front();
+  entry.dropAllDefinedValueUses();
+  entry.dropAllReferences();
+  while (!entry.empty())
+    entry.back().erase();
+  OpBuilder b = OpBuilder::atBlockEnd(&entry);
+  Value rank =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), getRank(b, loc));
+  SmallVector<int64_t> cases;
+  for (func::FuncOp f : rankFuncs)
+    cases.push_back(f->getAttrOfType<IntegerAttr>(kRankAttr).getInt());
+  TypeRange resultTypes = global.getResultTypes();
+  auto sw = scf::IndexSwitchOp::create(b, loc, resultTypes, rank, cases,
+                                       cases.size());
+  // Results a rank does not own: empty tensors, zero scalars.
+  auto placeholders = [&](OpBuilder &cb) {
+    SmallVector<Value> values;
+    for (Type t : resultTypes) {
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        values.push_back(tensor::EmptyOp::create(cb, loc, tensor.getShape(),
+                                                 tensor.getElementType()));
+      else
+        values.push_back(arith::ConstantOp::create(
+            cb, loc, cast<TypedAttr>(cb.getZeroAttr(t))));
+    }
+    return values;
+  };
+  for (auto [i, f] : llvm::enumerate(rankFuncs)) {
+    Block &block = sw.getCaseRegions()[i].emplaceBlock();
+    OpBuilder cb = OpBuilder::atBlockEnd(&block);
+    SmallVector<Value> args;
+    for (int64_t a :
+         f->getAttrOfType<DenseI64ArrayAttr>(kArgMapAttr).asArrayRef())
+      args.push_back(entry.getArgument(a));
+    auto call = func::CallOp::create(cb, loc, f, args);
+    SmallVector<Value> results = placeholders(cb);
+    for (auto [j, r] : llvm::enumerate(
+             f->getAttrOfType<DenseI64ArrayAttr>(kResultMapAttr).asArrayRef()))
+      results[r] = call.getResult(j);
+    scf::YieldOp::create(cb, loc, results);
+  }
+  Block &fallback = sw.getDefaultRegion().emplaceBlock();
+  OpBuilder cb = OpBuilder::atBlockEnd(&fallback);
+  scf::YieldOp::create(cb, loc, placeholders(cb));
+  func::ReturnOp::create(b, loc, sw.getResults());
+}
