@@ -783,20 +783,46 @@ FailureOr<Value> Importer::matmul(Value a, Value b) {
       return (void)fail("batch dimensions " + shapeStr(batchA) + " and " +
                         shapeStr(batchB) + " do not broadcast"),
              failure();
+    // One contraction over the N-D batch, not a batch_matmul on flattened
+    // batches: flattening would merge dimensions that distribution splits
+    // differently (the batch and the attention heads of GPT-2).
     SmallVector<int64_t> shapeA(*batch), shapeB(*batch);
     shapeA.append({m, k});
     shapeB.append({k, n});
-    int64_t nb = numElements(*batch);
-    Value ba = reshape(broadcastTo(a, shapeA), {nb, m, k});
-    Value bb = reshape(broadcastTo(b, shapeB), {nb, k, n});
-    Value init = filled({nb, m, n}, ta.getElementType(), 0);
-    Value bmm = linalg::BatchMatmulOp::create(
-                    builder, curLoc, TypeRange{init.getType()},
-                    ValueRange{ba, bb}, ValueRange{init})
-                    .getResult(0);
     resultShape.assign(batch->begin(), batch->end());
     resultShape.append({m, n});
-    result = reshape(bmm, resultShape);
+    int64_t nb = batch->size();
+    SmallVector<AffineExpr> batchDims, exprsA, exprsB, exprsC;
+    for (int64_t d = 0; d < nb; ++d)
+      batchDims.push_back(builder.getAffineDimExpr(d));
+    AffineExpr dm = builder.getAffineDimExpr(nb),
+               dn = builder.getAffineDimExpr(nb + 1),
+               dk = builder.getAffineDimExpr(nb + 2);
+    exprsA.assign(batchDims);
+    exprsA.append({dm, dk});
+    exprsB.assign(batchDims);
+    exprsB.append({dk, dn});
+    exprsC.assign(batchDims);
+    exprsC.append({dm, dn});
+    SmallVector<AffineMap> maps = {AffineMap::get(nb + 3, 0, exprsA, ctx),
+                                   AffineMap::get(nb + 3, 0, exprsB, ctx),
+                                   AffineMap::get(nb + 3, 0, exprsC, ctx)};
+    SmallVector<utils::IteratorType> iters(nb + 2,
+                                           utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    Value init = filled(resultShape, ta.getElementType(), 0);
+    result =
+        linalg::GenericOp::create(
+            builder, curLoc, TypeRange{init.getType()},
+            ValueRange{broadcastTo(a, shapeA), broadcastTo(b, shapeB)},
+            ValueRange{init}, maps, iters,
+            [&](OpBuilder &bb, Location loc, ValueRange args) {
+              Value product = arith::MulFOp::create(bb, loc, args[0], args[1]);
+              linalg::YieldOp::create(
+                  bb, loc,
+                  arith::AddFOp::create(bb, loc, product, args[2]).getResult());
+            })
+            .getResult(0);
   }
   if (vecA || vecB) {
     SmallVector<int64_t> shape(resultShape.begin(), resultShape.end() - 2);
