@@ -62,6 +62,19 @@ constexpr int kNone = -1;
 constexpr int kBatchAxis = 0;
 constexpr int kTensorAxis = 1;
 
+/// The tensor axis over a dimension seen as [groups, tp, rest]: tensor rank
+/// t holds block t of every group, in group order. This keeps the Q, K and
+/// V thirds of a fused attention projection split by heads, and heads split
+/// inside a (batch, heads) product.
+int groupedTensorAxis(int64_t groups) {
+  return groups <= 1 ? kTensorAxis : kTensorAxis + 2 * static_cast<int>(groups);
+}
+/// kBatchAxis or kTensorAxis (kNone stays kNone).
+int baseAxis(int axis) { return axis <= kTensorAxis ? axis : kTensorAxis; }
+int64_t groupsOf(int axis) {
+  return axis <= kTensorAxis ? 1 : (axis - kTensorAxis) / 2;
+}
+
 /// Which axis splits each dimension of a tensor.
 using Layout = SmallVector<int, 4>;
 
@@ -128,6 +141,8 @@ public:
   int64_t axisSize(int axis) const {
     return axis == kBatchAxis ? c.dp * c.k : c.tp;
   }
+  /// Divisor of a dimension split over `axis`: its groups times the axis.
+  int64_t blockCount(int axis) const { return axisSize(axis) * groupsOf(axis); }
   int64_t axisCoord(int64_t g, int axis) const {
     return axis == kBatchAxis ? g / c.tp : g % c.tp;
   }
@@ -148,7 +163,7 @@ public:
 private:
   bool divides(RankedTensorType full, const Layout &layout) const {
     for (auto [d, axis] : llvm::enumerate(layout))
-      if (axis != kNone && full.getDimSize(d) % axisSize(axis) != 0)
+      if (axis != kNone && full.getDimSize(d) % blockCount(axis) != 0)
         return false;
     return true;
   }
@@ -196,8 +211,18 @@ private:
                             int64_t stage, Task task);
   Value concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
                     Task task);
+  /// Local blocks of `v` along `dim`: `count` slices of `size` elements
+  /// starting at offsets(i), concatenated in order.
+  Value gatherBlocks(Location loc, Value v, int64_t dim, int64_t count,
+                     int64_t size, function_ref<int64_t(int64_t)> offsets,
+                     Task task);
   SmallVector<Value> gatherBatch(Location loc, ArrayRef<Value> locals,
                                  int64_t dim, int64_t stage, Task task);
+
+  /// Tensor-parallel policy for programs whose weights carry no
+  /// dist.layer (imported models): Megatron pairs found from the data flow.
+  /// Maps argument numbers to (split dimension, groups).
+  FailureOr<DenseMap<unsigned, std::pair<int64_t, int64_t>>> pairWeightSplits();
 
   LogicalResult visitStructured(linalg::LinalgOp op);
   LogicalResult visitReplicated(Operation *op);
@@ -334,6 +359,28 @@ Value DTPRewriter::concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
   return acc;
 }
 
+Value DTPRewriter::gatherBlocks(Location loc, Value v, int64_t dim,
+                                int64_t count, int64_t size,
+                                function_ref<int64_t(int64_t)> offsets,
+                                Task task) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> sizes(type.getShape()), strides(type.getRank(), 1);
+  sizes[dim] = size;
+  auto blockType =
+      RankedTensorType::get(sizes, type.getElementType(), type.getEncoding());
+  SmallVector<Value> parts;
+  for (int64_t i = 0; i < count; ++i) {
+    SmallVector<int64_t> offs(type.getRank(), 0);
+    offs[dim] = offsets(i);
+    parts.push_back(created(
+        tensor::ExtractSliceOp::create(builder, loc, blockType, v, ValueRange{},
+                                       ValueRange{}, ValueRange{}, offs, sizes,
+                                       strides),
+        task));
+  }
+  return concatLocal(loc, parts, dim, task);
+}
+
 /// Gathers the batch axis along `dim`: microbatches concatenated locally,
 /// then one all_gather over the replicas. The result is shared by every
 /// point of a device.
@@ -451,9 +498,23 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
           group.push_back(locals[g + t]);
         auto op =
             AllGatherOp::create(builder, loc, group, static_cast<int64_t>(dim));
-        assign(op, taskFor(task, g, group));
-        for (int64_t t = 0; t < c.tp; ++t)
+        Task t0 = taskFor(task, g, group);
+        assign(op, t0);
+        for (int64_t t = 0; t < c.tp; ++t) {
           gathered[g + t] = op.getResult(t);
+          // Rank-major blocks back to group-major order.
+          if (int64_t groups = groupsOf(axis); groups > 1) {
+            auto type = cast<RankedTensorType>(gathered[g + t].getType());
+            int64_t block = type.getDimSize(dim) / (groups * c.tp);
+            gathered[g + t] = gatherBlocks(
+                loc, gathered[g + t], dim, groups * c.tp, block,
+                [&](int64_t i) {
+                  int64_t j = i / c.tp, r = i % c.tp;
+                  return (r * groups + j) * block;
+                },
+                t0);
+          }
+        }
       }
       locals = gathered;
     }
@@ -469,19 +530,37 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
     auto type = cast<RankedTensorType>(locals[g].getType());
     SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
         strides(type.getRank(), 1);
+    SmallVector<std::pair<int64_t, int>> groupedDims;
     for (auto [dim, axis] : llvm::enumerate(target)) {
       if (axis == kNone || current[dim] == axis)
         continue;
+      if (groupsOf(axis) > 1) {
+        groupedDims.emplace_back(dim, axis);
+        continue;
+      }
       sizes[dim] /= axisSize(axis);
       offsets[dim] = axisCoord(g, axis) * sizes[dim];
     }
     auto sliceType =
         RankedTensorType::get(sizes, type.getElementType(), type.getEncoding());
     Task t = taskFor(task, g, {locals[g]});
-    out[g] = created(tensor::ExtractSliceOp::create(
-                         builder, loc, sliceType, locals[g], ValueRange{},
-                         ValueRange{}, ValueRange{}, offsets, sizes, strides),
-                     t);
+    Value local = locals[g];
+    if (sliceType != type)
+      local = created(tensor::ExtractSliceOp::create(
+                          builder, loc, sliceType, local, ValueRange{},
+                          ValueRange{}, ValueRange{}, offsets, sizes, strides),
+                      t);
+    // Grouped splits: this rank's block of every group.
+    for (auto [dim, axis] : groupedDims) {
+      int64_t groups = groupsOf(axis);
+      int64_t size = cast<RankedTensorType>(local.getType()).getDimSize(dim);
+      int64_t block = size / (groups * c.tp);
+      int64_t r = axisCoord(g, axis);
+      local = gatherBlocks(
+          loc, local, dim, groups, block,
+          [&](int64_t j) { return (j * c.tp + r) * block; }, t);
+    }
+    out[g] = local;
   }
   return out;
 }
@@ -490,7 +569,7 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
                                        int axis, int64_t stage, Task task) {
   int64_t n = numPoints();
   SmallVector<Value> out(n);
-  if (axis == kTensorAxis) {
+  if (baseAxis(axis) == kTensorAxis) {
     for (int64_t g = 0; g < n; ++g) {
       if (tensorRank(g) != 0)
         continue;
@@ -531,6 +610,116 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
         out[point(d, m, t)] = reduced[d];
   }
   return out;
+}
+
+/// Groups of a column-split projection: the number of equal slices its
+/// output (through reshapes and elementwise ops such as a bias add) is cut
+/// into along the feature dimension, e.g. 3 for fused Q, K, V. Also returns
+/// those slices.
+static int64_t projectionGroups(Value result,
+                                SmallVectorImpl<tensor::ExtractSliceOp> &out) {
+  Value v = result;
+  for (int step = 0; step < 4; ++step) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t last = type.getRank() - 1, width = type.getDimSize(last);
+    SmallVector<tensor::ExtractSliceOp> slices;
+    Operation *next = nullptr;
+    bool several = false;
+    for (Operation *user : v.getUsers()) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
+        slices.push_back(slice);
+      else if (next && next != user)
+        several = true;
+      else
+        next = user;
+    }
+    if (slices.size() >= 2 && !next) {
+      int64_t count = slices.size();
+      if (width % count != 0)
+        return 1;
+      int64_t part = width / count;
+      llvm::SmallDenseSet<int64_t> starts;
+      for (tensor::ExtractSliceOp slice : slices) {
+        ArrayRef<int64_t> offs = slice.getStaticOffsets(),
+                          sizes = slice.getStaticSizes(),
+                          strides = slice.getStaticStrides();
+        if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+            !slice.getStrides().empty() || offs[last] % part != 0 ||
+            sizes[last] != part || strides[last] != 1)
+          return 1;
+        for (int64_t d = 0; d < last; ++d)
+          if (offs[d] != 0 || sizes[d] != type.getDimSize(d))
+            return 1;
+        starts.insert(offs[last]);
+      }
+      if (static_cast<int64_t>(starts.size()) != count)
+        return 1;
+      out.assign(slices.begin(), slices.end());
+      return count;
+    }
+    if (!next || several || !slices.empty() || next->getNumResults() != 1 ||
+        !isa<tensor::ExpandShapeOp, linalg::GenericOp>(next))
+      return 1;
+    auto nextType = dyn_cast<RankedTensorType>(next->getResult(0).getType());
+    if (!nextType || nextType.getShape().back() != width)
+      return 1;
+    v = next->getResult(0);
+  }
+  return 1;
+}
+
+FailureOr<DenseMap<unsigned, std::pair<int64_t, int64_t>>>
+DTPRewriter::pairWeightSplits() {
+  DenseMap<unsigned, std::pair<int64_t, int64_t>> splits;
+  Block &body = func.getBody().front();
+  // Values computed from a column-split projection's output: the next
+  // projection that consumes one is its row-split partner.
+  DenseSet<Value> columnSplit;
+  for (Operation &op : body.without_terminator()) {
+    bool derived = llvm::any_of(
+        op.getOperands(), [&](Value v) { return columnSplit.contains(v); });
+    auto matmul = dyn_cast<linalg::MatmulOp>(op);
+    auto weight =
+        matmul ? dyn_cast<BlockArgument>(matmul.getInputs()[1]) : nullptr;
+    if (!weight || weight.getOwner() != &body ||
+        splits.count(weight.getArgNumber()) || !op.hasAttr("dist.layer")) {
+      if (derived)
+        for (Value r : op.getResults())
+          columnSplit.insert(r);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(weight.getType());
+    if (columnSplit.contains(matmul.getInputs()[0])) {
+      // Row split: partial sums, reduced by one all-reduce.
+      if (type.getDimSize(0) % c.tp != 0)
+        return op.emitOpError()
+               << "tp=" << c.tp << " does not divide the input width ("
+               << type.getDimSize(0) << ") of this projection";
+      splits[weight.getArgNumber()] = {0, 1};
+      continue;
+    }
+    SmallVector<tensor::ExtractSliceOp> parts;
+    int64_t groups = projectionGroups(matmul.getResult(0), parts);
+    if (type.getDimSize(1) % (groups * c.tp) != 0)
+      return op.emitOpError()
+             << "tp=" << c.tp << " does not divide the output width ("
+             << type.getDimSize(1) / groups << ") of this projection";
+    // Attention: each part is reshaped into (heads, head size); tp must
+    // divide the heads.
+    for (tensor::ExtractSliceOp part : parts)
+      for (Operation *user : part->getUsers())
+        if (auto expandOp = dyn_cast<tensor::ExpandShapeOp>(user)) {
+          int64_t heads = expandOp.getResultType().getDimSize(
+              expandOp.getReassociationIndices().back().front());
+          if (heads % c.tp != 0)
+            return op.emitOpError() << "tp=" << c.tp << " does not divide the "
+                                    << heads << " attention heads";
+        }
+    splits[weight.getArgNumber()] = {1, groups};
+    for (Value r : op.getResults())
+      columnSplit.insert(r);
+  }
+  return splits;
 }
 
 /// A zero-filled fresh tensor: partial sums over split reduction loops add
@@ -576,12 +765,12 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     AffineMap map = maps[input->getOperandNumber()];
     for (auto [d, axis] : llvm::enumerate(v.layout)) {
       auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
-      if (axis == kNone || !dim || axisUsed[axis] ||
+      if (axis == kNone || !dim || axisUsed[baseAxis(axis)] ||
           loopAxis[dim.getPosition()] != kNone ||
           indexedLoops.contains(dim.getPosition()))
         continue;
       loopAxis[dim.getPosition()] = axis;
-      axisUsed[axis] = true;
+      axisUsed[baseAxis(axis)] = true;
     }
   }
   auto layoutFor = [&](AffineMap map, RankedTensorType type) -> Layout {
@@ -846,14 +1035,31 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
                     sizes = op.getStaticSizes(),
                     strides = op.getStaticStrides();
   Layout layout(op.getType().getRank(), kNone);
+  Layout inLayout(op.getType().getRank(), kNone);
+  // Local offsets of dimensions whose grouped split the slice keeps: a
+  // slice of whole groups takes the same groups of every rank's blocks.
+  SmallVector<int64_t> localOffsets(offsets);
   if (!in.fresh)
-    for (auto [d, axis] : llvm::enumerate(in.layout))
+    for (auto [d, axis] : llvm::enumerate(in.layout)) {
+      int64_t full = in.fullType.getDimSize(d);
       if (axis != kNone && offsets[d] == 0 && strides[d] == 1 &&
-          sizes[d] == in.fullType.getDimSize(d))
-        layout[d] = axis;
+          sizes[d] == full) {
+        layout[d] = inLayout[d] = axis;
+        continue;
+      }
+      int64_t groups = groupsOf(axis);
+      int64_t groupSize = full / groups;
+      if (groups > 1 && strides[d] == 1 && offsets[d] % groupSize == 0 &&
+          sizes[d] % groupSize == 0) {
+        int64_t kept = sizes[d] / groupSize;
+        layout[d] = groupedTensorAxis(kept);
+        inLayout[d] = axis;
+        localOffsets[d] = offsets[d] / c.tp;
+      }
+    }
   bool perMicrobatch = llvm::is_contained(layout, kBatchAxis);
   Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
-  SmallVector<Value> operands = conform(op.getLoc(), in, layout, stage, task);
+  SmallVector<Value> operands = conform(op.getLoc(), in, inLayout, stage, task);
   RankedTensorType outFull = RankedTensorType::get(
       op.getType().getShape(), op.getType().getElementType());
   SmallVector<Value> results =
@@ -862,7 +1068,7 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
         SmallVector<int64_t> localSizes(local.getShape());
         return tensor::ExtractSliceOp::create(
             builder, op.getLoc(), local, operands[g], ValueRange{},
-            ValueRange{}, ValueRange{}, offsets, localSizes, strides);
+            ValueRange{}, ValueRange{}, localOffsets, localSizes, strides);
       });
   define(op.getResult(), outFull, layout, stage, std::move(results));
   return success();
@@ -889,25 +1095,53 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
   // <-> group i of source dims.
   Layout srcLayout(inType.getRank(), kNone);
   Layout outLayout(resultType.getRank(), kNone);
+  // Splits of the tensor axis may also sit inside a group: a split dim
+  // behind P unsplit outer dims is a grouped split with P groups (and back).
   if (!in.fresh)
     for (auto [g, group] : llvm::enumerate(groups)) {
       int64_t lead = group.front();
       if (expand) {
         int axis = in.layout[g];
-        if (axis != kNone &&
-            resultType.getDimSize(lead) % axisSize(axis) == 0) {
-          srcLayout[g] = axis;
-          outLayout[lead] = axis;
+        if (axis == kNone)
+          continue;
+        int64_t groupsIn = groupsOf(axis), outer = 1;
+        for (int64_t d : group) {
+          int64_t size = resultType.getDimSize(d);
+          if (groupsIn % outer != 0)
+            break;
+          int64_t groupsHere = groupsIn / outer;
+          if ((baseAxis(axis) == kTensorAxis || groupsHere == 1) &&
+              size % (groupsHere * axisSize(axis)) == 0) {
+            srcLayout[g] = axis;
+            outLayout[d] = baseAxis(axis) == kBatchAxis
+                               ? axis
+                               : groupedTensorAxis(groupsHere);
+            break;
+          }
+          outer *= size;
         }
       } else {
-        int axis = in.layout[lead];
-        bool onlyLead =
-            llvm::all_of(ArrayRef<int64_t>(group).drop_front(),
-                         [&](int64_t d) { return in.layout[d] == kNone; });
-        if (axis != kNone && onlyLead &&
-            resultType.getDimSize(g) % axisSize(axis) == 0) {
-          srcLayout[lead] = axis;
-          outLayout[g] = axis;
+        int64_t splitDim = -1, outer = 1, outerOfSplit = 1;
+        bool single = true;
+        for (int64_t d : group) {
+          if (in.layout[d] != kNone) {
+            single &= splitDim < 0;
+            splitDim = d;
+            outerOfSplit = outer;
+          }
+          outer *= inType.getDimSize(d);
+        }
+        if (splitDim < 0 || !single)
+          continue;
+        int axis = in.layout[splitDim];
+        if (baseAxis(axis) == kBatchAxis && splitDim != lead)
+          continue;
+        int merged = baseAxis(axis) == kBatchAxis
+                         ? axis
+                         : groupedTensorAxis(outerOfSplit * groupsOf(axis));
+        if (resultType.getDimSize(g) % blockCount(merged) == 0) {
+          srcLayout[splitDim] = axis;
+          outLayout[g] = merged;
         }
       }
     }
@@ -993,6 +1227,16 @@ LogicalResult DTPRewriter::run() {
         rank.try_emplace({s, m, p}, static_cast<int64_t>(rank.size()));
 
   // Policy: argument layouts and stages.
+  bool taggedWeights = false;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    taggedWeights |= static_cast<bool>(func.getArgAttr(i, "dist.layer"));
+  DenseMap<unsigned, std::pair<int64_t, int64_t>> pairedSplits;
+  if (c.tp > 1 && !taggedWeights) {
+    auto paired = pairWeightSplits();
+    if (failed(paired))
+      return failure();
+    pairedSplits = std::move(*paired);
+  }
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)
@@ -1036,7 +1280,11 @@ LogicalResult DTPRewriter::run() {
                  << arg.getArgNumber();
         layout[d] = kTensorAxis;
       }
-    } else if (c.pp > 1) {
+    } else if (auto it = pairedSplits.find(arg.getArgNumber());
+               it != pairedSplits.end()) {
+      layout[it->second.first] = groupedTensorAxis(it->second.second);
+    }
+    if (!func.getArgAttr(arg.getArgNumber(), "dist.layer") && c.pp > 1) {
       // Inputs live where they are first used.
       for (Operation *user : arg.getUsers())
         if (auto layer = user->getAttrOfType<IntegerAttr>("dist.layer")) {
@@ -1064,7 +1312,7 @@ LogicalResult DTPRewriter::run() {
     for (auto [dim, axis] : llvm::enumerate(layout))
       if (axis == kBatchAxis)
         shape[dim] /= c.dp;
-      else if (axis == kTensorAxis)
+      else if (baseAxis(axis) == kTensorAxis)
         shape[dim] /= c.tp;
     return placed(shape, full.getElementType(), device(d, t, s));
   };
@@ -1189,6 +1437,10 @@ LogicalResult DTPRewriter::run() {
     int64_t stage = dv.fresh ? c.pp - 1 : dv.stage;
     Task last{stage, -1, Phase::Update};
     Layout layout = dv.fresh ? Layout(type.getRank(), kNone) : dv.layout;
+    // The wrapper reassembles contiguous splits only.
+    for (int &axis : layout)
+      if (groupsOf(axis) > 1)
+        axis = kNone;
     SmallVector<Value> locals = conform(ret.getLoc(), dv, layout, stage, last);
     for (int64_t d = 0; d < c.dp; ++d)
       for (int64_t t = 0; t < c.tp; ++t) {
@@ -1266,13 +1518,54 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
         stepArgs.push_back(whole[j]);
         continue;
       }
+      // Contiguous splits first (grouped dimensions kept whole), then this
+      // rank's block of every group of the grouped ones.
       SmallVector<int64_t> offsets, sizes(local.getShape()),
           strides(local.getRank(), 1);
-      for (auto [d, axis] : llvm::enumerate(r.argLayouts[i]))
+      for (auto [d, axis] : llvm::enumerate(r.argLayouts[i])) {
+        if (groupsOf(axis) > 1) {
+          sizes[d] = type.getDimSize(d);
+          offsets.push_back(0);
+          continue;
+        }
         offsets.push_back(axis == kNone ? 0 : coord(j, axis) * sizes[d]);
-      stepArgs.push_back(tensor::ExtractSliceOp::create(
-          b, loc, local, whole[j], ValueRange{}, ValueRange{}, ValueRange{},
-          offsets, sizes, strides));
+      }
+      Value shard = whole[j];
+      if (ArrayRef<int64_t>(sizes) != type.getShape())
+        shard = tensor::ExtractSliceOp::create(
+            b, loc,
+            RankedTensorType::get(sizes, local.getElementType(),
+                                  local.getEncoding()),
+            shard, ValueRange{}, ValueRange{}, ValueRange{}, offsets, sizes,
+            strides);
+      for (auto [d, axis] : llvm::enumerate(r.argLayouts[i])) {
+        int64_t groups = groupsOf(axis);
+        if (groups == 1)
+          continue;
+        auto from = cast<RankedTensorType>(shard.getType());
+        SmallVector<int64_t> blockSizes(from.getShape()), outSizes(blockSizes);
+        int64_t block = from.getDimSize(d) / (groups * tp);
+        blockSizes[d] = block;
+        outSizes[d] = block * groups;
+        Value acc = tensor::EmptyOp::create(
+            b, loc, outSizes, from.getElementType(), from.getEncoding());
+        for (int64_t g = 0; g < groups; ++g) {
+          SmallVector<int64_t> src(from.getRank(), 0), dst(from.getRank(), 0);
+          src[d] = (g * tp + coord(j, axis)) * block;
+          dst[d] = g * block;
+          Value part = tensor::ExtractSliceOp::create(
+              b, loc,
+              RankedTensorType::get(blockSizes, from.getElementType(),
+                                    from.getEncoding()),
+              shard, ValueRange{}, ValueRange{}, ValueRange{}, src, blockSizes,
+              strides);
+          acc = tensor::InsertSliceOp::create(b, loc, part, acc, ValueRange{},
+                                              ValueRange{}, ValueRange{}, dst,
+                                              blockSizes, strides);
+        }
+        shard = acc;
+      }
+      stepArgs.push_back(shard);
     }
   }
   auto call = func::CallOp::create(b, loc, r.step, stepArgs);
