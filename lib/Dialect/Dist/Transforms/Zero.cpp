@@ -121,7 +121,8 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
     ModuleOp module = getOperation();
     if (stage < 1 || stage > 3) {
       mlir::emitError(module.getLoc())
-          << "dist-zero: stage must be 1, 2 or 3, got " << stage;
+          << "dist-zero: stage must be 1, 2 or 3, got "
+          << static_cast<int64_t>(stage);
       return signalPassFailure();
     }
     bool found = false;
@@ -129,17 +130,18 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
         continue;
+      if (auto applied = func->getAttrOfType<IntegerAttr>("dist.zero_stage")) {
+        func.emitError() << "dist-zero: @" << func.getSymName()
+                         << " is already transformed (stage "
+                         << applied.getInt() << ")";
+        return signalPassFailure();
+      }
       FailureOr<SmallVector<Group>> groups = findGroups(func);
       if (failed(groups))
         return signalPassFailure();
       if (groups->empty())
         continue;
       found = true;
-      if (func->hasAttr("dist.zero_stage")) {
-        func.emitError() << "dist-zero: already applied to @"
-                         << func.getSymName();
-        return signalPassFailure();
-      }
       if (failed(transform(module, func, *groups)))
         return signalPassFailure();
       func->setAttr(
