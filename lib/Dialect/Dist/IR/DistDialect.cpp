@@ -59,6 +59,14 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  // Set by dist-zero on the training step it transformed.
+  if (attr.getName() == "dist.zero_stage") {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 1 || value.getInt() > 3)
+      return op->emitError()
+             << "'dist.zero_stage' must be 1, 2 or 3, got " << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown dist dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

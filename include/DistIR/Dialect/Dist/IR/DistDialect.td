@@ -37,6 +37,8 @@ def Dist_Dialect : Dialect {
       = D` marks an argument whose dimension D is the batch, `dist.layer =
       L` a weight of layer L, and `dist.name = "..."` names an argument for
       the tools (`distir-run --input NAME=...`).
+    * **Transform marks**: `dist.zero_stage = S` (1, 2 or 3) on a function
+      says that `dist-zero` applied ZeRO stage S to it.
 
     Version log:
     * 0.1: device encoding, communication ops, cluster attribute, argument

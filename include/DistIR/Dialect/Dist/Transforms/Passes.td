@@ -167,6 +167,61 @@ def DistRecomputePass : Pass<"dist-recompute", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistZeroPass : Pass<"dist-zero", "::mlir::ModuleOp"> {
+  let summary = "ZeRO: partition the weight update, gradients and weights "
+                "of a data-parallel training step over its replicas";
+  let description = [{
+    Applies ZeRO (Rajbhandari et al., 2020) to a data-parallel training
+    step produced by `dist-dtp` (dp > 1, any `microbatches`, also with `tp`
+    and `pp`). A *weight-gradient group* is a `dist.all_reduce sum` over N
+    devices whose every result is read only by an element-wise update (a
+    `linalg.generic` with identity maps, e.g. SGD's `w - lr * g`) of a
+    function argument, the weight. Each group's weight is split into N
+    equal chunks along its first dimension divisible by N; replica i (the
+    i-th operand of the all-reduce) owns chunk i.
+
+    * `stage=1` (update/optimizer-state partitioning): the all-reduce
+      becomes a `dist.reduce_scatter`; each replica updates only its chunk
+      (of the weight, of the gradient and of any optimizer state the update
+      reads); a `dist.all_gather` rebuilds the full updated weight, so the
+      step's signature and results are unchanged. SGD has no optimizer
+      state, so what shrinks is the reduced gradient and the update's
+      temporaries.
+    * `stage=2` (+ gradient partitioning): the reduced gradient exists only
+      as a chunk. With microbatches, every microbatch's gradient is
+      reduce-scattered as soon as it is computed and the chunks are
+      accumulated, so no full accumulated gradient is kept (`dist-dtp`
+      keeps every microbatch's full gradient until the update). With one
+      microbatch the program equals stage 1.
+    * `stage=3` (+ parameter partitioning): the step function's weight
+      arguments and updated-weight results become the chunks; every use of
+      a weight (per microbatch, in forward and backward) is preceded by its
+      own `dist.all_gather`, so no full weight lives between uses. Callers
+      (the wrapper `dist-dtp` emits) slice each replica's chunk out of the
+      full weight they passed before (`tensor.extract_slice`) and
+      `dist.gather` the updated chunks onto the device whose result they
+      used, so the wrapper keeps its signature and outputs.
+
+    The step function is tagged `dist.zero_stage`. Errors (one each, at the
+    offending op or the module): a stage other than 1, 2, 3; a module with
+    no weight-gradient group (no data-parallel axis); a weight with no
+    dimension divisible by its group's size (chunks are not padded); a
+    gradient or updated weight with other uses; a function already
+    transformed.
+
+    Example: `distir-opt --dist-dtp="dp=4 microbatches=2"
+    --dist-zero=stage=3 mlp.mlir`. See docs/design/zero.md.
+  }];
+  let options = [
+    Option<"stage", "stage", "int64_t", /*default=*/"1",
+           "ZeRO stage: 1 (update), 2 (+ gradients), 3 (+ weights)">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def DistSimulatePass : Pass<"dist-simulate", "::mlir::ModuleOp"> {
   let summary = "Simulate a function and write the report (IR unchanged)";
   let description = [{
