@@ -30,6 +30,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -217,6 +218,23 @@ static func::FuncOp buildEntryWrapper(ModuleOp module, func::FuncOp global) {
   return wrapper;
 }
 
+/// Keeps only `entry` and what it calls: every other function becomes
+/// private, calls are inlined (so that the entry is one global program, as
+/// dist-to-rank needs; a call that cannot be inlined is reported there), and
+/// functions nothing uses any more are dropped. This way a module with
+/// several public functions, such as dist-dtp's wrapper and its distributed
+/// program, runs whichever of them --entry names.
+static LogicalResult isolateEntry(ModuleOp module, func::FuncOp entry) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func != entry && !func.isExternal())
+      func.setPrivate();
+  PassManager pm(module.getContext());
+  // No simplification pipeline: run the program as written.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createSymbolDCEPass());
+  return pm.run(module);
+}
+
 /// Ops the CPU lowering handles.
 static bool isSupported(Operation *op) {
   StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
@@ -269,7 +287,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
   func::FuncOp entry = module ? findEntry(*module, entryName) : nullptr;
-  ok = static_cast<bool>(entry);
+  ok = entry && succeeded(isolateEntry(*module, entry));
 
   // Unsupported ops, element types, and the rank count.
   int64_t numRanks = 0;
