@@ -18,6 +18,10 @@ namespace distir {
 /// and deadlocks (with what every stuck rank waits for).
 mlir::LogicalResult verifyRankMatching(mlir::ModuleOp module);
 
+/// Drops the #dist.device encoding from every tensor type under `root`,
+/// dense constants and properties included.
+void stripPlacement(mlir::Operation *root);
+
 } // namespace distir
 
 #endif // DISTIR_CONVERSION_DISTTORANK_H

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Conversion/DistToRank.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
@@ -341,15 +342,7 @@ struct ConvertDistToMPIPass
     }
 
     // Placement has served its purpose; bufferization wants plain tensors.
-    AttrTypeReplacer replacer;
-    replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
-      if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
-        return std::nullopt;
-      return RankedTensorType::get(t.getShape(), t.getElementType());
-    });
-    replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
-                                          /*replaceLocs=*/false,
-                                          /*replaceTypes=*/true);
+    stripPlacement(module);
 
     // Rank functions by program.
     llvm::MapVector<StringRef, SmallVector<func::FuncOp>> programs;

@@ -362,17 +362,8 @@ FailureOr<func::FuncOp> Projection::build(OpBuilder &b, int64_t rank,
     results.push_back(map.lookup(terminator->getOperand(i)));
   func::ReturnOp::create(b, terminator->getLoc(), results);
 
-  if (stripPlacement) {
-    AttrTypeReplacer replacer;
-    replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
-      if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
-        return std::nullopt;
-      return RankedTensorType::get(t.getShape(), t.getElementType());
-    });
-    replacer.recursivelyReplaceElementsIn(func, /*replaceAttrs=*/true,
-                                          /*replaceLocs=*/false,
-                                          /*replaceTypes=*/true);
-  }
+  if (stripPlacement)
+    distir::stripPlacement(func);
   return func;
 }
 
@@ -396,6 +387,41 @@ int64_t maxDevice(func::FuncOp func) {
   return result;
 }
 
+} // namespace
+
+void distir::stripPlacement(Operation *root) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
+    if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
+      return std::nullopt;
+    return RankedTensorType::get(t.getShape(), t.getElementType());
+  });
+  // Dense constants hold their type in the attribute, which the generic
+  // sub-element replacement does not rebuild.
+  replacer.addReplacement(
+      [](DenseIntOrFPElementsAttr a) -> std::optional<Attribute> {
+        auto t = dyn_cast<RankedTensorType>(a.getType());
+        if (!t || !isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
+          return std::nullopt;
+        return a.reshape(
+            RankedTensorType::get(t.getShape(), t.getElementType()));
+      });
+  // Inherent attributes (arith.constant's value) live in properties, which
+  // replaceElementsIn does not visit.
+  root->walk([&](Operation *op) {
+    if (!op->getPropertiesStorageSize())
+      return;
+    Attribute props = op->getPropertiesAsAttribute();
+    Attribute replaced = props ? replacer.replace(props) : Attribute();
+    if (replaced && replaced != props)
+      (void)op->setPropertiesFromAttribute(replaced, /*emitError=*/nullptr);
+  });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
+
+namespace {
 struct DistToRankPass
     : public distir::impl::DistToRankPassBase<DistToRankPass> {
   using DistToRankPassBase::DistToRankPassBase;
