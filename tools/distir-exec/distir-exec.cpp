@@ -235,6 +235,41 @@ static LogicalResult isolateEntry(ModuleOp module, func::FuncOp entry) {
   return pm.run(module);
 }
 
+/// Replaces the body of every other rank's function by a stub returning
+/// empty values: the dispatcher only calls this rank's, and compiling all
+/// ranks' code in every process would cost ranks^2 compilations in all.
+/// Runs after convert-dist-to-mpi, which sets up the communicators.
+static void stubOtherRanks(ModuleOp module, int rank) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    auto r = func->getAttrOfType<IntegerAttr>(dist_rank::kRankAttr);
+    if (!r || r.getInt() == rank || func.isExternal())
+      continue;
+    OpBuilder b(func.getContext());
+    Location loc = func.getLoc();
+    if (!llvm::all_of(func.getResultTypes(), [&](Type t) {
+          auto tensor = dyn_cast<RankedTensorType>(t);
+          return tensor ? tensor.hasStaticShape()
+                        : static_cast<bool>(b.getZeroAttr(t));
+        }))
+      continue;
+    Region &body = func.getBody();
+    body.dropAllReferences();
+    while (!body.empty())
+      body.back().erase();
+    b.setInsertionPointToEnd(func.addEntryBlock());
+    SmallVector<Value> results;
+    for (Type t : func.getResultTypes()) {
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        results.push_back(tensor::EmptyOp::create(b, loc, tensor.getShape(),
+                                                  tensor.getElementType()));
+      else
+        results.push_back(arith::ConstantOp::create(
+            b, loc, cast<TypedAttr>(b.getZeroAttr(t))));
+    }
+    func::ReturnOp::create(b, loc, results);
+  }
+}
+
 /// Ops the CPU lowering handles.
 static bool isSupported(Operation *op) {
   StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
@@ -418,6 +453,7 @@ int main(int argc, char **argv) {
     pm.addPass(createConvertDistToMPIPass(mpi));
     ok = succeeded(pm.run(*module));
     if (ok) {
+      stubOtherRanks(*module, worldRank);
       buildEntryWrapper(*module, entry);
       PassManager rest(&context);
       buildRankToLLVMPipeline(rest, options);
