@@ -91,6 +91,7 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
 
 void distir::registerDistConversionPassesAndPipelines() {
   registerDistConversionPasses();
+  PassRegistration<DecomposeAggregatedOpsPass>();
   PassPipelineRegistration<DistToLLVMPipelineOptions>(
       "dist-lower-to-llvm",
       "Lower a global dist program to per-rank LLVM dialect code with MPI "

@@ -23,6 +23,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -92,9 +93,16 @@ struct Projection {
 };
 
 LogicalResult Projection::analyzeComputeOp(Operation *op) {
-  if (isa<CallOpInterface>(op))
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    auto callee = dyn_cast_or_null<FunctionOpInterface>(call.resolveCallable());
+    if (callee && callee.isExternal())
+      return op->emitOpError()
+             << "calls @" << callee.getName()
+             << ", which has no body; a distributed program can only call "
+                "functions that can be inlined into it";
     return op->emitOpError()
            << "is a call; dist-to-rank needs calls inlined first (--inline)";
+  }
   // Devices of the op, its results, and everything its regions touch.
   llvm::SmallSetVector<int64_t, 4> devices;
   std::string firstUse;
