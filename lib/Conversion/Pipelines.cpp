@@ -34,6 +34,10 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   // Identity layouts at function boundaries keep the C interface of the
   // entry point simple (contiguous buffers); one-shot inserts copies where
   // slices are passed.
+  // Elementwise arith/math ops on whole tensors (dist-dtp's gradient
+  // accumulation, for instance) have no bufferization: make them linalg.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createDistDecomposeAggregatedLinalgPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -43,6 +47,8 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Math ops without an LLVM intrinsic (math.erf in GELU) call libm.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   if (options.communication == CommLibrary::MPI &&
       options.mpiImplementation.getValue() == "OpenMPI")

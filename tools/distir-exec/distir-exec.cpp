@@ -30,6 +30,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -217,6 +218,58 @@ static func::FuncOp buildEntryWrapper(ModuleOp module, func::FuncOp global) {
   return wrapper;
 }
 
+/// Keeps only `entry` and what it calls: every other function becomes
+/// private, calls are inlined (so that the entry is one global program, as
+/// dist-to-rank needs; a call that cannot be inlined is reported there), and
+/// functions nothing uses any more are dropped. This way a module with
+/// several public functions, such as dist-dtp's wrapper and its distributed
+/// program, runs whichever of them --entry names.
+static LogicalResult isolateEntry(ModuleOp module, func::FuncOp entry) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func != entry && !func.isExternal())
+      func.setPrivate();
+  PassManager pm(module.getContext());
+  // No simplification pipeline: run the program as written.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createSymbolDCEPass());
+  return pm.run(module);
+}
+
+/// Replaces the body of every other rank's function by a stub returning
+/// empty values: the dispatcher only calls this rank's, and compiling all
+/// ranks' code in every process would cost ranks^2 compilations in all.
+/// Runs after convert-dist-to-mpi, which sets up the communicators.
+static void stubOtherRanks(ModuleOp module, int rank) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    auto r = func->getAttrOfType<IntegerAttr>(dist_rank::kRankAttr);
+    if (!r || r.getInt() == rank || func.isExternal())
+      continue;
+    OpBuilder b(func.getContext());
+    Location loc = func.getLoc();
+    if (!llvm::all_of(func.getResultTypes(), [&](Type t) {
+          auto tensor = dyn_cast<RankedTensorType>(t);
+          return tensor ? tensor.hasStaticShape()
+                        : static_cast<bool>(b.getZeroAttr(t));
+        }))
+      continue;
+    Region &body = func.getBody();
+    body.dropAllReferences();
+    while (!body.empty())
+      body.back().erase();
+    b.setInsertionPointToEnd(func.addEntryBlock());
+    SmallVector<Value> results;
+    for (Type t : func.getResultTypes()) {
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        results.push_back(tensor::EmptyOp::create(b, loc, tensor.getShape(),
+                                                  tensor.getElementType()));
+      else
+        results.push_back(arith::ConstantOp::create(
+            b, loc, cast<TypedAttr>(b.getZeroAttr(t))));
+    }
+    func::ReturnOp::create(b, loc, results);
+  }
+}
+
 /// Ops the CPU lowering handles.
 static bool isSupported(Operation *op) {
   StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
@@ -269,7 +322,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
   func::FuncOp entry = module ? findEntry(*module, entryName) : nullptr;
-  ok = static_cast<bool>(entry);
+  ok = entry && succeeded(isolateEntry(*module, entry));
 
   // Unsupported ops, element types, and the rank count.
   int64_t numRanks = 0;
@@ -400,6 +453,7 @@ int main(int argc, char **argv) {
     pm.addPass(createConvertDistToMPIPass(mpi));
     ok = succeeded(pm.run(*module));
     if (ok) {
+      stubOtherRanks(*module, worldRank);
       buildEntryWrapper(*module, entry);
       PassManager rest(&context);
       buildRankToLLVMPipeline(rest, options);

@@ -29,6 +29,10 @@ void buildRankDispatcher(
     mlir::func::FuncOp global, llvm::ArrayRef<mlir::func::FuncOp> rankFuncs,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> getRank);
 
+/// Drops the #dist.device encoding from every tensor type under `root`,
+/// dense constants and properties included.
+void stripPlacement(mlir::Operation *root);
+
 } // namespace distir
 
 #endif // DISTIR_CONVERSION_DISTTORANK_H

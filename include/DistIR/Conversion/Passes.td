@@ -181,4 +181,21 @@ def ConvertDistToNCCLPass : Pass<"convert-dist-to-nccl", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def DistDecomposeAggregatedLinalgPass
+    : Pass<"distir-decompose-aggregated-linalg"> {
+  let summary = "Decompose aggregated linalg ops (softmax) into generic ops";
+  let description = [{
+    Replaces every op implementing `linalg::AggregatedOpInterface`
+    (`linalg.softmax`) by the structured ops it is made of, so that
+    `convert-linalg-to-loops`, which handles structured ops only, can lower
+    rank programs of imported transformers. Upstream offers this
+    decomposition only as a transform-dialect op. Part of
+    `dist-lower-to-llvm`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // DISTIR_CONVERSION_PASSES_TD

@@ -28,7 +28,6 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
-#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -339,15 +338,7 @@ struct ConvertDistToMPIPass
     }
 
     // Placement has served its purpose; bufferization wants plain tensors.
-    AttrTypeReplacer replacer;
-    replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
-      if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
-        return std::nullopt;
-      return RankedTensorType::get(t.getShape(), t.getElementType());
-    });
-    replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
-                                          /*replaceLocs=*/false,
-                                          /*replaceTypes=*/true);
+    stripPlacement(module);
 
     // Rank functions by program.
     llvm::MapVector<StringRef, SmallVector<func::FuncOp>> programs;

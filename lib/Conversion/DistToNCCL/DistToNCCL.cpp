@@ -21,7 +21,6 @@
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
-#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -289,13 +288,7 @@ struct ConvertDistToNCCLPass
     if (bad.wasInterrupted())
       return signalPassFailure();
 
-    AttrTypeReplacer replacer;
-    replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
-      if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
-        return std::nullopt;
-      return RankedTensorType::get(t.getShape(), t.getElementType());
-    });
-    replacer.recursivelyReplaceElementsIn(module, true, false, true);
+    stripPlacement(module);
 
     llvm::MapVector<StringRef, SmallVector<func::FuncOp>> programs;
     for (auto func : module.getOps<func::FuncOp>())

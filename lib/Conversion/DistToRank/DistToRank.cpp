@@ -23,6 +23,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -92,9 +93,16 @@ struct Projection {
 };
 
 LogicalResult Projection::analyzeComputeOp(Operation *op) {
-  if (isa<CallOpInterface>(op))
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    auto callee = dyn_cast_or_null<FunctionOpInterface>(call.resolveCallable());
+    if (callee && callee.isExternal())
+      return op->emitOpError()
+             << "calls @" << callee.getName()
+             << ", which has no body; a distributed program can only call "
+                "functions that can be inlined into it";
     return op->emitOpError()
            << "is a call; dist-to-rank needs calls inlined first (--inline)";
+  }
   // Devices of the op, its results, and everything its regions touch.
   llvm::SmallSetVector<int64_t, 4> devices;
   std::string firstUse;
@@ -362,17 +370,8 @@ FailureOr<func::FuncOp> Projection::build(OpBuilder &b, int64_t rank,
     results.push_back(map.lookup(terminator->getOperand(i)));
   func::ReturnOp::create(b, terminator->getLoc(), results);
 
-  if (stripPlacement) {
-    AttrTypeReplacer replacer;
-    replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
-      if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
-        return std::nullopt;
-      return RankedTensorType::get(t.getShape(), t.getElementType());
-    });
-    replacer.recursivelyReplaceElementsIn(func, /*replaceAttrs=*/true,
-                                          /*replaceLocs=*/false,
-                                          /*replaceTypes=*/true);
-  }
+  if (stripPlacement)
+    distir::stripPlacement(func);
   return func;
 }
 
@@ -396,6 +395,41 @@ int64_t maxDevice(func::FuncOp func) {
   return result;
 }
 
+} // namespace
+
+void distir::stripPlacement(Operation *root) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](RankedTensorType t) -> std::optional<Type> {
+    if (!isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
+      return std::nullopt;
+    return RankedTensorType::get(t.getShape(), t.getElementType());
+  });
+  // Dense constants hold their type in the attribute, which the generic
+  // sub-element replacement does not rebuild.
+  replacer.addReplacement(
+      [](DenseIntOrFPElementsAttr a) -> std::optional<Attribute> {
+        auto t = dyn_cast<RankedTensorType>(a.getType());
+        if (!t || !isa_and_nonnull<dist::DeviceAttr>(t.getEncoding()))
+          return std::nullopt;
+        return a.reshape(
+            RankedTensorType::get(t.getShape(), t.getElementType()));
+      });
+  // Inherent attributes (arith.constant's value) live in properties, which
+  // replaceElementsIn does not visit.
+  root->walk([&](Operation *op) {
+    if (!op->getPropertiesStorageSize())
+      return;
+    Attribute props = op->getPropertiesAsAttribute();
+    Attribute replaced = props ? replacer.replace(props) : Attribute();
+    if (replaced && replaced != props)
+      (void)op->setPropertiesFromAttribute(replaced, /*emitError=*/nullptr);
+  });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
+
+namespace {
 struct DistToRankPass
     : public distir::impl::DistToRankPassBase<DistToRankPass> {
   using DistToRankPassBase::DistToRankPassBase;

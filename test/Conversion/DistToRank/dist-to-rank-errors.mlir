@@ -1,10 +1,22 @@
 // RUN: distir-opt --dist-to-rank -split-input-file -verify-diagnostics %s
 
 !t0 = tensor<4xf32, #dist.device<0>>
-func.func private @callee(%x: !t0) -> !t0
+func.func private @callee(%x: !t0) -> !t0 {
+  return %x : !t0
+}
 func.func @calls(%x: !t0) -> !t0 {
   // expected-error @+1 {{is a call; dist-to-rank needs calls inlined first (--inline)}}
   %y = func.call @callee(%x) : (!t0) -> !t0
+  return %y : !t0
+}
+
+// -----
+
+!t0 = tensor<4xf32, #dist.device<0>>
+func.func private @external(%x: !t0) -> !t0
+func.func @calls_external(%x: !t0) -> !t0 {
+  // expected-error @+1 {{calls @external, which has no body; a distributed program can only call functions that can be inlined into it}}
+  %y = func.call @external(%x) : (!t0) -> !t0
   return %y : !t0
 }
 

@@ -3,11 +3,13 @@
 // RUN: not mpirun --allow-run-as-root --oversubscribe -np 2 distir-exec %s 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not mpirun --allow-run-as-root --oversubscribe -np 2 distir-exec %s --input 0=%t.nonexistent.npy --random-inputs 1 2>&1 | FileCheck %s --check-prefix=NOFILE
 // RUN: not mpirun --allow-run-as-root --oversubscribe -np 2 distir-exec %S/Inputs/unsupported.mlir --random-inputs 1 2>&1 | FileCheck %s --check-prefix=NOLOWER
+// RUN: not mpirun --allow-run-as-root --oversubscribe -np 2 distir-exec %S/Inputs/external-call.mlir --random-inputs 1 2>&1 | FileCheck %s --check-prefix=NOCALL
 
 // COUNT: error: rank {{[0-2]}}: @f runs on 2 devices but mpirun started 3 processes; run it with mpirun -np 2
 // MISSING: error: rank {{[01]}}: missing input for argument #0 (%arg0) of @f; pass --input NAME=file.npy or --random-inputs SEED
 // NOFILE: error: rank {{[01]}}: input file '{{.*}}nonexistent.npy' does not exist
 // NOLOWER: error: rank {{[01]}}: 'mpi.comm_world' is not supported by distir-exec
+// NOCALL: error: 'func.call' op calls @ext, which has no body; a distributed program can only call functions that can be inlined into it
 
 !t0 = tensor<4xf32, #dist.device<0>>
 !t1 = tensor<4xf32, #dist.device<1>>

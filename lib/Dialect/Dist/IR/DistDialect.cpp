@@ -9,11 +9,23 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace distir::dist;
 
 #include "DistIR/Dialect/Dist/IR/DistDialect.cpp.inc"
+
+namespace {
+/// Communication ops are plain dataflow on placed tensors (no regions, no
+/// symbols), so a call whose callee communicates can be inlined.
+struct DistInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
 
 void DistDialect::initialize() {
   registerAttributes();
@@ -21,6 +33,7 @@ void DistDialect::initialize() {
 #define GET_OP_LIST
 #include "DistIR/Dialect/Dist/IR/DistOps.cpp.inc"
       >();
+  addInterfaces<DistInlinerInterface>();
 }
 
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
