@@ -71,13 +71,21 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
      << summary.costModel << "\n";
   size_t rows = std::min(top, ranking.size());
   if (rows > 0) {
+    // Explicit device orders ("tp:4,pp:2,dp:2") are wider than the names.
+    size_t mappingWidth = 8;
+    for (size_t r = 0; r < rows; ++r)
+      mappingWidth =
+          std::max(mappingWidth, results[ranking[r]].config.mapping.size());
+    auto padded = [&](StringRef text) {
+      return (text + std::string(mappingWidth - text.size(), ' ')).str();
+    };
     os << llvm::formatv("{0,4}  ", "rank");
     if (summary.batchSweep)
       os << llvm::formatv("{0,6}  ", "batch");
-    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5,-8}  {6,12}  "
+    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  "
                         "{7,14}  {8,12}  {9}\n",
-                        "D", "T", "P", "K", "schedule", "mapping", "latency",
-                        "throughput/s", "peak memory", "status");
+                        "D", "T", "P", "K", "schedule", padded("mapping"),
+                        "latency", "throughput/s", "peak memory", "status");
     for (size_t r = 0; r < rows; ++r) {
       const ConfigResult &result = results[ranking[r]];
       const SearchConfig &c = result.config;
@@ -85,10 +93,10 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
       if (summary.batchSweep)
         os << llvm::formatv("{0,6}  ", c.batch);
       os << llvm::formatv(
-          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5,-8}  {6,12}  {7,14}  {8,12}  "
+          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  {7,14}  {8,12}  "
           "{9}\n",
-          c.dp, c.tp, c.pp, c.microbatches, scheduleOrDash(c), c.mapping,
-          formatSeconds(result.latency),
+          c.dp, c.tp, c.pp, c.microbatches, scheduleOrDash(c),
+          padded(c.mapping), formatSeconds(result.latency),
           llvm::formatv("{0:f1}", result.throughput).str(),
           formatBytes(result.peakBytes), stringifyConfigStatus(result.status));
     }
@@ -171,7 +179,7 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
     bool simulated = wasSimulated(result);
     os << i << "," << ranks[i] << "," << c.batch << "," << c.dp << "," << c.tp
        << "," << c.pp << "," << c.microbatches << "," << c.schedule << ","
-       << c.mapping << "," << c.getNumDevices() << ","
+       << csvField(c.mapping) << "," << c.getNumDevices() << ","
        << stringifyConfigStatus(result.status) << ",";
     if (simulated)
       os << llvm::format("%.9g", result.latency) << ","

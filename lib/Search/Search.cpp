@@ -7,6 +7,7 @@
 #include "DistIR/Search/Search.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/InitAllDialects.h"
+#include "DistIR/Synthesis/Synthesis.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 using namespace mlir;
@@ -42,6 +44,97 @@ std::string SearchConfig::getPassOptions() const {
     os << " schedule=" << (schedule.empty() ? "gpipe" : schedule);
   os << " mapping=" << mapping;
   return options;
+}
+
+/// The parallelism matrix (rows dp, tp, pp; columns `levels`) of a
+/// dist-dtp mixed-radix order, least significant digit first, filling the
+/// levels from the innermost.
+static synth::ParallelismMatrix
+matrixOfOrder(ArrayRef<std::pair<int, int64_t>> order,
+              ArrayRef<int64_t> levels) {
+  synth::ParallelismMatrix matrix(3, std::vector<int64_t>(levels.size(), 1));
+  int64_t level = static_cast<int64_t>(levels.size()) - 1;
+  int64_t room = levels.empty() ? 1 : levels.back();
+  for (auto [axis, factor] : order) {
+    while (factor > 1 && level >= 0) {
+      if (room == 1) {
+        if (--level < 0)
+          break;
+        room = levels[level];
+        continue;
+      }
+      int64_t take = std::gcd(factor, room);
+      if (take == 1)
+        return {}; // does not fit the levels
+      matrix[axis][level] *= take;
+      factor /= take;
+      room /= take;
+    }
+    if (factor > 1)
+      return {};
+  }
+  return matrix;
+}
+
+std::vector<std::string> search::enumerateMappings(ArrayRef<int64_t> levels,
+                                                   int64_t dp, int64_t tp,
+                                                   int64_t pp) {
+  // The levels the devices occupy, innermost first.
+  int64_t remaining = dp * tp * pp;
+  std::vector<int64_t> used;
+  for (int64_t size : llvm::reverse(levels)) {
+    int64_t take = std::gcd(size, remaining);
+    used.insert(used.begin(), take);
+    remaining /= take;
+  }
+  if (remaining != 1)
+    return {};
+  const int64_t sizes[3] = {dp, tp, pp};
+  synth::ParallelismMatrix tpInner =
+      matrixOfOrder({{1, tp}, {0, dp}, {2, pp}}, used);
+  synth::ParallelismMatrix dpInner =
+      matrixOfOrder({{0, dp}, {1, tp}, {2, pp}}, used);
+  std::vector<std::string> names;
+  for (const synth::ParallelismMatrix &matrix :
+       synth::enumerateParallelismMatrices(sizes, used)) {
+    if (matrix == tpInner) {
+      names.push_back("tp-inner");
+      continue;
+    }
+    if (matrix == dpInner) {
+      names.push_back("dp-inner");
+      continue;
+    }
+    // Innermost level first; inside a level tp, dp, pp; adjacent factors of
+    // one axis merged.
+    SmallVector<std::pair<int, int64_t>> order;
+    for (int64_t level = static_cast<int64_t>(used.size()) - 1; level >= 0;
+         --level)
+      for (int axis : {1, 0, 2}) {
+        int64_t factor = matrix[axis][level];
+        if (factor == 1)
+          continue;
+        if (!order.empty() && order.back().first == axis)
+          order.back().second *= factor;
+        else
+          order.push_back({axis, factor});
+      }
+    std::string name;
+    static const char *axisNames[3] = {"dp", "tp", "pp"};
+    for (auto [axis, factor] : order)
+      name += (name.empty() ? "" : ",") + std::string(axisNames[axis]) + ":" +
+              std::to_string(factor);
+    names.push_back(name.empty() ? "tp-inner" : name);
+  }
+  // The familiar names first, then the explicit orders, each once.
+  std::vector<std::string> ordered;
+  for (const char *familiar : {"tp-inner", "dp-inner"})
+    if (llvm::is_contained(names, familiar))
+      ordered.push_back(familiar);
+  for (const std::string &name : names)
+    if (!llvm::is_contained(ordered, name))
+      ordered.push_back(name);
+  return ordered;
 }
 
 static SmallVector<int64_t> powersOfTwoUpTo(int64_t limit) {
@@ -79,11 +172,16 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
             schedules = {"gpipe", "1f1b", "eager-1f1b"};
           else
             schedules = {"gpipe"};
-          SmallVector<StringRef, 2> mappings = {"tp-inner"};
-          if (dp > 1 && tp > 1)
-            mappings.push_back("dp-inner");
+          std::vector<std::string> mappings;
+          if (!space.levels.empty())
+            mappings = enumerateMappings(space.levels, dp, tp, pp);
+          if (mappings.empty()) {
+            mappings = {"tp-inner"};
+            if (dp > 1 && tp > 1)
+              mappings.push_back("dp-inner");
+          }
           for (StringRef schedule : schedules) {
-            for (StringRef mapping : mappings) {
+            for (const std::string &mapping : mappings) {
               SearchConfig config;
               config.batch = batch;
               config.dp = dp;
@@ -91,7 +189,7 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
               config.pp = pp;
               config.microbatches = k;
               config.schedule = schedule.str();
-              config.mapping = mapping.str();
+              config.mapping = mapping;
               configs.push_back(std::move(config));
             }
           }

@@ -351,6 +351,8 @@ int main(int argc, char **argv) {
   space.maxTP = opts.maxTP;
   space.maxPP = opts.maxPP;
   space.training = opts.training;
+  for (const LevelSpec &level : cluster->levels)
+    space.levels.push_back(level.size);
 
   // Build or import the program once per batch size.
   std::unique_ptr<MLIRContext> context = createSearchContext();

@@ -149,3 +149,39 @@ TEST(SearchRun, DeterministicAcrossJobs) {
 }
 
 } // namespace
+
+// One mapping per parallelism matrix of (dp, tp, pp) over the levels; the
+// familiar names where they denote the matrix.
+TEST(SearchEnumerate, MappingsAreParallelismMatrices) {
+  // 2 nodes x 8 devices, D/T/P = 2/4/2: the inter-node factor 2 goes to dp,
+  // tp or pp. tp-inner puts pp across nodes; dp-inner is the same matrix.
+  std::vector<std::string> m = enumerateMappings({2, 8}, 2, 4, 2);
+  EXPECT_EQ(m, (std::vector<std::string>{"tp-inner", "tp:2,dp:2,pp:2,tp:2",
+                                         "tp:4,pp:2,dp:2"}));
+  // D/T = 4/4: both familiar mappings are distinct matrices.
+  EXPECT_EQ(enumerateMappings({2, 8}, 4, 4, 1),
+            (std::vector<std::string>{"tp-inner", "dp-inner"}));
+  // One level: one matrix.
+  EXPECT_EQ(enumerateMappings({4}, 2, 2, 1),
+            (std::vector<std::string>{"tp-inner"}));
+  // Fewer devices than the cluster: the innermost levels hold them.
+  EXPECT_EQ(enumerateMappings({2, 8}, 2, 2, 2),
+            (std::vector<std::string>{"tp-inner"}));
+  // Devices that do not fit the levels: no matrix.
+  EXPECT_TRUE(enumerateMappings({2, 8}, 4, 4, 2).empty());
+}
+
+TEST(SearchEnumerate, LevelsMultiplyMappings) {
+  SearchSpace space;
+  space.devices = 16;
+  space.levels = {2, 8};
+  space.maxMicrobatches = 1;
+  for (const SearchConfig &c : enumerateConfigs(space, 64))
+    if (c.dp == 2 && c.tp == 4 && c.pp == 2)
+      EXPECT_TRUE(c.mapping == "tp-inner" ||
+                  c.mapping.find(':') != std::string::npos);
+  size_t count = 0;
+  for (const SearchConfig &c : enumerateConfigs(space, 64))
+    count += c.dp == 2 && c.tp == 4 && c.pp == 2;
+  EXPECT_EQ(count, 3u);
+}

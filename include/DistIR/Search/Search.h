@@ -53,7 +53,8 @@ struct SearchConfig {
   int64_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   /// Pipeline schedule ("gpipe", "1f1b", "eager-1f1b"); empty when pp == 1.
   std::string schedule;
-  /// "tp-inner" or "dp-inner".
+  /// dist-dtp's device mapping: "tp-inner", "dp-inner", or an explicit
+  /// mixed-radix order such as "tp:4,pp:2,dp:2".
   std::string mapping = "tp-inner";
 
   int64_t getNumDevices() const { return dp * tp * pp; }
@@ -75,13 +76,26 @@ struct SearchSpace {
   /// Whether the program has a backward pass (only then do pipeline
   /// schedules differ).
   bool training = false;
+  /// Sizes of the cluster's levels, outermost first. When set, the device
+  /// mappings of a (dp, tp, pp) are its parallelism matrices over the levels
+  /// the devices occupy (innermost levels first), each once; otherwise
+  /// tp-inner and dp-inner.
+  std::vector<int64_t> levels;
 };
+
+/// The dist-dtp mappings of (dp, tp, pp) over `levels` (outermost first):
+/// one per parallelism matrix, named "tp-inner" or "dp-inner" when it is
+/// those mappings' matrix, else an explicit order (at each level from the
+/// innermost, tp then dp then pp factors). Empty when the devices do not
+/// fit the levels.
+std::vector<std::string> enumerateMappings(llvm::ArrayRef<int64_t> levels,
+                                           int64_t dp, int64_t tp, int64_t pp);
 
 /// Every configuration of `space` for a program of `batch` samples, in a
 /// deterministic order (dp, tp, pp, microbatches, schedule, mapping).
-/// Configurations where the mapping cannot matter (dp == 1 or tp == 1) use
-/// "tp-inner" only; schedules are enumerated only when pp > 1, there are
-/// several microbatches and the program trains.
+/// Without levels, configurations where the mapping cannot matter (dp == 1
+/// or tp == 1) use "tp-inner" only; schedules are enumerated only when pp > 1,
+/// there are several microbatches and the program trains.
 std::vector<SearchConfig> enumerateConfigs(const SearchSpace &space,
                                            int64_t batch);
 

@@ -43,6 +43,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <map>
 
@@ -103,9 +104,18 @@ struct DistValue {
   Value fillScalar;
 };
 
+/// Axes of the device order.
+enum class GridAxis { DP = 0, TP = 1, PP = 2 };
+
+/// Device ids as a mixed-radix number: (axis, factor) digits, least
+/// significant first. An axis may appear several times (its coordinate is
+/// split into factors, first appearance least significant), which expresses
+/// any parallelism matrix over a device hierarchy.
+using DeviceOrder = SmallVector<std::pair<GridAxis, int64_t>, 6>;
+
 struct Config {
   int64_t dp, tp, pp, k;
-  bool tpInner;
+  DeviceOrder order;
   Schedule schedule;
   bool annotate;
 };
@@ -130,10 +140,17 @@ public:
   int64_t point(int64_t d, int64_t m, int64_t t) const {
     return (d * c.k + m) * c.tp + t;
   }
-  /// Device of replica d, tensor rank t, stage s. Stages are outermost.
+  /// Device of replica d, tensor rank t, stage s, by the device order.
   int64_t device(int64_t d, int64_t t, int64_t s) const {
-    int64_t inner = c.tpInner ? d * c.tp + t : t * c.dp + d;
-    return s * c.dp * c.tp + inner;
+    int64_t coord[3] = {d, t, s};
+    int64_t id = 0, stride = 1;
+    for (auto [axis, factor] : c.order) {
+      int64_t &x = coord[static_cast<int>(axis)];
+      id += (x % factor) * stride;
+      x /= factor;
+      stride *= factor;
+    }
+    return id;
   }
   int64_t deviceOf(int64_t g, int64_t s) const {
     return device(replica(g), tensorRank(g), s);
@@ -464,12 +481,11 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
   // Move to the consumer's stage: one send per distinct local value.
   if (v.stage != stage) {
     DenseMap<Value, Value> moved;
-    for (Value &local : locals) {
+    for (auto [g, local] : llvm::enumerate(locals)) {
       auto it = moved.find(local);
       if (it == moved.end()) {
         auto type = cast<RankedTensorType>(local.getType());
-        int64_t from = getDevice(type).getId();
-        int64_t to = from + (stage - v.stage) * c.dp * c.tp;
+        int64_t to = deviceOf(g, stage);
         auto send = SendOp::create(
             builder, loc, placed(type.getShape(), type.getElementType(), to),
             local);
@@ -1620,9 +1636,39 @@ void DistDTPPass::runOnOperation() {
     return fail("dist-dtp degrees must be >= 1 (dp=" + Twine(dp) +
                 ", tp=" + Twine(tp) + ", pp=" + Twine(pp) +
                 ", microbatches=" + Twine(microbatches) + ")");
-  if (mapping != "tp-inner" && mapping != "dp-inner")
-    return fail("dist-dtp: unknown mapping '" + mapping +
-                "' (expected tp-inner or dp-inner)");
+  DeviceOrder order;
+  if (mapping == "tp-inner" || mapping == "dp-inner") {
+    bool tpInner = mapping == "tp-inner";
+    order = {{tpInner ? GridAxis::TP : GridAxis::DP, tpInner ? tp : dp},
+             {tpInner ? GridAxis::DP : GridAxis::TP, tpInner ? dp : tp},
+             {GridAxis::PP, pp}};
+  } else {
+    // AXIS:FACTOR,... least significant first, e.g. tp:4,dp:2,pp:2,dp:2.
+    int64_t product[3] = {1, 1, 1};
+    SmallVector<StringRef> digits;
+    StringRef(mapping).split(digits, ',');
+    for (StringRef digit : digits) {
+      auto [name, factorText] = digit.trim().split(':');
+      std::optional<GridAxis> axis =
+          llvm::StringSwitch<std::optional<GridAxis>>(name.trim())
+              .Case("dp", GridAxis::DP)
+              .Case("tp", GridAxis::TP)
+              .Case("pp", GridAxis::PP)
+              .Default(std::nullopt);
+      int64_t factor = 0;
+      if (!axis || factorText.trim().getAsInteger(10, factor) || factor < 1)
+        return fail("dist-dtp: bad mapping '" + mapping +
+                    "' (expected tp-inner, dp-inner or AXIS:FACTOR,... with "
+                    "AXIS in dp, tp, pp, least significant first)");
+      order.push_back({*axis, factor});
+      product[static_cast<int>(*axis)] *= factor;
+    }
+    if (product[0] != dp || product[1] != tp || product[2] != pp)
+      return fail("dist-dtp: mapping '" + mapping + "' has dp, tp, pp = " +
+                  Twine(product[0]) + ", " + Twine(product[1]) + ", " +
+                  Twine(product[2]) + "; the degrees are " + Twine(dp) + ", " +
+                  Twine(tp) + ", " + Twine(pp));
+  }
   Schedule sched;
   if (schedule == "gpipe")
     sched = Schedule::GPipe;
@@ -1676,9 +1722,8 @@ void DistDTPPass::runOnOperation() {
   if (walk.wasInterrupted())
     return signalPassFailure();
 
-  DTPRewriter rewriter(func,
-                       Config{dp, tp, pp, microbatches, mapping == "tp-inner",
-                              sched, annotateSchedule});
+  DTPRewriter rewriter(
+      func, Config{dp, tp, pp, microbatches, order, sched, annotateSchedule});
   if (failed(rewriter.run()))
     return signalPassFailure();
   rewriteWrapper(func, rewriter, dp, tp);

@@ -4,6 +4,8 @@
 // RUN: not distir-opt %S/Inputs/dtp-untagged.mlir '--dist-dtp=dp=2 microbatches=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
 // RUN: not distir-opt %s --dist-dtp=dp=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not distir-opt %s --dist-dtp=mapping=diagonal 2>&1 | FileCheck %s --check-prefix=MAP
+// RUN: not distir-opt %s "--dist-dtp=dp=2 tp=2 mapping=tp:2,dp:4" 2>&1 | FileCheck %s --check-prefix=MAPPRODUCT
+// RUN: not distir-opt %s "--dist-dtp=dp=2 mapping=tp:0,dp:2" 2>&1 | FileCheck %s --check-prefix=MAPFACTOR
 // RUN: not distir-opt %s --dist-dtp=dp=3 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not distir-opt %s --dist-dtp=tp=3 2>&1 | FileCheck %s --check-prefix=TP
 // RUN: not distir-opt %s --dist-dtp=entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
@@ -16,7 +18,9 @@
 // SCHED: error: dist-dtp: unknown schedule 'zigzag' (expected gpipe, 1f1b or eager-1f1b)
 // UNTAGGED: error: 'linalg.matmul' op pipeline parallelism and microbatching need ops tagged with dist.layer and dist.phase (programs from --build-mlp carry them)
 // ZERO: error: dist-dtp degrees must be >= 1 (dp=0, tp=1, pp=1, microbatches=1)
-// MAP: error: dist-dtp: unknown mapping 'diagonal' (expected tp-inner or dp-inner)
+// MAP: error: dist-dtp: bad mapping 'diagonal' (expected tp-inner, dp-inner or AXIS:FACTOR,... with AXIS in dp, tp, pp, least significant first)
+// MAPPRODUCT: error: dist-dtp: mapping 'tp:2,dp:4' has dp, tp, pp = 4, 2, 1; the degrees are 2, 2, 1
+// MAPFACTOR: error: dist-dtp: bad mapping 'tp:0,dp:2'
 // BATCH: error: dp=3 does not divide the batch dimension (4) of argument #0
 // TP: error: tp=3 does not divide dimension 1 (8) of weight argument #1
 // ENTRY: error: dist-dtp: no function @nope with a body

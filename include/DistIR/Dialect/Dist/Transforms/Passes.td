@@ -111,10 +111,15 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
     `@f` with the original signature that distributes the inputs from their
     device (broadcast, then each device keeps its shard), calls `@f_dtp`
     and gathers the results back, so that the reference executor can
-    compare it with the sequential program. Device ids: stages outermost;
-    inside a stage `mapping` decides which axis is innermost: `tp-inner`
-    (tensor-parallel groups on neighbouring devices, e.g. inside a node) or
-    `dp-inner`.
+    compare it with the sequential program. Device ids follow `mapping`:
+    `tp-inner` (tensor rank fastest, then replica, then stage: tensor-parallel
+    groups on neighbouring devices, e.g. inside a node), `dp-inner` (replica
+    fastest, then tensor rank, then stage), or an explicit mixed-radix order
+    `AXIS:FACTOR,...` (least significant first; an axis may be split into
+    several factors), which expresses any parallelism matrix over a device
+    hierarchy: on 2 nodes of 8 devices, `tp:4,pp:2,dp:2` keeps tensor and
+    pipeline parallelism inside a node and spreads data parallelism over
+    the nodes. `distir-search` enumerates these matrices.
   }];
   let options = [
     Option<"dp", "dp", "int64_t", /*default=*/"1", "Data-parallel degree">,
@@ -126,8 +131,8 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
     Option<"schedule", "schedule", "std::string", /*default=*/"\"gpipe\"",
            "Microbatch schedule: gpipe, 1f1b or eager-1f1b">,
     Option<"mapping", "mapping", "std::string", /*default=*/"\"tp-inner\"",
-           "Innermost axis in device ids inside a stage: tp-inner or "
-           "dp-inner">,
+           "Device ids: tp-inner, dp-inner, or AXIS:FACTOR,... (least "
+           "significant first)">,
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "Function to distribute (default: the only public function)">,
     Option<"annotateSchedule", "annotate-schedule", "bool",
