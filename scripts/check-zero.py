@@ -13,23 +13,12 @@ usage: check-zero.py --program P.mlir --entry NAME --work DIR
 """
 
 import argparse
-import glob
 import json
 import os
-import subprocess
 
 import numpy as np
 
-
-def run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + proc.stderr)
-    return proc.stdout
-
-
-def outputs(directory):
-    return [np.load(f) for f in sorted(glob.glob(os.path.join(directory, "*.npy")))]
+from distir_checks import outputs, run
 
 
 def close(a, b):
