@@ -2141,10 +2141,14 @@ LogicalResult Importer::importShape() {
 }
 
 LogicalResult Importer::importRange() {
-  for (unsigned i = 0; i < 3; ++i)
-    if (!hasInput(i) || !isKnown(i))
-      return fail("unresolvable dynamic shape: start, limit and delta must "
-                  "be known at import time");
+  static const char *names[] = {"start", "limit", "delta"};
+  for (unsigned i = 0; i < 3; ++i) {
+    if (!hasInput(i))
+      return fail("missing " + Twine(names[i]));
+    if (!isKnown(i))
+      return fail("unresolvable dynamic shape: " + Twine(names[i]) + " ('" +
+                  curNode->input(i) + "') is not known at import time");
+  }
   Type elt = inElt(0);
   SmallVector<double> s = floatsOf(in(0).constant),
                       l = floatsOf(in(1).constant),
