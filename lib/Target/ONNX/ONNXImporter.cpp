@@ -418,7 +418,7 @@ private:
   LogicalResult importConstantOfShape();
   LogicalResult importShape();
   LogicalResult importRange();
-  LogicalResult importCast();
+  LogicalResult importCast(bool like = false);
   LogicalResult importConv();
   LogicalResult importPool(StringRef op);
 
@@ -2168,10 +2168,12 @@ LogicalResult Importer::importRange() {
   return success();
 }
 
-LogicalResult Importer::importCast() {
-  if (!hasInput(0))
-    return fail("expects an input");
-  FailureOr<Type> to = elementType(attrInt("to", 0), "attribute 'to'");
+LogicalResult Importer::importCast(bool like) {
+  if (!hasInput(0) || (like && !hasInput(1)))
+    return fail(like ? "expects input and target_type" : "expects an input");
+  // CastLike takes the element type of its second input.
+  FailureOr<Type> to = like ? FailureOr<Type>(inElt(1))
+                            : elementType(attrInt("to", 0), "attribute 'to'");
   if (failed(to))
     return failure();
   Type from = inElt(0);
@@ -2621,8 +2623,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   }
   if (op == "Range")
     return importRange();
-  if (op == "Cast")
-    return importCast();
+  if (op == "Cast" || op == "CastLike")
+    return importCast(op == "CastLike");
   if (op == "Conv")
     return importConv();
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
