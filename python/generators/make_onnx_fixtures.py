@@ -204,7 +204,9 @@ def unsupported():
 
 
 def old_opset():
-    nodes = [helper.make_node("Relu", ["a"], ["y"], name="relu")]
+    """Opset 6: Relu is unchanged up to opset 7 (accepted), Add is not."""
+    nodes = [helper.make_node("Relu", ["a"], ["r"], name="relu"),
+             helper.make_node("Add", ["r", "a"], ["y"], name="add")]
     g = helper.make_graph(
         nodes, "old",
         [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2])],

@@ -99,8 +99,11 @@ int main(int argc, char **argv) {
       return fail("argument '" + name + "' is given twice");
     std::string error;
     std::optional<RuntimeValue> value =
-        path.ends_with(".pb") ? readTensorProtoFile(path, &context, error)
-                              : readNpy(path, &context, error);
+        path.ends_with(".pb")
+            ? readTensorProtoFile(
+                  path, &context, error,
+                  getElementTypeOrSelf(entry.getArgumentTypes()[*index]))
+            : readNpy(path, &context, error);
     if (!value)
       return fail(error);
     args[*index] = std::move(*value);

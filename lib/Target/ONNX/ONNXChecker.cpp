@@ -67,3 +67,14 @@ std::string distir::onnx_import::checkSchema(const std::string &opType,
   }
   return {};
 }
+
+int distir::onnx_import::schemaSinceVersion(const std::string &opType,
+                                            int opset) {
+  try {
+    if (const onnx::OpSchema *s =
+            onnx::OpSchemaRegistry::Schema(opType, opset, ""))
+      return s->since_version();
+  } catch (...) {
+  }
+  return 0;
+}

@@ -34,6 +34,10 @@ std::string inferShapes(onnx::ModelProto &model);
 std::string checkSchema(const std::string &opType, const std::string &domain,
                         int opset);
 
+/// The opset in which the default-domain schema of `opType` in effect at
+/// `opset` was introduced (its since_version), or 0 if there is none.
+int schemaSinceVersion(const std::string &opType, int opset);
+
 } // namespace distir::onnx_import
 
 #endif // DISTIR_LIB_TARGET_ONNX_ONNXCHECKER_H

@@ -418,7 +418,7 @@ private:
   LogicalResult importConstantOfShape();
   LogicalResult importShape();
   LogicalResult importRange();
-  LogicalResult importCast();
+  LogicalResult importCast(bool like = false);
   LogicalResult importConv();
   LogicalResult importPool(StringRef op);
 
@@ -1193,9 +1193,12 @@ LogicalResult Importer::importElementwise(StringRef op) {
   for (unsigned i = first; i < info.arity; ++i)
     if (inElt(i) != elt && !(op == "Pow" && i == 1))
       return fail("operand element types differ");
+  // The result has the base's type: an integer base with a float exponent
+  // is computed in f64 and truncated toward zero (as numpy's astype).
   if (op == "Pow" && inElt(1) != elt &&
-      (!isa<FloatType>(elt) || inElt(1).isInteger(1)))
+      (elt.isInteger(1) || inElt(1).isInteger(1)))
     return fail("unsupported combination of base and exponent types");
+  bool mixedPow = op == "Pow" && inElt(1) != elt;
   if (op == "Where" && !inElt(0).isInteger(1))
     return fail("condition must be a bool tensor");
   if (info.logical && !elt.isInteger(1))
@@ -1227,7 +1230,7 @@ LogicalResult Importer::importElementwise(StringRef op) {
     SmallVector<SmallVector<int64_t>> idx;
     for (unsigned i = 0; i < info.arity; ++i)
       idx.push_back(broadcastIndices(outShape, inShape(i)));
-    if (isa<FloatType>(elt)) {
+    if (isa<FloatType>(elt) || mixedPow) {
       SmallVector<SmallVector<double>> vals;
       for (unsigned i = 0; i < info.arity; ++i)
         vals.push_back(floatsOf(in(i).constant));
@@ -1267,6 +1270,25 @@ LogicalResult Importer::importElementwise(StringRef op) {
       operands, outElt, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
         if (square)
           return Value(arith::MulFOp::create(b, loc, a[0], a[0]));
+        if (op == "Pow" && a[1].getType() != a[0].getType() &&
+            !isa<FloatType>(a[0].getType())) {
+          Type t = a[0].getType();
+          if (!isa<FloatType>(a[1].getType())) {
+            // Integer base and exponent of different widths.
+            Value e = cast<IntegerType>(a[1].getType()).getWidth() <
+                              cast<IntegerType>(t).getWidth()
+                          ? Value(arith::ExtSIOp::create(b, loc, t, a[1]))
+                          : Value(arith::TruncIOp::create(b, loc, t, a[1]));
+            return Value(math::IPowIOp::create(b, loc, a[0], e));
+          }
+          Type f64 = b.getF64Type();
+          Value x = arith::SIToFPOp::create(b, loc, f64, a[0]);
+          Value e = a[1].getType() == f64
+                        ? a[1]
+                        : Value(arith::ExtFOp::create(b, loc, f64, a[1]));
+          return Value(arith::FPToSIOp::create(
+              b, loc, t, math::PowFOp::create(b, loc, x, e)));
+        }
         if (op == "Pow" && a[1].getType() != a[0].getType()) {
           Type t = a[0].getType();
           Value e =
@@ -1828,8 +1850,30 @@ LogicalResult Importer::importSlice() {
         0, DenseElementsAttr::get(unplaced(sizes, type.getElementType()), out));
     return success();
   }
-  if (negative)
-    return fail("negative steps are not supported on runtime values");
+  if (numElements(sizes) == 0) {
+    // An empty slice: no element is read (extract_slice would reject an
+    // offset at the end of the dimension).
+    setOutput(0, empty(sizes, type.getElementType()));
+    return success();
+  }
+  if (negative) {
+    // out[i] = x[offset + i * stride] per dim, strides possibly negative.
+    SmallVector<AffineExpr> xe;
+    for (int64_t d = 0; d < rank; ++d)
+      xe.push_back(builder.getAffineDimExpr(d) * strides[d] + offsets[d]);
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, xe, ctx),
+                                   builder.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = empty(sizes, type.getElementType());
+    setOutput(0, linalg::GenericOp::create(
+                     builder, curLoc, TypeRange{init.getType()},
+                     ValueRange{inValue(0)}, ValueRange{init}, maps, iters,
+                     [](OpBuilder &b, Location loc, ValueRange args) {
+                       linalg::YieldOp::create(b, loc, args[0]);
+                     })
+                     .getResult(0));
+    return success();
+  }
   setOutput(0, extractSlice(inValue(0), offsets, sizes, strides));
   return success();
 }
@@ -2097,10 +2141,14 @@ LogicalResult Importer::importShape() {
 }
 
 LogicalResult Importer::importRange() {
-  for (unsigned i = 0; i < 3; ++i)
-    if (!hasInput(i) || !isKnown(i))
-      return fail("unresolvable dynamic shape: start, limit and delta must "
-                  "be known at import time");
+  static const char *names[] = {"start", "limit", "delta"};
+  for (unsigned i = 0; i < 3; ++i) {
+    if (!hasInput(i))
+      return fail("missing " + Twine(names[i]));
+    if (!isKnown(i))
+      return fail("unresolvable dynamic shape: " + Twine(names[i]) + " ('" +
+                  curNode->input(i) + "') is not known at import time");
+  }
   Type elt = inElt(0);
   SmallVector<double> s = floatsOf(in(0).constant),
                       l = floatsOf(in(1).constant),
@@ -2120,10 +2168,12 @@ LogicalResult Importer::importRange() {
   return success();
 }
 
-LogicalResult Importer::importCast() {
-  if (!hasInput(0))
-    return fail("expects an input");
-  FailureOr<Type> to = elementType(attrInt("to", 0), "attribute 'to'");
+LogicalResult Importer::importCast(bool like) {
+  if (!hasInput(0) || (like && !hasInput(1)))
+    return fail(like ? "expects input and target_type" : "expects an input");
+  // CastLike takes the element type of its second input.
+  FailureOr<Type> to = like ? FailureOr<Type>(inElt(1))
+                            : elementType(attrInt("to", 0), "attribute 'to'");
   if (failed(to))
     return failure();
   Type from = inElt(0);
@@ -2373,19 +2423,11 @@ LogicalResult Importer::importPool(StringRef op) {
       static_cast<int64_t>(w.dilations.size()) != ns)
     return fail("strides/dilations must have one value per spatial dim");
   bool isMax = op == "MaxPool";
-  if (!isMax && attrInt("count_include_pad", 0) == 0 && attr("pads") &&
-      llvm::any_of(*attrInts("pads"), [](int64_t p) { return p != 0; }))
-    return fail("count_include_pad=0 with explicit pads is not supported");
   std::string err = computeWindow(w, xt.getShape().drop_front(2),
                                   attrString("auto_pad", "NOTSET"),
                                   attrInts("pads"), attrInt("ceil_mode", 0));
   if (!err.empty())
     return fail(err);
-  if (!isMax &&
-      (llvm::any_of(w.padLow, [](int64_t p) { return p; }) ||
-       llvm::any_of(w.padHigh, [](int64_t p) { return p; })) &&
-      attrInt("count_include_pad", 0) == 0)
-    return fail("auto_pad with count_include_pad=0 is not supported");
   Value x = inValue(0);
   SmallVector<int64_t> lo = {0, 0}, hi = {0, 0};
   SmallVector<int64_t> shape(xt.getShape().take_front(2));
@@ -2401,8 +2443,6 @@ LogicalResult Importer::importPool(StringRef op) {
     padded |= w.padLow[i] || high;
     shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + high);
   }
-  if (padded && !isMax && attrInt("ceil_mode", 0))
-    return fail("ceil_mode with average pooling is not supported");
   if (padded) {
     Value padVal =
         isMax ? Value(arith::ConstantOp::create(
@@ -2456,8 +2496,47 @@ LogicalResult Importer::importPool(StringRef op) {
             linalg::YieldOp::create(b, loc, v);
           })
           .getResult(0);
-  if (!isMax)
-    r = scale(r, 1.0 / numElements(w.kernel));
+  if (!isMax) {
+    // Divisor per output position: the window positions inside the input
+    // (count_include_pad=0) or inside the input and its pads
+    // (count_include_pad=1); ceil_mode's extra high padding never counts.
+    bool includePad = attrInt("count_include_pad", 0) != 0;
+    SmallVector<SmallVector<int64_t>> counts(ns);
+    bool uniform = true;
+    for (int64_t i = 0; i < ns; ++i) {
+      int64_t size = xt.getDimSize(i + 2);
+      int64_t lo = includePad ? -w.padLow[i] : 0;
+      int64_t hi = includePad ? size + w.padHigh[i] : size;
+      for (int64_t o = 0; o < w.out[i]; ++o) {
+        int64_t cnt = 0;
+        for (int64_t k = 0; k < w.kernel[i]; ++k) {
+          int64_t pos = o * w.strides[i] - w.padLow[i] + k * w.dilations[i];
+          cnt += pos >= lo && pos < hi;
+        }
+        counts[i].push_back(cnt);
+        uniform &= cnt == w.kernel[i];
+      }
+    }
+    if (uniform) {
+      r = scale(r, 1.0 / numElements(w.kernel));
+    } else {
+      SmallVector<int64_t> outStrides = stridesOf(w.out);
+      SmallVector<double> divisor(numElements(w.out));
+      for (int64_t lin = 0; lin < static_cast<int64_t>(divisor.size()); ++lin) {
+        int64_t prod = 1;
+        for (int64_t i = 0; i < ns; ++i)
+          prod *= counts[i][(lin / outStrides[i]) % w.out[i]];
+        divisor[lin] = std::max<int64_t>(prod, 1);
+      }
+      Value c = arith::ConstantOp::create(
+          builder, curLoc,
+          floatsAttr(w.out, elt, divisor).reshape(placed(w.out, elt)));
+      r = *elementwise(
+          {r, c}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+            return Value(arith::DivFOp::create(b, loc, v[0], v[1]));
+          });
+    }
+  }
   setOutput(0, r);
   return success();
 }
@@ -2480,6 +2559,16 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   StringRef op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return fail("unsupported op domain '" + node.domain() + "'");
+  if (opset < 7) {
+    // An op whose schema at this opset is still the one in effect at opset
+    // 7 has opset-7 semantics; anything older is not implemented.
+    int since = onnx_import::schemaSinceVersion(node.op_type(), opset);
+    int at7 = onnx_import::schemaSinceVersion(node.op_type(), 7);
+    if (since == 0 || since != at7)
+      return fail("unsupported opset " + Twine(opset) +
+                  " for this op (supported: 7 to 18; older opsets only for "
+                  "ops unchanged up to opset 7)");
+  }
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values.count(node.input(i)))
       return fail("input '" + node.input(i) + "' is not defined");
@@ -2534,8 +2623,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   }
   if (op == "Range")
     return importRange();
-  if (op == "Cast")
-    return importCast();
+  if (op == "Cast" || op == "CastLike")
+    return importCast(op == "CastLike");
   if (op == "Conv")
     return importConv();
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
@@ -2567,7 +2656,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     emitError(fileLoc) << "model imports no opset of the default ONNX domain";
     return {};
   }
-  if (opset < 7 || opset > 18) {
+  // Opsets 1-6 are accepted per node, for ops unchanged since (importNode).
+  if (opset < 1 || opset > 18) {
     emitError(fileLoc) << "unsupported opset " << opset
                        << " (supported: 7 to 18)";
     return {};

@@ -26,9 +26,12 @@ namespace distir {
 
 /// Reads a serialized onnx.TensorProto. On failure returns std::nullopt and
 /// sets `error` (unsupported data types, malformed files, size mismatches).
+/// `expected`, the element type of the receiving argument when known, lets
+/// a UINT16 tensor be read as bfloat16 (older ONNX test data stores it so).
 std::optional<RuntimeValue> readTensorProtoFile(llvm::StringRef path,
                                                 mlir::MLIRContext *context,
-                                                std::string &error);
+                                                std::string &error,
+                                                mlir::Type expected = {});
 
 /// Writes `value` as a serialized onnx.TensorProto named `name`.
 bool writeTensorProtoFile(llvm::StringRef path, const RuntimeValue &value,
