@@ -17,6 +17,9 @@
 #                   $GPT2_BATCHES (default 8,16,32,64) with K <= $GPT2_MAX_K
 #                   (default 8); the ONNX files (architecture only) are
 #                   written to OUT_DIR once by python/distir/models/gpt2.py
+#                   with vocabulary $GPT2_VOCAB (default 50304: GPT-2's
+#                   50257 padded to a multiple of 128 as Megatron-LM does;
+#                   dist-dtp needs tp to divide the LM head's vocabulary)
 # EXTRA: more distir-search options for every run (e.g. EXTRA=--no-verify).
 # Writes OUT_DIR/SECTION.{txt,csv,...} and prints the table and the timing
 # line (stderr of --timing) of each run.
@@ -34,6 +37,7 @@ if [ $# -eq 0 ]; then
 fi
 GPT2_BATCHES=${GPT2_BATCHES:-8,16,32,64}
 GPT2_MAX_K=${GPT2_MAX_K:-8}
+GPT2_VOCAB=${GPT2_VOCAB:-50304}
 
 # run NAME distir-search-options...: 16 V100s, --timing; table to NAME.txt,
 # timing line to NAME.time.
@@ -97,11 +101,13 @@ run mlp103b-anchor --model mlp:96,32768 --batch 2048 --training \
 ;;
 gpt2-1.6b|gpt2-13b|gpt2-175b)
 # GPT-2 inference over batch sizes (the DistIR paper's GPT-2 grids).
-if [ ! -s "$OUT/$section.onnx" ]; then
+onnx=$OUT/$section-v$GPT2_VOCAB.onnx
+if [ ! -s "$onnx" ]; then
   /usr/bin/python3 "$ROOT/python/distir/models/gpt2.py" --preset "$section" \
-    --arch-only --seq 1024 --batch 1 -o "$OUT/$section.onnx" > /dev/null 2>&1
+    --vocab "$GPT2_VOCAB" --arch-only --seq 1024 --batch 1 -o "$onnx" \
+    > /dev/null 2>&1
 fi
-run "$section" --model "$OUT/$section.onnx" --input-shape input_ids=1,1024 \
+run "$section" --model "$onnx" --input-shape input_ids=1,1024 \
   --batch-sweep "$GPT2_BATCHES" --max-microbatches "$GPT2_MAX_K" --top 10 \
   --csv "$OUT/$section.csv" --plot "$OUT/$section.svg"
 ;;

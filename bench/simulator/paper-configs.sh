@@ -9,6 +9,9 @@
 #                      the architecture-only ONNX exports are reused)
 #   MEMPLAN_TIMEOUT=S  bound of the run with the static-offset memory plan
 #                      (default 120; 0 skips it)
+#   GPT2_VOCAB=V       GPT-2 vocabulary (default 50304: GPT-2's 50257 padded
+#                      to a multiple of 128 as Megatron-LM does; dist-dtp
+#                      needs tp to divide the vocabulary of the LM head)
 # Columns: build = distir-translate --build-mlp or --import-onnx (wall),
 # dtp = the DistDTPPass line of distir-opt --mlir-timing, opt = the whole
 # distir-opt run (parse + dist-dtp + print), ops = operations in the
@@ -71,10 +74,12 @@ for w in "${workloads[@]}"; do
       --dim "$dim" --batch "$batch" --training -o "$prog")
   else
     entry=main
-    onnx="$out/$w.onnx"
+    vocab="${GPT2_VOCAB:-50304}"
+    onnx="$out/$w-v$vocab.onnx"
     if [ ! -s "$onnx" ]; then
       /usr/bin/python3 "$root/python/distir/models/gpt2.py" --preset "$w" \
-        --arch-only --seq "$seq" --batch 1 -o "$onnx" > /dev/null 2>&1
+        --vocab "$vocab" --arch-only --seq "$seq" --batch 1 -o "$onnx" \
+        > /dev/null 2>&1
     fi
     build_s=$(walltime "$bin/distir-translate" --import-onnx "$onnx" \
       --input-shape "input_ids=$batch,$seq" -o "$prog")
