@@ -1,19 +1,58 @@
 #!/bin/sh
-# Times distir-search on the DistIR paper's MLP 1B workload (16 layers of
-# 8192 x 8192, 16 V100s in two DGX-1 nodes) and records the best
-# configuration per batch size. Usage:
-#   bench/search/run.sh [BUILD_DIR] [OUT_DIR] [JOBS]
-# Writes OUT_DIR/mlp1b-b64.{txt,csv,json,svg}, OUT_DIR/mlp1b-sweep.{...}
-# and prints the timing lines (stderr of --timing). PAPER=1 adds the other
-# paper workloads on the same 16 V100s: MLP 17B training at batch 2048 and
-# GPT-2 1.6B / 13B / 175B inference (architecture-only ONNX, sequence 1024)
-# over batch sizes; BIG=1 the 96-layer MLP anchor.
+# Times distir-search on the DistIR paper's workloads on 16 V100s in two
+# DGX-1 nodes (dgx1-v100:nodes=2) and records the best configuration per
+# batch size. Usage:
+#   bench/search/run.sh [BUILD_DIR] [OUT_DIR] [JOBS] [SECTION...]
+# SECTION (default: mlp1b mlp1b-sweep mlp1b-dt, plus mlp103b-anchor with
+# BIG=1):
+#   mlp1b           MLP 1B (16 x 8192) training, batch 64, K <= 8
+#   mlp1b-sweep     the same over batch sizes 8...8192
+#   mlp1b-dt        the same sweep, data and tensor parallelism only
+#   mlp17b          MLP 17B (64 x 16384) training, batch 2048, K <= 16
+#   mlp103b         MLP 103B (96 x 32768) training, batch 2048, K <= 8 (the
+#                   whole grid with K <= 64 takes too long here)
+#   mlp103b-anchor  MLP 103B, D/T/P = 1/4/4 only, K = 1...64 (slow)
+#   gpt2-1.6b gpt2-13b gpt2-175b
+#                   GPT-2 inference (sequence 1024) over batch sizes
+#                   $GPT2_BATCHES (default 8,16,32,64) with K <= $GPT2_MAX_K
+#                   (default 8); the ONNX files (architecture only) are
+#                   written to OUT_DIR once by python/distir/models/gpt2.py
+#                   with vocabulary $GPT2_VOCAB (default 50304: GPT-2's
+#                   50257 padded to a multiple of 128 as Megatron-LM does;
+#                   dist-dtp needs tp to divide the LM head's vocabulary)
+# EXTRA: more distir-search options for every run (e.g. EXTRA=--no-verify).
+# Writes OUT_DIR/SECTION.{txt,csv,...} and prints the table and the timing
+# line (stderr of --timing) of each run.
 set -e
 BUILD=${1:-build}
 OUT=${2:-${TMPDIR:-/tmp}/distir-search-bench}
 JOBS=${3:-2}
+[ $# -gt 3 ] && shift 3 || set --
 SEARCH=$BUILD/bin/distir-search
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$OUT"
+if [ $# -eq 0 ]; then
+  set -- mlp1b mlp1b-sweep mlp1b-dt
+  [ -n "$BIG" ] && set -- "$@" mlp103b-anchor
+fi
+GPT2_BATCHES=${GPT2_BATCHES:-8,16,32,64}
+GPT2_MAX_K=${GPT2_MAX_K:-8}
+GPT2_VOCAB=${GPT2_VOCAB:-50304}
+
+# run NAME distir-search-options...: 16 V100s, --timing; table to NAME.txt,
+# timing line to NAME.time.
+run() {
+  name=$1
+  shift
+  $SEARCH "$@" --cluster dgx1-v100:nodes=2 --devices 16 --jobs "$JOBS" \
+    --no-progress --timing $EXTRA \
+    > "$OUT/$name.txt" 2> "$OUT/$name.time" || true
+  cat "$OUT/$name.txt" "$OUT/$name.time"
+}
+
+for section in "$@"; do
+case $section in
+mlp1b)
 
 # Fixed batch (issue 5's "MLP 1B training at fixed batch").
 $SEARCH --model mlp:16,8192 --batch 64 --training \
@@ -23,7 +62,8 @@ $SEARCH --model mlp:16,8192 --batch 64 --training \
   --plot "$OUT/mlp1b-b64.svg" --emit-best "$OUT/mlp1b-b64-best.mlir" \
   > "$OUT/mlp1b-b64.txt" 2> "$OUT/mlp1b-b64.time"
 cat "$OUT/mlp1b-b64.txt" "$OUT/mlp1b-b64.time"
-
+;;
+mlp1b-sweep)
 # Batch sweep: which configuration wins as the batch grows.
 $SEARCH --model mlp:16,8192 --batch-sweep 8,32,128,512,2048,8192 --training \
   --cluster dgx1-v100:nodes=2 --devices 16 --max-microbatches 8 \
@@ -32,7 +72,8 @@ $SEARCH --model mlp:16,8192 --batch-sweep 8,32,128,512,2048,8192 --training \
   --plot "$OUT/mlp1b-sweep.svg" \
   > "$OUT/mlp1b-sweep.txt" 2> "$OUT/mlp1b-sweep.time"
 cat "$OUT/mlp1b-sweep.txt" "$OUT/mlp1b-sweep.time"
-
+;;
+mlp1b-dt)
 # The same sweep with data and tensor parallelism only (the DistIR paper's
 # Figure 5 setting, no pipeline).
 $SEARCH --model mlp:16,8192 --batch-sweep 8,32,128,512,2048,8192 --training \
@@ -41,32 +82,38 @@ $SEARCH --model mlp:16,8192 --batch-sweep 8,32,128,512,2048,8192 --training \
   --csv "$OUT/mlp1b-dt-sweep.csv" --plot "$OUT/mlp1b-dt-sweep.svg" \
   > "$OUT/mlp1b-dt-sweep.txt" 2> "$OUT/mlp1b-dt-sweep.time"
 cat "$OUT/mlp1b-dt-sweep.txt" "$OUT/mlp1b-dt-sweep.time"
-
-if [ -n "${PAPER:-}" ]; then
-  $SEARCH --model mlp:64,16384 --batch 2048 --training \
-    --cluster dgx1-v100:nodes=2 --devices 16 --max-microbatches 16 \
-    --jobs "$JOBS" --top 5 --no-progress --timing --no-verify \
-    --csv "$OUT/mlp17b.csv" > "$OUT/mlp17b.txt" 2> "$OUT/mlp17b.time" || true
-  cat "$OUT/mlp17b.txt" "$OUT/mlp17b.time"
-  for preset in gpt2-1.6b gpt2-13b gpt2-175b; do
-    [ -f "$OUT/$preset.onnx" ] || /usr/bin/python3 python/distir/models/gpt2.py \
-      --preset "$preset" --arch-only -o "$OUT/$preset.onnx" > /dev/null 2>&1
-    $SEARCH --model "$OUT/$preset.onnx" --input-shape input_ids=1,1024 \
-      --batch-sweep 16,64,256 --cluster dgx1-v100:nodes=2 --devices 16 \
-      --max-microbatches 8 --jobs "$JOBS" --top 5 --no-progress --timing \
-      --no-verify --csv "$OUT/$preset.csv" \
-      > "$OUT/$preset.txt" 2> "$OUT/$preset.time" || true
-    cat "$OUT/$preset.txt" "$OUT/$preset.time"
-  done
-fi
-
+;;
+mlp17b)
+run mlp17b --model mlp:64,16384 --batch 2048 --training \
+  --max-microbatches 16 --top 10 --csv "$OUT/mlp17b.csv"
+;;
+mlp103b)
+run mlp103b --model mlp:96,32768 --batch 2048 --training \
+  --max-microbatches 8 --top 10 --csv "$OUT/mlp103b.csv"
+;;
+mlp103b-anchor)
 # The anchor of issue 5 (the published Python DistIR: 12.7 s for one
 # 96-layer, dim-32768 MLP configuration, D/T/P/K = 1/4/4/64): every K of
-# D/T/P = 1/4/4. Slow (minutes): only with BIG=1.
-if [ -n "$BIG" ]; then
-  $SEARCH --model mlp:96,32768 --batch 2048 --training \
-    --cluster dgx1-v100:nodes=2 --devices 16 --max-dp 1 --max-tp 4 \
-    --max-pp 4 --max-microbatches 64 --jobs 1 --no-progress --timing \
-    --csv "$OUT/mlp103b.csv" > "$OUT/mlp103b.txt" 2> "$OUT/mlp103b.time" || true
-  cat "$OUT/mlp103b.txt" "$OUT/mlp103b.time"
+# D/T/P = 1/4/4. Slow (minutes).
+run mlp103b-anchor --model mlp:96,32768 --batch 2048 --training \
+  --max-dp 1 --max-tp 4 --max-pp 4 --max-microbatches 64 \
+  --csv "$OUT/mlp103b-anchor.csv"
+;;
+gpt2-1.6b|gpt2-13b|gpt2-175b)
+# GPT-2 inference over batch sizes (the DistIR paper's GPT-2 grids).
+onnx=$OUT/$section-v$GPT2_VOCAB.onnx
+if [ ! -s "$onnx" ]; then
+  /usr/bin/python3 "$ROOT/python/distir/models/gpt2.py" --preset "$section" \
+    --vocab "$GPT2_VOCAB" --arch-only --seq 1024 --batch 1 -o "$onnx" \
+    > /dev/null 2>&1
 fi
+run "$section" --model "$onnx" --input-shape input_ids=1,1024 \
+  --batch-sweep "$GPT2_BATCHES" --max-microbatches "$GPT2_MAX_K" --top 10 \
+  --csv "$OUT/$section.csv" --plot "$OUT/$section.svg"
+;;
+*)
+echo "unknown section $section" >&2
+exit 1
+;;
+esac
+done

@@ -31,15 +31,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 # name: (layers, width, heads, vocab, n_ctx). The paper sizes follow the
-# DistIR paper (GPT-2 1.6B, 13B, 175B); vocab and context are GPT-2's. The
-# 13B width 5140 (as published) is not a multiple of GPT-3's 40 heads, so it
-# gets 20 heads of 257 (tensor parallelism by heads up to 4).
+# DistIR paper (GPT-2 1.6B, 13B, 175B); vocab and context are GPT-2's.
 PRESETS = {
     "gpt2-test": (2, 64, 4, 128, 64),
     "gpt2-tiny": (1, 32, 2, 64, 16),
     "gpt2-small": (12, 768, 12, 50257, 1024),
     "gpt2-1.6b": (24, 2048, 16, 50257, 1024),
-    "gpt2-13b": (40, 5140, 20, 50257, 1024),
+    "gpt2-13b": (40, 5120, 40, 50257, 1024),
     "gpt2-175b": (96, 12288, 96, 50257, 2048),
 }
 
@@ -124,6 +122,37 @@ def strip_to_dataless_initializers(path):
             TensorProto(name=vi.name, data_type=tt.elem_type, dims=dims))
     del g.input[:]
     g.input.extend(keep)
+    # On the meta device every parameter "equals" every other of its shape,
+    # so the exporter deduplicates them: later layers read the first layer's
+    # weights through Identity nodes. Give each Identity output its own
+    # initializer, and fold Transpose(initializer) as do_constant_folding
+    # does for the export with weights (nn.Linear stores [out, in]). The
+    # graph then has the structure of that export: one set of weights per
+    # layer (memory) feeding the matmuls directly (dist-dtp's tensor
+    # parallelism finds its Megatron pairs from those).
+    inits = {}
+    for t in g.initializer:
+        inits[t.name] = (t.data_type, list(t.dims))
+    kept_nodes = []
+    for n in g.node:
+        if n.op_type in ("Identity", "Transpose") and len(n.input) == 1 and \
+                n.input[0] in inits:
+            data_type, dims = inits[n.input[0]]
+            perm = list(range(len(dims)))
+            if n.op_type == "Transpose":
+                perm = next((list(a.ints) for a in n.attribute
+                             if a.name == "perm"), perm[::-1])
+            inits[n.output[0]] = (data_type, [dims[p] for p in perm])
+            continue
+        kept_nodes.append(n)
+    used = {i for n in kept_nodes for i in n.input} | \
+        {o.name for o in g.output}
+    del g.node[:]
+    g.node.extend(kept_nodes)
+    del g.initializer[:]
+    g.initializer.extend(
+        TensorProto(name=name, data_type=data_type, dims=dims)
+        for name, (data_type, dims) in inits.items() if name in used)
     onnx.save(m, path)
 
 
