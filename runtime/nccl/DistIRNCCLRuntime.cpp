@@ -176,7 +176,15 @@ struct DeviceBuffer {
   }
 };
 
-void finish() {
+/// Runs `call(src, dst)` on device views of the caller's input (`inBytes`,
+/// loaded) and output (`outBytes`, copied back), then waits for the stream:
+/// every shim call completes before it returns.
+template <typename Call>
+void staged(int64_t in, size_t inBytes, int64_t out, size_t outBytes,
+            Call call) {
+  DeviceBuffer src(in, inBytes, 0, true), dst(out, outBytes, 1, false);
+  call(src.device, dst.device);
+  dst.store();
   check(cudaStreamSynchronize(state().stream), "cudaStreamSynchronize");
 }
 
@@ -213,63 +221,56 @@ int64_t distir_nccl_comm_split(int32_t color, int32_t key) {
 void distir_nccl_send(int64_t buffer, int64_t count, int32_t dtype,
                       int32_t peer) {
   State &s = init();
-  DeviceBuffer in(buffer, count * typeSize(dtype), 0, true);
-  check(ncclGroupStart(), "ncclGroupStart");
-  check(ncclSend(in.device, count, ncclDataType_t(dtype), peer, s.world,
-                 s.stream),
-        "ncclSend");
-  check(ncclGroupEnd(), "ncclGroupEnd");
-  finish();
+  staged(buffer, count * typeSize(dtype), 0, 0, [&](void *in, void *) {
+    check(ncclGroupStart(), "ncclGroupStart");
+    check(ncclSend(in, count, ncclDataType_t(dtype), peer, s.world, s.stream),
+          "ncclSend");
+    check(ncclGroupEnd(), "ncclGroupEnd");
+  });
 }
 
 void distir_nccl_recv(int64_t buffer, int64_t count, int32_t dtype,
                       int32_t peer) {
   State &s = init();
-  DeviceBuffer out(buffer, count * typeSize(dtype), 1, false);
-  check(ncclGroupStart(), "ncclGroupStart");
-  check(ncclRecv(out.device, count, ncclDataType_t(dtype), peer, s.world,
-                 s.stream),
-        "ncclRecv");
-  check(ncclGroupEnd(), "ncclGroupEnd");
-  out.store();
-  finish();
+  staged(0, 0, buffer, count * typeSize(dtype), [&](void *, void *out) {
+    check(ncclGroupStart(), "ncclGroupStart");
+    check(ncclRecv(out, count, ncclDataType_t(dtype), peer, s.world, s.stream),
+          "ncclRecv");
+    check(ncclGroupEnd(), "ncclGroupEnd");
+  });
 }
 
 void distir_nccl_all_reduce(int64_t handle, int64_t in, int64_t out,
                             int64_t count, int32_t dtype, int32_t op) {
   ncclComm_t c = comm(handle);
   size_t bytes = count * typeSize(dtype);
-  DeviceBuffer src(in, bytes, 0, true), dst(out, bytes, 1, false);
-  check(ncclAllReduce(src.device, dst.device, count, ncclDataType_t(dtype),
-                      ncclRedOp_t(op), c, state().stream),
-        "ncclAllReduce");
-  dst.store();
-  finish();
+  staged(in, bytes, out, bytes, [&](void *src, void *dst) {
+    check(ncclAllReduce(src, dst, count, ncclDataType_t(dtype), ncclRedOp_t(op),
+                        c, state().stream),
+          "ncclAllReduce");
+  });
 }
 
 void distir_nccl_reduce_scatter(int64_t handle, int64_t in, int64_t out,
                                 int64_t recvCount, int32_t dtype, int32_t op) {
   ncclComm_t c = comm(handle);
   size_t bytes = recvCount * typeSize(dtype);
-  DeviceBuffer src(in, bytes * commSize(c), 0, true), dst(out, bytes, 1, false);
-  check(ncclReduceScatter(src.device, dst.device, recvCount,
-                          ncclDataType_t(dtype), ncclRedOp_t(op), c,
-                          state().stream),
-        "ncclReduceScatter");
-  dst.store();
-  finish();
+  staged(in, bytes * commSize(c), out, bytes, [&](void *src, void *dst) {
+    check(ncclReduceScatter(src, dst, recvCount, ncclDataType_t(dtype),
+                            ncclRedOp_t(op), c, state().stream),
+          "ncclReduceScatter");
+  });
 }
 
 void distir_nccl_all_gather(int64_t handle, int64_t in, int64_t out,
                             int64_t sendCount, int32_t dtype) {
   ncclComm_t c = comm(handle);
   size_t bytes = sendCount * typeSize(dtype);
-  DeviceBuffer src(in, bytes, 0, true), dst(out, bytes * commSize(c), 1, false);
-  check(ncclAllGather(src.device, dst.device, sendCount, ncclDataType_t(dtype),
-                      c, state().stream),
-        "ncclAllGather");
-  dst.store();
-  finish();
+  staged(in, bytes, out, bytes * commSize(c), [&](void *src, void *dst) {
+    check(ncclAllGather(src, dst, sendCount, ncclDataType_t(dtype), c,
+                        state().stream),
+          "ncclAllGather");
+  });
 }
 
 void distir_nccl_all_to_all(int64_t handle, int64_t in, int64_t out,
@@ -277,43 +278,40 @@ void distir_nccl_all_to_all(int64_t handle, int64_t in, int64_t out,
   ncclComm_t c = comm(handle);
   int n = commSize(c);
   size_t bytes = count * typeSize(dtype);
-  DeviceBuffer src(in, bytes * n, 0, true), dst(out, bytes * n, 1, false);
-  check(ncclGroupStart(), "ncclGroupStart");
-  for (int peer = 0; peer < n; ++peer) {
-    check(ncclSend(static_cast<char *>(src.device) + peer * bytes, count,
-                   ncclDataType_t(dtype), peer, c, state().stream),
-          "ncclSend");
-    check(ncclRecv(static_cast<char *>(dst.device) + peer * bytes, count,
-                   ncclDataType_t(dtype), peer, c, state().stream),
-          "ncclRecv");
-  }
-  check(ncclGroupEnd(), "ncclGroupEnd");
-  dst.store();
-  finish();
+  staged(in, bytes * n, out, bytes * n, [&](void *src, void *dst) {
+    check(ncclGroupStart(), "ncclGroupStart");
+    for (int peer = 0; peer < n; ++peer) {
+      check(ncclSend(static_cast<char *>(src) + peer * bytes, count,
+                     ncclDataType_t(dtype), peer, c, state().stream),
+            "ncclSend");
+      check(ncclRecv(static_cast<char *>(dst) + peer * bytes, count,
+                     ncclDataType_t(dtype), peer, c, state().stream),
+            "ncclRecv");
+    }
+    check(ncclGroupEnd(), "ncclGroupEnd");
+  });
 }
 
 void distir_nccl_broadcast(int64_t handle, int64_t in, int64_t out,
                            int64_t count, int32_t dtype, int32_t root) {
   ncclComm_t c = comm(handle);
   size_t bytes = count * typeSize(dtype);
-  DeviceBuffer src(in, bytes, 0, true), dst(out, bytes, 1, false);
-  check(ncclBroadcast(src.device, dst.device, count, ncclDataType_t(dtype),
-                      root, c, state().stream),
-        "ncclBroadcast");
-  dst.store();
-  finish();
+  staged(in, bytes, out, bytes, [&](void *src, void *dst) {
+    check(ncclBroadcast(src, dst, count, ncclDataType_t(dtype), root, c,
+                        state().stream),
+          "ncclBroadcast");
+  });
 }
 
 void distir_nccl_reduce(int64_t handle, int64_t in, int64_t out, int64_t count,
                         int32_t dtype, int32_t op, int32_t root) {
   ncclComm_t c = comm(handle);
   size_t bytes = count * typeSize(dtype);
-  DeviceBuffer src(in, bytes, 0, true), dst(out, bytes, 1, false);
-  check(ncclReduce(src.device, dst.device, count, ncclDataType_t(dtype),
-                   ncclRedOp_t(op), root, c, state().stream),
-        "ncclReduce");
-  dst.store();
-  finish();
+  staged(in, bytes, out, bytes, [&](void *src, void *dst) {
+    check(ncclReduce(src, dst, count, ncclDataType_t(dtype), ncclRedOp_t(op),
+                     root, c, state().stream),
+          "ncclReduce");
+  });
 }
 
 void distir_nccl_gather(int64_t handle, int64_t in, int64_t out,
@@ -321,20 +319,19 @@ void distir_nccl_gather(int64_t handle, int64_t in, int64_t out,
   ncclComm_t c = comm(handle);
   int n = commSize(c), self = commRank(c);
   size_t bytes = sendCount * typeSize(dtype);
-  DeviceBuffer src(in, bytes, 0, true),
-      dst(out, self == root ? bytes * n : 0, 1, false);
-  check(ncclGroupStart(), "ncclGroupStart");
-  check(ncclSend(src.device, sendCount, ncclDataType_t(dtype), root, c,
-                 state().stream),
-        "ncclSend");
-  if (self == root)
-    for (int peer = 0; peer < n; ++peer)
-      check(ncclRecv(static_cast<char *>(dst.device) + peer * bytes, sendCount,
-                     ncclDataType_t(dtype), peer, c, state().stream),
-            "ncclRecv");
-  check(ncclGroupEnd(), "ncclGroupEnd");
-  dst.store();
-  finish();
+  staged(
+      in, bytes, out, self == root ? bytes * n : 0, [&](void *src, void *dst) {
+        check(ncclGroupStart(), "ncclGroupStart");
+        check(ncclSend(src, sendCount, ncclDataType_t(dtype), root, c,
+                       state().stream),
+              "ncclSend");
+        if (self == root)
+          for (int peer = 0; peer < n; ++peer)
+            check(ncclRecv(static_cast<char *>(dst) + peer * bytes, sendCount,
+                           ncclDataType_t(dtype), peer, c, state().stream),
+                  "ncclRecv");
+        check(ncclGroupEnd(), "ncclGroupEnd");
+      });
 }
 
 void distir_nccl_scatter(int64_t handle, int64_t in, int64_t out,
@@ -342,20 +339,19 @@ void distir_nccl_scatter(int64_t handle, int64_t in, int64_t out,
   ncclComm_t c = comm(handle);
   int n = commSize(c), self = commRank(c);
   size_t bytes = recvCount * typeSize(dtype);
-  DeviceBuffer src(in, self == root ? bytes * n : 0, 0, true),
-      dst(out, bytes, 1, false);
-  check(ncclGroupStart(), "ncclGroupStart");
-  if (self == root)
-    for (int peer = 0; peer < n; ++peer)
-      check(ncclSend(static_cast<char *>(src.device) + peer * bytes, recvCount,
-                     ncclDataType_t(dtype), peer, c, state().stream),
-            "ncclSend");
-  check(ncclRecv(dst.device, recvCount, ncclDataType_t(dtype), root, c,
-                 state().stream),
-        "ncclRecv");
-  check(ncclGroupEnd(), "ncclGroupEnd");
-  dst.store();
-  finish();
+  staged(
+      in, self == root ? bytes * n : 0, out, bytes, [&](void *src, void *dst) {
+        check(ncclGroupStart(), "ncclGroupStart");
+        if (self == root)
+          for (int peer = 0; peer < n; ++peer)
+            check(ncclSend(static_cast<char *>(src) + peer * bytes, recvCount,
+                           ncclDataType_t(dtype), peer, c, state().stream),
+                  "ncclSend");
+        check(ncclRecv(dst, recvCount, ncclDataType_t(dtype), root, c,
+                       state().stream),
+              "ncclRecv");
+        check(ncclGroupEnd(), "ncclGroupEnd");
+      });
 }
 
 void distir_nccl_finalize(void) {

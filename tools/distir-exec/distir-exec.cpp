@@ -21,6 +21,7 @@
 #include "DistIR/Analysis/Executor.h"
 #include "DistIR/Analysis/ProgramInputs.h"
 #include "DistIR/Analysis/TensorIO.h"
+#include "DistIR/Conversion/DistToRank.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Conversion/Pipelines.h"
 #include "DistIR/Tools/ToolUtils.h"
@@ -257,16 +258,8 @@ static void stubOtherRanks(ModuleOp module, int rank) {
     while (!body.empty())
       body.back().erase();
     b.setInsertionPointToEnd(func.addEntryBlock());
-    SmallVector<Value> results;
-    for (Type t : func.getResultTypes()) {
-      if (auto tensor = dyn_cast<RankedTensorType>(t))
-        results.push_back(tensor::EmptyOp::create(b, loc, tensor.getShape(),
-                                                  tensor.getElementType()));
-      else
-        results.push_back(arith::ConstantOp::create(
-            b, loc, cast<TypedAttr>(b.getZeroAttr(t))));
-    }
-    func::ReturnOp::create(b, loc, results);
+    func::ReturnOp::create(
+        b, loc, buildPlaceholderResults(b, loc, func.getResultTypes()));
   }
 }
 

@@ -20,6 +20,12 @@ namespace distir {
 /// and deadlocks (with what every stuck rank waits for).
 mlir::LogicalResult verifyRankMatching(mlir::ModuleOp module);
 
+/// Values for results a rank does not own: empty tensors, zero scalars.
+/// Used by the dispatcher and by runners that stub other ranks' functions.
+llvm::SmallVector<mlir::Value> buildPlaceholderResults(mlir::OpBuilder &b,
+                                                       mlir::Location loc,
+                                                       mlir::TypeRange types);
+
 /// Replaces the body of the global function kept by dist-to-rank (the one
 /// with `dist_rank.ranks`) by a dispatcher: `getRank` builds the runtime rank
 /// (an i32; MPI_Comm_rank or the NCCL shim's world rank), an scf.index_switch

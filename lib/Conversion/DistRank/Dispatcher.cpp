@@ -19,6 +19,20 @@
 using namespace mlir;
 using namespace distir::dist_rank;
 
+SmallVector<Value> distir::buildPlaceholderResults(OpBuilder &b, Location loc,
+                                                   TypeRange types) {
+  SmallVector<Value> values;
+  for (Type t : types) {
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      values.push_back(tensor::EmptyOp::create(b, loc, tensor.getShape(),
+                                               tensor.getElementType()));
+    else
+      values.push_back(
+          arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(t))));
+  }
+  return values;
+}
+
 void distir::buildRankDispatcher(
     func::FuncOp global, ArrayRef<func::FuncOp> rankFuncs,
     function_ref<Value(OpBuilder &, Location)> getRank) {
@@ -38,18 +52,8 @@ void distir::buildRankDispatcher(
   TypeRange resultTypes = global.getResultTypes();
   auto sw = scf::IndexSwitchOp::create(b, loc, resultTypes, rank, cases,
                                        cases.size());
-  // Results a rank does not own: empty tensors, zero scalars.
   auto placeholders = [&](OpBuilder &cb) {
-    SmallVector<Value> values;
-    for (Type t : resultTypes) {
-      if (auto tensor = dyn_cast<RankedTensorType>(t))
-        values.push_back(tensor::EmptyOp::create(cb, loc, tensor.getShape(),
-                                                 tensor.getElementType()));
-      else
-        values.push_back(arith::ConstantOp::create(
-            cb, loc, cast<TypedAttr>(cb.getZeroAttr(t))));
-    }
-    return values;
+    return buildPlaceholderResults(cb, loc, resultTypes);
   };
   for (auto [i, f] : llvm::enumerate(rankFuncs)) {
     Block &block = sw.getCaseRegions()[i].emplaceBlock();
