@@ -281,7 +281,8 @@ private:
 OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
                                                const SearchConfig &config,
                                                const SearchOptions &options,
-                                               std::string &error) {
+                                               std::string &error,
+                                               bool annotate) {
   MLIRContext *context = source.getContext();
   ErrorCapture capture(context);
   OwningOpRef<ModuleOp> module = source.clone();
@@ -291,6 +292,8 @@ OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
   std::string passOptions = config.getPassOptions();
   if (!entry.empty())
     passOptions += " entry=" + entry.str();
+  if (annotate)
+    passOptions += " annotate-schedule=true";
   if (failed(dtp->initializeOptions(passOptions, [&](const Twine &msg) {
         optionError = oneLine(msg.str());
         return failure();
@@ -362,11 +365,18 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
         (capture.first.empty() ? std::string("no diagnostic") : capture.first);
     return result;
   }
-  result.latency = sim->latency;
-  result.throughput = sim->latency > 0 ? config.batch / sim->latency : 0;
+  setSimulatedOutcome(result, sim->latency, sim->devices,
+                      options.cluster.device.memoryCapacity);
+  return result;
+}
+
+void search::setSimulatedOutcome(ConfigResult &result, double latency,
+                                 const std::map<int64_t, DeviceReport> &devices,
+                                 int64_t capacity) {
+  result.latency = latency;
+  result.throughput = latency > 0 ? result.config.batch / latency : 0;
   bool exceeds = false;
-  int64_t capacity = options.cluster.device.memoryCapacity;
-  for (const auto &[device, report] : sim->devices) {
+  for (const auto &[device, report] : devices) {
     if (report.peakBytes > result.peakBytes || result.peakDevice < 0) {
       result.peakBytes = report.peakBytes;
       result.peakDevice = device;
@@ -383,7 +393,6 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
   } else {
     result.status = ConfigStatus::Ok;
   }
-  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -405,29 +414,31 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
     std::map<int64_t, std::string> parseErrors;
     for (size_t i = next++; i < configs.size(); i = next++) {
       const SearchConfig &config = configs[i];
-      const SearchProgram *program =
-          llvm::find_if(programs, [&](const SearchProgram &p) {
-            return p.batch == config.batch;
-          });
+      int64_t batch = options.fast
+                          ? getTemplateConfig(config, options.training).batch
+                          : config.batch;
+      const SearchProgram *program = llvm::find_if(
+          programs, [&](const SearchProgram &p) { return p.batch == batch; });
       ConfigResult &result = results[i];
       if (program == programs.end()) {
         result.config = config;
         result.status = ConfigStatus::Failed;
-        result.reason = "no program for batch " + std::to_string(config.batch);
+        result.reason = "no program for batch " + std::to_string(batch);
       } else {
-        auto it = parsed.find(config.batch);
+        auto it = parsed.find(batch);
         if (it == parsed.end()) {
           ErrorCapture capture(context.get());
           OwningOpRef<ModuleOp> module = parseProgram(*program, context.get());
           if (!module)
-            parseErrors[config.batch] =
-                "cannot parse the program: " + capture.first;
-          it = parsed.emplace(config.batch, std::move(module)).first;
+            parseErrors[batch] = "cannot parse the program: " + capture.first;
+          it = parsed.emplace(batch, std::move(module)).first;
         }
         if (!it->second) {
           result.config = config;
           result.status = ConfigStatus::Failed;
-          result.reason = parseErrors[config.batch];
+          result.reason = parseErrors[batch];
+        } else if (options.fast) {
+          result = estimateConfig(*it->second, program->entry, config, options);
         } else {
           result = evaluateConfig(*it->second, program->entry, config, options);
         }

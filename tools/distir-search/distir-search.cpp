@@ -125,6 +125,14 @@ struct Options {
       "no-verify",
       cl::desc("Skip dist-verify-placement after the transform (faster)"),
       cl::cat(category)};
+  cl::opt<bool> fast{
+      "fast",
+      cl::desc("Estimate each configuration from a template program (two "
+               "microbatches in training, one microbatch of one replica in "
+               "inference) whose tasks are replayed in the schedule's order; "
+               "equal to the full simulation up to rounding (not with "
+               "--overlap)"),
+      cl::cat(category)};
   cl::opt<bool> noProgress{"no-progress",
                            cl::desc("No progress bar, even on a terminal"),
                            cl::cat(category)};
@@ -336,6 +344,11 @@ int main(int argc, char **argv) {
                 "' (expected ring or tree)");
   searchOptions.simulator.algorithm = *algo;
   searchOptions.simulator.overlap = opts.overlap;
+  if (opts.fast && opts.overlap)
+    return fail("--fast replays tasks on one stream per device; it cannot "
+                "be combined with --overlap");
+  searchOptions.fast = opts.fast;
+  searchOptions.training = opts.training;
   searchOptions.cleanup = opts.cleanup;
   searchOptions.verify = !opts.noVerify;
   searchOptions.cluster = *cluster;
@@ -361,7 +374,7 @@ int main(int argc, char **argv) {
       llvm::errs() << "error: " << diag.str() << "\n";
     return success();
   });
-  SmallVector<OwningOpRef<ModuleOp>> modules;
+  SmallVector<OwningOpRef<ModuleOp>> modules, templateModules;
   SmallVector<SearchProgram> programs;
   std::vector<SearchConfig> configs;
   for (int64_t batch : batches) {
@@ -381,6 +394,26 @@ int main(int argc, char **argv) {
   if (configs.empty())
     return fail("no configuration to search (check --max-dp, --max-tp and "
                 "--max-pp)");
+  // Fast estimation simulates smaller template programs.
+  if (opts.fast) {
+    for (const SearchConfig &config : configs) {
+      int64_t batch = getTemplateConfig(config, opts.training).batch;
+      if (llvm::any_of(programs, [&](const SearchProgram &p) {
+            return p.batch == batch;
+          }))
+        continue;
+      OwningOpRef<ModuleOp> module =
+          buildProgram(source, batch, opts.training, context.get());
+      if (!module)
+        return 1;
+      FailureOr<SearchProgram> program =
+          serializeProgram(*module, source.entry, batch);
+      if (failed(program))
+        return fail("cannot serialize the program");
+      programs.push_back(std::move(*program));
+      templateModules.push_back(std::move(module));
+    }
+  }
   auto builtTime = Clock::now();
 
   // Search, with a progress bar on a terminal.
@@ -509,6 +542,8 @@ int main(int argc, char **argv) {
 
   // Tearing down large modules is slow and the process is about to exit.
   for (OwningOpRef<ModuleOp> &module : modules)
+    (void)module.release();
+  for (OwningOpRef<ModuleOp> &module : templateModules)
     (void)module.release();
   return 0;
 }

@@ -68,6 +68,8 @@ struct SimulatorOptions {
   /// Coefficients of the calibrated model; required when `costModel` is
   /// Calibrated, ignored otherwise.
   std::shared_ptr<const Calibration> calibration;
+  /// Record SimulationResult::memoryChanges (for composing task costs).
+  bool recordMemoryChanges = false;
 };
 
 /// One op's execution.
@@ -81,6 +83,16 @@ struct SimEvent {
   /// The event whose end determined this one's start (-1 if it started at
   /// time zero).
   int64_t predecessor = -1;
+  /// The op (valid while the simulated program lives).
+  mlir::Operation *op = nullptr;
+};
+
+/// A change of a device's live bytes, in program order: an allocation
+/// (positive) by `op`, or a release (negative) when `op` retires.
+struct MemoryChange {
+  mlir::Operation *op;
+  int64_t device;
+  int64_t bytes;
 };
 
 /// Per-device outcome.
@@ -112,6 +124,9 @@ struct SimulationResult {
   std::vector<SimEvent> events;
   /// Indices into `events`, first to last.
   std::vector<int64_t> criticalPath;
+  /// Every allocation and release of a non-resident buffer, in program
+  /// order; only with SimulatorOptions::recordMemoryChanges.
+  std::vector<MemoryChange> memoryChanges;
 
   std::optional<double> getThroughput() const;
   void printText(llvm::raw_ostream &os) const;

@@ -154,6 +154,11 @@ struct SearchOptions {
   bool cleanup = false;
   /// Run dist-verify-placement after the transforms.
   bool verify = true;
+  /// Fast estimation (estimateConfig) instead of simulating every
+  /// configuration's whole program.
+  bool fast = false;
+  /// The programs are training steps (backward and update tasks).
+  bool training = false;
   /// Called after each configuration with (done, total); serialized by the
   /// driver, may be empty.
   std::function<void(size_t, size_t)> progress;
@@ -169,11 +174,11 @@ mlir::OwningOpRef<mlir::ModuleOp> parseProgram(const SearchProgram &program,
 
 /// Applies the transforms of `config` to a clone of `source`. On failure,
 /// returns null and sets `error` to the first error diagnostic.
-mlir::OwningOpRef<mlir::ModuleOp> transformProgram(mlir::ModuleOp source,
-                                                   llvm::StringRef entry,
-                                                   const SearchConfig &config,
-                                                   const SearchOptions &options,
-                                                   std::string &error);
+/// With `annotate`, dist-dtp also writes each op's task (`dist.task`).
+mlir::OwningOpRef<mlir::ModuleOp>
+transformProgram(mlir::ModuleOp source, llvm::StringRef entry,
+                 const SearchConfig &config, const SearchOptions &options,
+                 std::string &error, bool annotate = false);
 
 /// The step function that `dist-dtp` produced for `entry` (`<entry>_dtp`).
 mlir::func::FuncOp findStepFunction(mlir::ModuleOp module,
@@ -184,8 +189,36 @@ ConfigResult evaluateConfig(mlir::ModuleOp source, llvm::StringRef entry,
                             const SearchConfig &config,
                             const SearchOptions &options);
 
-/// Evaluates `configs` (each naming the batch of one of `programs`) with
-/// `options.jobs` workers. Result i belongs to configs[i].
+/// The configuration whose program fast estimation simulates for `config`:
+/// at most two microbatches of the same replicas for training (two, so that
+/// gradient accumulation appears), one microbatch of one replica for
+/// inference (replicas never communicate). Its batch is the samples those
+/// microbatches hold. Equal to `config` when there is nothing to save.
+SearchConfig getTemplateConfig(const SearchConfig &config, bool training);
+
+/// Estimates `config` from its template program (`templateSource` is the
+/// model at the template's batch): simulates the template, takes each task's
+/// events and memory changes (microbatch 0's forward and backward, each
+/// stage's update with its gradient-accumulation adds repeated K-1 times)
+/// and replays them in the order of the K-microbatch schedule. In the
+/// default mode (one stream per device, no operand waits) this is the whole
+/// program's simulation up to floating-point rounding, since every
+/// microbatch's tasks are the same ops; with `--overlap` it is an
+/// approximation. Falls back to evaluateConfig when the template is the
+/// configuration itself or its tasks are not uniform.
+ConfigResult estimateConfig(mlir::ModuleOp templateSource,
+                            llvm::StringRef entry, const SearchConfig &config,
+                            const SearchOptions &options);
+
+/// Fills the latency, throughput, peak memory and status of `result` from
+/// per-device reports.
+void setSimulatedOutcome(ConfigResult &result, double latency,
+                         const std::map<int64_t, DeviceReport> &devices,
+                         int64_t capacity);
+
+/// Evaluates `configs` (each naming the batch of one of `programs`; with
+/// `options.fast`, the batch of its template) with `options.jobs` workers.
+/// Result i belongs to configs[i].
 std::vector<ConfigResult> runSearch(llvm::ArrayRef<SearchProgram> programs,
                                     llvm::ArrayRef<SearchConfig> configs,
                                     const SearchOptions &options);

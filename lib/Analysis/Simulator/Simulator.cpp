@@ -140,6 +140,8 @@ public:
     buffer.freeSeq = seq++;
     DeviceState &state = devices[buffer.device];
     state.live -= buffer.bytes;
+    if (options.recordMemoryChanges)
+      result.memoryChanges.push_back({currentOp, buffer.device, -buffer.bytes});
     result.devices[buffer.device].memoryTimeline.push_back(
         {releaseTime, state.live});
   }
@@ -168,6 +170,8 @@ private:
     DeviceReport &report = result.devices[device];
     report.peakBytes = std::max(report.peakBytes, state.live);
     report.memoryTimeline.push_back({time, state.live});
+    if (options.recordMemoryChanges && currentOp)
+      result.memoryChanges.push_back({currentOp, device, bytes});
     return static_cast<int64_t>(buffers.size()) - 1;
   }
 
@@ -194,12 +198,15 @@ private:
   int64_t seq = 0;
   /// End of the op being retired: when values it used last are released.
   double releaseTime = 0;
+  /// The op being visited or retired (null for the arguments).
+  Operation *currentOp = nullptr;
 };
 
 } // namespace
 
 LogicalResult Simulation::visitOp(Operation *op, ArrayRef<SimValue> operands,
                                   SmallVectorImpl<SimValue> &results) {
+  currentOp = op;
   if (isa<dist::DistDialect>(op->getDialect()))
     return visitCommunication(op, operands, results);
   bool touchesTensors =
@@ -364,6 +371,7 @@ int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
   event.start = start;
   event.end = start + duration;
   event.predecessor = predecessor;
+  event.op = op;
   if (work) {
     event.flops = work->flops;
     event.bytes = work->bytesRead + work->bytesWritten;

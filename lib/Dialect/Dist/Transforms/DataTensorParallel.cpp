@@ -35,6 +35,7 @@
 
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,7 +44,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <map>
 
@@ -79,18 +79,9 @@ int64_t groupsOf(int axis) {
 /// Which axis splits each dimension of a tensor.
 using Layout = SmallVector<int, 4>;
 
-enum class Phase { Forward = 0, Backward = 1, Update = 2 };
-enum class Schedule { GPipe, OneFOneB, EagerOneFOneB };
-
-/// A unit of the schedule. Update tasks have microbatch -1.
-struct Task {
-  int64_t stage, microbatch;
-  Phase phase;
-  bool operator<(const Task &o) const {
-    return std::tie(stage, microbatch, phase) <
-           std::tie(o.stage, o.microbatch, o.phase);
-  }
-};
+using Phase = PipelinePhase;
+using Schedule = PipelineSchedule;
+using Task = PipelineTask;
 
 /// A distributed value: one local value per grid point, or a fresh tensor
 /// (tensor.empty, optionally filled) materialized where and how it is used.
@@ -103,15 +94,6 @@ struct DistValue {
   bool fresh = false;
   Value fillScalar;
 };
-
-/// Axes of the device order.
-enum class GridAxis { DP = 0, TP = 1, PP = 2 };
-
-/// Device ids as a mixed-radix number: (axis, factor) digits, least
-/// significant first. An axis may appear several times (its coordinate is
-/// split into factors, first appearance least significant), which expresses
-/// any parallelism matrix over a device hierarchy.
-using DeviceOrder = SmallVector<std::pair<GridAxis, int64_t>, 6>;
 
 struct Config {
   int64_t dp, tp, pp, k;
@@ -142,15 +124,7 @@ public:
   }
   /// Device of replica d, tensor rank t, stage s, by the device order.
   int64_t device(int64_t d, int64_t t, int64_t s) const {
-    int64_t coord[3] = {d, t, s};
-    int64_t id = 0, stride = 1;
-    for (auto [axis, factor] : c.order) {
-      int64_t &x = coord[static_cast<int>(axis)];
-      id += (x % factor) * stride;
-      x /= factor;
-      stride *= factor;
-    }
-    return id;
+    return getDeviceId(c.order, d, t, s);
   }
   int64_t deviceOf(int64_t g, int64_t s) const {
     return device(replica(g), tensorRank(g), s);
@@ -282,56 +256,8 @@ private:
 
 } // namespace
 
-/// Per-stage task sequences merged into time steps: at each step, every
-/// stage runs its next task if what it depends on finished in an earlier
-/// step (forward m on stage s needs forward m on s-1; backward m on s needs
-/// backward m on s+1). This reproduces the GPipe and 1F1B orders of the
-/// DistIR paper.
 static std::vector<Task> orderTasks(const Config &c) {
-  std::vector<std::vector<Task>> perStage(c.pp);
-  for (int64_t s = 0; s < c.pp; ++s) {
-    std::vector<Task> &seq = perStage[s];
-    auto fwd = [&](int64_t m) { seq.push_back({s, m, Phase::Forward}); };
-    auto bwd = [&](int64_t m) { seq.push_back({s, m, Phase::Backward}); };
-    int64_t warmup = c.k;
-    if (c.schedule == Schedule::OneFOneB)
-      warmup = std::min(c.k, c.pp - s - 1);
-    else if (c.schedule == Schedule::EagerOneFOneB)
-      warmup = std::min(c.k, 2 * (c.pp - s) - 1);
-    int64_t f = 0, b = 0;
-    for (; f < warmup; ++f)
-      fwd(f);
-    while (f < c.k) {
-      fwd(f++);
-      bwd(b++);
-    }
-    while (b < c.k)
-      bwd(b++);
-    seq.push_back({s, -1, Phase::Update});
-  }
-  std::set<Task> done;
-  std::vector<size_t> next(c.pp, 0);
-  std::vector<Task> order;
-  auto ready = [&](const Task &t) {
-    if (t.phase == Phase::Forward && t.stage > 0)
-      return done.count({t.stage - 1, t.microbatch, Phase::Forward}) > 0;
-    if (t.phase == Phase::Backward && t.stage + 1 < c.pp)
-      return done.count({t.stage + 1, t.microbatch, Phase::Backward}) > 0;
-    return true;
-  };
-  while (order.size() < static_cast<size_t>(c.pp) * (2 * c.k + 1)) {
-    std::vector<Task> stepTasks;
-    for (int64_t s = 0; s < c.pp; ++s)
-      if (next[s] < perStage[s].size() && ready(perStage[s][next[s]]))
-        stepTasks.push_back(perStage[s][next[s]++]);
-    if (stepTasks.empty())
-      break; // cannot happen for these schedules; guards against a hang
-    for (const Task &t : stepTasks) {
-      done.insert(t);
-      order.push_back(t);
-    }
-  }
-  return order;
+  return getPipelineOrder(c.pp, c.k, c.schedule);
 }
 
 FailureOr<std::pair<int64_t, Phase>> DTPRewriter::getRole(Operation *op) {
@@ -1203,13 +1129,7 @@ void DTPRewriter::reorder() {
     auto it = taskOf.find(&op);
     if (it == taskOf.end())
       continue;
-    const Task &t = it->second;
-    std::string name =
-        "stage " + std::to_string(t.stage) +
-        (t.phase == Phase::Forward    ? " forward"
-         : t.phase == Phase::Backward ? " backward"
-                                      : " update") +
-        (t.microbatch >= 0 ? " " + std::to_string(t.microbatch) : "");
+    std::string name = stringifyPipelineTask(it->second);
     op.setAttr("dist.task", StringAttr::get(context, name));
   }
 }
@@ -1636,47 +1556,13 @@ void DistDTPPass::runOnOperation() {
     return fail("dist-dtp degrees must be >= 1 (dp=" + Twine(dp) +
                 ", tp=" + Twine(tp) + ", pp=" + Twine(pp) +
                 ", microbatches=" + Twine(microbatches) + ")");
-  DeviceOrder order;
-  if (mapping == "tp-inner" || mapping == "dp-inner") {
-    bool tpInner = mapping == "tp-inner";
-    order = {{tpInner ? GridAxis::TP : GridAxis::DP, tpInner ? tp : dp},
-             {tpInner ? GridAxis::DP : GridAxis::TP, tpInner ? dp : tp},
-             {GridAxis::PP, pp}};
-  } else {
-    // AXIS:FACTOR,... least significant first, e.g. tp:4,dp:2,pp:2,dp:2.
-    int64_t product[3] = {1, 1, 1};
-    SmallVector<StringRef> digits;
-    StringRef(mapping).split(digits, ',');
-    for (StringRef digit : digits) {
-      auto [name, factorText] = digit.trim().split(':');
-      std::optional<GridAxis> axis =
-          llvm::StringSwitch<std::optional<GridAxis>>(name.trim())
-              .Case("dp", GridAxis::DP)
-              .Case("tp", GridAxis::TP)
-              .Case("pp", GridAxis::PP)
-              .Default(std::nullopt);
-      int64_t factor = 0;
-      if (!axis || factorText.trim().getAsInteger(10, factor) || factor < 1)
-        return fail("dist-dtp: bad mapping '" + mapping +
-                    "' (expected tp-inner, dp-inner or AXIS:FACTOR,... with "
-                    "AXIS in dp, tp, pp, least significant first)");
-      order.push_back({*axis, factor});
-      product[static_cast<int>(*axis)] *= factor;
-    }
-    if (product[0] != dp || product[1] != tp || product[2] != pp)
-      return fail("dist-dtp: mapping '" + mapping + "' has dp, tp, pp = " +
-                  Twine(product[0]) + ", " + Twine(product[1]) + ", " +
-                  Twine(product[2]) + "; the degrees are " + Twine(dp) + ", " +
-                  Twine(tp) + ", " + Twine(pp));
-  }
-  Schedule sched;
-  if (schedule == "gpipe")
-    sched = Schedule::GPipe;
-  else if (schedule == "1f1b")
-    sched = Schedule::OneFOneB;
-  else if (schedule == "eager-1f1b")
-    sched = Schedule::EagerOneFOneB;
-  else
+  std::string orderError;
+  std::optional<DeviceOrder> order =
+      parseDeviceOrder(mapping, dp, tp, pp, orderError);
+  if (!order)
+    return fail("dist-dtp: " + orderError);
+  std::optional<Schedule> sched = symbolizePipelineSchedule(schedule);
+  if (!sched)
     return fail("dist-dtp: unknown schedule '" + schedule +
                 "' (expected gpipe, 1f1b or eager-1f1b)");
 
@@ -1723,7 +1609,7 @@ void DistDTPPass::runOnOperation() {
     return signalPassFailure();
 
   DTPRewriter rewriter(
-      func, Config{dp, tp, pp, microbatches, order, sched, annotateSchedule});
+      func, Config{dp, tp, pp, microbatches, *order, *sched, annotateSchedule});
   if (failed(rewriter.run()))
     return signalPassFailure();
   rewriteWrapper(func, rewriter, dp, tp);
