@@ -20,6 +20,7 @@
 #include "DistIR/Search/Search.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Diagnostics.h"
 
@@ -88,18 +89,26 @@ static std::optional<PipelineTask> taskOfOp(Operation *op) {
   return dist::parsePipelineTask(attr.getValue());
 }
 
-/// Whether `op`, in an update task of the three-microbatch template, adds
-/// the last microbatch's partial result (gradient or loss) to the sum of the
-/// first two: the step of the accumulation chain that the K-microbatch
-/// program repeats K-2 times (its first step, microbatch 0 + 1, is once).
-static bool isRepeatedAccumulation(Operation *op) {
-  if (!isa<arith::AddFOp, arith::AddIOp>(op))
-    return false;
-  Operation *sum = op->getOperand(0).getDefiningOp();
-  std::optional<PipelineTask> last =
-      taskOfOp(op->getOperand(1).getDefiningOp());
-  return sum && isa<arith::AddFOp, arith::AddIOp>(sum) && last &&
-         last->phase != PipelinePhase::Update && last->microbatch == 2;
+/// Whether `op`, in an update task of the three-microbatch template, uses
+/// the middle microbatch's result: a step of a chain over the microbatches
+/// (gradient or loss accumulation, the insertion of each microbatch's
+/// output) that the K-microbatch program has K-2 times.
+static bool usesMiddleMicrobatch(Operation *op, int64_t templateK) {
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    std::optional<PipelineTask> task = taskOfOp(operand.getDefiningOp());
+    return task && task->phase != PipelinePhase::Update &&
+           roleOf(task->microbatch, templateK) == Middle;
+  });
+}
+
+/// Whether `op` creates the buffer that every microbatch's output is
+/// inserted into: its size is proportional to the microbatch count.
+static bool isOutputBuffer(Operation *op) {
+  return isa<tensor::EmptyOp>(op) &&
+         llvm::any_of(op->getUsers(), [&](Operation *user) {
+           auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+           return insert && insert.getDest() == op->getResult(0);
+         });
 }
 
 /// Bytes of the step function's batch-carrying arguments, by device: the
@@ -223,7 +232,7 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     if (!task)
       return records[{-1, 0, First}];
     if (task->phase == PipelinePhase::Update) {
-      repeated = isRepeatedAccumulation(op);
+      repeated = usesMiddleMicrobatch(op, templateK);
       return records[{task->stage, static_cast<int>(task->phase), First}];
     }
     return records[{task->stage, static_cast<int>(task->phase),
@@ -237,7 +246,10 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   for (const MemoryChange &change : sim->memoryChanges) {
     bool repeated;
     TaskRecord &record = recordOf(change.op, repeated);
-    record.memory.push_back({change.device, change.bytes, repeated, change.op});
+    int64_t bytes = change.bytes;
+    if (change.op && isOutputBuffer(change.op))
+      bytes = bytes / templateK * k;
+    record.memory.push_back({change.device, bytes, repeated, change.op});
   }
   // Replay in the order of the full schedule.
   int64_t extra = k - 2; // repeated accumulation adds per chain
