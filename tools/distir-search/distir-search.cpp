@@ -138,7 +138,8 @@ struct Options {
                            cl::cat(category)};
   cl::opt<bool> timing{
       "timing",
-      cl::desc("Print the time of the phases and per configuration to stderr"),
+      cl::desc("Print the time of each configuration and of the phases to "
+               "stderr"),
       cl::cat(category)};
 };
 } // namespace
@@ -472,6 +473,13 @@ int main(int argc, char **argv) {
     for (const ConfigResult &r : results) {
       transform += r.transformSeconds;
       simulate += r.simulateSeconds;
+      const SearchConfig &c = r.config;
+      llvm::errs() << llvm::formatv(
+          "timing batch {0} D/T/P/K {1}/{2}/{3}/{4} {5} {6}: transform "
+          "{7:f2} ms, simulate {8:f2} ms\n",
+          c.batch, c.dp, c.tp, c.pp, c.microbatches,
+          c.schedule.empty() ? "-" : c.schedule, c.mapping,
+          r.transformSeconds * 1e3, r.simulateSeconds * 1e3);
     }
     auto seconds = [](auto a, auto b) {
       return std::chrono::duration<double>(b - a).count();
