@@ -247,7 +247,9 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     bool repeated;
     TaskRecord &record = recordOf(change.op, repeated);
     int64_t bytes = change.bytes;
-    if (change.op && isOutputBuffer(change.op))
+    std::optional<PipelineTask> task = taskOfOp(change.op);
+    if (task && task->phase == PipelinePhase::Update &&
+        isOutputBuffer(change.op))
       bytes = bytes / templateK * k;
     record.memory.push_back({change.device, bytes, repeated, change.op});
   }
