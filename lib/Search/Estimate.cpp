@@ -55,10 +55,13 @@ struct TaskEvent {
   /// Repetitions in the K-microbatch program: gradient-accumulation adds
   /// after the first of a chain repeat K-2 times, everything else once.
   bool repeated;
+  /// Created for the middle layer of a stage of a folded template.
+  bool middleLayer;
 };
 struct TaskMemoryChange {
   int64_t device, bytes;
   bool repeated;
+  bool middleLayer;
   /// The op's changes (its allocations, then its releases) repeat together.
   Operation *op;
 };
@@ -111,11 +114,12 @@ static bool isOutputBuffer(Operation *op) {
          });
 }
 
-/// Bytes of the step function's batch-carrying arguments, by device: the
-/// wrapper's call operands that derive from an argument with
-/// `dist.batch_dim`.
-static std::map<int64_t, int64_t> getBatchArgumentBytes(ModuleOp module,
-                                                        StringRef entry) {
+/// Bytes of the step function's arguments that derive from the wrapper's
+/// arguments selected by `select` (given the argument's attributes), by
+/// device.
+static std::map<int64_t, int64_t>
+getArgumentBytes(ModuleOp module, StringRef entry,
+                 function_ref<bool(unsigned, DictionaryAttr)> select) {
   std::map<int64_t, int64_t> bytes;
   auto wrapper = module.lookupSymbol<func::FuncOp>(entry);
   if (!wrapper || wrapper.isExternal())
@@ -133,7 +137,8 @@ static std::map<int64_t, int64_t> getBatchArgumentBytes(ModuleOp module,
       }
       auto arg = dyn_cast<BlockArgument>(v);
       if (!arg || arg.getOwner()->getParentOp() != wrapper ||
-          !wrapper.getArgAttr(arg.getArgNumber(), "dist.batch_dim"))
+          !select(arg.getArgNumber(),
+                  wrapper.getArgAttrDict(arg.getArgNumber())))
         continue;
       if (auto device = dist::getDevice(operand.getType()))
         bytes[device.getId()] += getTensorBytes(operand.getType());
@@ -142,13 +147,206 @@ static std::map<int64_t, int64_t> getBatchArgumentBytes(ModuleOp module,
   return bytes;
 }
 
-ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
-                                    const SearchConfig &config,
-                                    const SearchOptions &options) {
-  SearchConfig shape = getTemplateConfig(config, options.training);
-  if (shape.dp == config.dp && shape.microbatches == config.microbatches)
-    return evaluateConfig(templateSource, entry, config, options);
+/// Layers per stage that a folded template keeps: the first, a middle pair
+/// and the last. The middle is a pair because consecutive layers may
+/// differ (an MLP's tensor-parallel layers alternate column and row splits).
+constexpr int64_t kFoldedLayers = 4;
+static bool isMiddleOfFolded(int64_t layer) {
+  return layer % kFoldedLayers == 1 || layer % kFoldedLayers == 2;
+}
 
+/// Removes from `entry` every layer of each of `pp` stages but the first
+/// three and the last, so that each stage keeps a first layer, a middle pair
+/// and a last layer (renumbered 4s...4s+3). Stages need an even number of
+/// at least 6 layers. A layer is the top-level ops
+/// tagged with its `dist.layer`; each value it passes to other layers must
+/// have an input of the same type that it replaces: one from an earlier
+/// layer for values used by later layers (the forward activation), one from
+/// a later layer for values used by earlier layers (the gradient). Values
+/// it returns (updated weights) are dropped from the results and its
+/// weights (arguments with its `dist.layer`, or used by it alone) from the
+/// arguments. Fails when there is nothing to fold or the layers do not chain.
+namespace {
+struct FoldedLayers {
+  /// Layers per stage of the original program.
+  int64_t layersPerStage;
+  /// Arguments (of the folded function) of the middle pair's layers.
+  llvm::DenseSet<unsigned> middleArgs;
+};
+} // namespace
+static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
+                                          int64_t pp) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal())
+    return failure();
+  Block &body = func.getBody().front();
+  auto layerOf = [](Operation *op) -> int64_t {
+    auto attr = op ? op->getAttrOfType<IntegerAttr>("dist.layer") : nullptr;
+    return attr ? attr.getInt() : -1;
+  };
+  int64_t numLayers = 0;
+  for (Operation &op : body.without_terminator())
+    numLayers = std::max(numLayers, layerOf(&op) + 1);
+  if (numLayers == 0 || numLayers % pp != 0)
+    return failure();
+  int64_t n = numLayers / pp;
+  if (n % 2 != 0 || n < 6)
+    return failure();
+  auto dropped = [&](int64_t layer) {
+    return layer >= 0 && layer % n >= 3 && layer % n <= n - 2;
+  };
+  // The layer of a value: of its top-level defining op, of its argument.
+  auto valueLayer = [&](Value v) -> int64_t {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &body)
+        return -2; // inside a region
+      auto attr =
+          func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "dist.layer");
+      return attr ? attr.getInt() : -1;
+    }
+    Operation *def = v.getDefiningOp();
+    return def->getBlock() == &body ? layerOf(def) : -2;
+  };
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  // The layer of each argument: its `dist.layer`, or the one layer that
+  // uses it (-1: none or several).
+  auto topLevel = [&](Operation *op) {
+    while (op->getBlock() != &body)
+      op = op->getParentOp();
+    return op;
+  };
+  SmallVector<int64_t> argLayers;
+  for (BlockArgument arg : body.getArguments()) {
+    auto attr =
+        func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "dist.layer");
+    int64_t layer = attr ? attr.getInt() : -1;
+    if (!attr) {
+      for (Operation *user : arg.getUsers()) {
+        int64_t userLayer = layerOf(topLevel(user));
+        if (userLayer < 0 || (layer >= 0 && userLayer != layer)) {
+          layer = -1;
+          break;
+        }
+        layer = userLayer;
+      }
+    }
+    argLayers.push_back(layer);
+  }
+  llvm::BitVector droppedResults(func.getNumResults());
+  for (int64_t layer = 0; layer < numLayers; ++layer) {
+    if (!dropped(layer))
+      continue;
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      if (layerOf(&op) == layer)
+        ops.push_back(&op);
+    // Inputs from other layers or the prologue, with their layers.
+    SmallVector<std::pair<Value, int64_t>> inputs;
+    for (Operation *op : ops)
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          int64_t from = valueLayer(operand);
+          if (from != layer && from != -2 &&
+              !llvm::is_contained(inputs, std::make_pair(operand, from)))
+            inputs.push_back({operand, from});
+        }
+      });
+    for (Operation *op : ops)
+      for (Value result : op->getResults()) {
+        bool toEarlier = false, toLater = false;
+        for (OpOperand &use : result.getUses()) {
+          Operation *user = use.getOwner();
+          while (user->getBlock() != &body)
+            user = user->getParentOp();
+          if (user == ret) {
+            droppedResults.set(use.getOperandNumber());
+            continue;
+          }
+          int64_t to = layerOf(user);
+          if (to == layer)
+            continue;
+          (to >= 0 && to < layer ? toEarlier : toLater) = true;
+        }
+        if (!toEarlier && !toLater)
+          continue;
+        if (toEarlier && toLater)
+          return failure();
+        // The matching input: same type, from the other side.
+        Value replacement;
+        for (auto [input, from] : inputs) {
+          if (input.getType() != result.getType() || from < 0)
+            continue;
+          if (toLater ? from > layer : from < layer)
+            continue;
+          if (replacement && replacement != input)
+            return failure(); // ambiguous
+          replacement = input;
+        }
+        if (!replacement)
+          return failure();
+        result.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+          Operation *user = use.getOwner();
+          while (user->getBlock() != &body)
+            user = user->getParentOp();
+          return user != ret && layerOf(user) != layer;
+        });
+      }
+  }
+  // Dropped layers' values may now only feed each other.
+  ret->eraseOperands(droppedResults);
+  if (failed(func.eraseResults(droppedResults)))
+    return failure();
+  SmallVector<Operation *> erased;
+  for (Operation &op : body.without_terminator())
+    if (dropped(layerOf(&op)))
+      erased.push_back(&op);
+  for (Operation *op : llvm::reverse(erased)) {
+    if (!op->use_empty())
+      return failure();
+    op->erase();
+  }
+  llvm::BitVector droppedArgs(func.getNumArguments());
+  FoldedLayers folded{n, {}};
+  unsigned kept = 0;
+  for (BlockArgument arg : body.getArguments()) {
+    int64_t layer = argLayers[arg.getArgNumber()];
+    if (dropped(layer)) {
+      if (!arg.use_empty())
+        return failure();
+      droppedArgs.set(arg.getArgNumber());
+      continue;
+    }
+    if (layer >= 0 && (layer % n == 1 || layer % n == 2))
+      folded.middleArgs.insert(kept);
+    ++kept;
+  }
+  if (failed(func.eraseArguments(droppedArgs)))
+    return failure();
+  // Renumber: stage s keeps 4s...4s+3.
+  auto renumber = [&](int64_t layer) {
+    int64_t stage = layer / n, index = layer % n;
+    return kFoldedLayers * stage + std::min<int64_t>(index, 3);
+  };
+  Builder b(func.getContext());
+  for (Operation &op : body.without_terminator())
+    if (int64_t layer = layerOf(&op); layer >= 0)
+      op.setAttr("dist.layer", b.getI64IntegerAttr(renumber(layer)));
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto attr = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
+      func.setArgAttr(i, "dist.layer",
+                      b.getI64IntegerAttr(renumber(attr.getInt())));
+  return folded;
+}
+
+/// Estimates `config` from `templateSource` transformed as `shape`; with
+/// `layersPerStage` > 0 the template's stages were folded to four layers
+/// each (foldLayers). Returns nullopt when the folded template's middle
+/// layers do not form one run in each task (then it cannot be replayed).
+static std::optional<ConfigResult>
+estimateFrom(ModuleOp templateSource, StringRef entry,
+             const SearchConfig &config, const SearchConfig &shape,
+             const SearchOptions &options, int64_t layersPerStage,
+             const llvm::DenseSet<unsigned> &middleArgs) {
   using Clock = std::chrono::steady_clock;
   ConfigResult result;
   result.config = config;
@@ -226,6 +424,12 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   // Events and memory changes by task kind.
   std::map<TaskKind, TaskRecord> records;
   int64_t templateK = shape.microbatches, k = config.microbatches;
+  auto isMiddleLayer = [&](Operation *op) {
+    if (layersPerStage == 0 || !op)
+      return false;
+    auto layer = op->getAttrOfType<IntegerAttr>("dist.layer");
+    return layer && isMiddleOfFolded(layer.getInt());
+  };
   auto recordOf = [&](Operation *op, bool &repeated) -> TaskRecord & {
     repeated = false;
     std::optional<PipelineTask> task = taskOfOp(op);
@@ -241,7 +445,8 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   for (const SimEvent &event : sim->events) {
     bool repeated;
     TaskRecord &record = recordOf(event.op, repeated);
-    record.events.push_back({event.devices, event.end - event.start, repeated});
+    record.events.push_back({event.devices, event.end - event.start, repeated,
+                             isMiddleLayer(event.op)});
   }
   for (const MemoryChange &change : sim->memoryChanges) {
     bool repeated;
@@ -251,23 +456,55 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     if (task && task->phase == PipelinePhase::Update &&
         isOutputBuffer(change.op))
       bytes = bytes / templateK * k;
-    record.memory.push_back({change.device, bytes, repeated, change.op});
+    record.memory.push_back(
+        {change.device, bytes, repeated, isMiddleLayer(change.op), change.op});
   }
+  // Each task's middle-layer items must be one run: [begin, end).
+  auto middleRun = [](auto items) -> std::optional<std::pair<size_t, size_t>> {
+    size_t begin = items.size(), end = items.size();
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!items[i].middleLayer)
+        continue;
+      if (begin == items.size())
+        begin = i;
+      else if (end != i)
+        return std::nullopt;
+      end = i + 1;
+    }
+    return std::make_pair(begin, end);
+  };
+  for (const auto &[kind, record] : records)
+    if (!middleRun(ArrayRef<TaskEvent>(record.events)) ||
+        !middleRun(ArrayRef<TaskMemoryChange>(record.memory)))
+      return std::nullopt;
   // Replay in the order of the full schedule.
   int64_t extra = k - 2; // repeated accumulation adds per chain
   std::map<int64_t, double> free;
   std::map<int64_t, int64_t> live, peak;
-  std::map<int64_t, int64_t> batchBytes = getBatchArgumentBytes(*module, entry);
+  std::map<int64_t, int64_t> batchBytes =
+      getArgumentBytes(*module, entry, [](unsigned, DictionaryAttr attrs) {
+        return attrs && attrs.get("dist.batch_dim");
+      });
+  std::map<int64_t, int64_t> middleBytes =
+      getArgumentBytes(*module, entry, [&](unsigned arg, DictionaryAttr) {
+        return middleArgs.contains(arg);
+      });
+  // Middle pairs per stage in the full program (the template has one).
+  int64_t middles = layersPerStage > 0 ? (layersPerStage - 2) / 2 : 1;
   std::map<int64_t, int64_t> resident;
   for (const auto &[device, report] : sim->devices) {
-    // The template holds `templateK` of the K microbatches of the inputs.
+    // The template holds `templateK` of the K microbatches of the inputs
+    // and one of the middle layers' weights.
     auto it = batchBytes.find(device);
     int64_t perMicrobatch = it == batchBytes.end() ? 0 : it->second / templateK;
-    resident[device] = report.residentBytes + perMicrobatch * (k - templateK);
+    auto mit = middleBytes.find(device);
+    int64_t perLayer = mit == middleBytes.end() ? 0 : mit->second;
+    resident[device] = report.residentBytes + perMicrobatch * (k - templateK) +
+                       perLayer * (middles - 1);
     live[device] = peak[device] = resident[device];
   }
-  auto play = [&](const TaskRecord &record) {
-    for (const TaskEvent &event : record.events) {
+  auto playEvents = [&](ArrayRef<TaskEvent> events) {
+    for (const TaskEvent &event : events) {
       int64_t times = event.repeated ? extra : 1;
       for (int64_t i = 0; i < times; ++i) {
         double begin = 0;
@@ -277,7 +514,8 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
           free[d] = begin + event.duration;
       }
     }
-    ArrayRef<TaskMemoryChange> changes = record.memory;
+  };
+  auto playMemory = [&](ArrayRef<TaskMemoryChange> changes) {
     while (!changes.empty()) {
       size_t n = 1;
       while (n < changes.size() && changes[n].op == changes[0].op)
@@ -291,6 +529,19 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
         }
       changes = changes.drop_front(n);
     }
+  };
+  // Items before the middle layer, the middle layer once per middle layer
+  // of the full program, the items after it.
+  auto playFolded = [&](auto items, auto playItems) {
+    auto [begin, end] = *middleRun(items);
+    playItems(items.take_front(begin));
+    for (int64_t i = 0; i < middles; ++i)
+      playItems(items.slice(begin, end - begin));
+    playItems(items.drop_front(end));
+  };
+  auto play = [&](const TaskRecord &record) {
+    playFolded(ArrayRef<TaskEvent>(record.events), playEvents);
+    playFolded(ArrayRef<TaskMemoryChange>(record.memory), playMemory);
   };
   if (auto it = records.find({-1, 0, First}); it != records.end())
     play(it->second);
@@ -335,4 +586,28 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   result.simulateSeconds =
       std::chrono::duration<double>(Clock::now() - transformed).count();
   return result;
+}
+
+ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
+                                    const SearchConfig &config,
+                                    const SearchOptions &options) {
+  SearchConfig shape = getTemplateConfig(config, options.training);
+  // Fold the layers of each stage when there are enough.
+  auto start = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> folded = templateSource.clone();
+  FailureOr<FoldedLayers> layers = foldLayers(*folded, entry, config.pp);
+  double foldSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (succeeded(layers))
+    if (std::optional<ConfigResult> result =
+            estimateFrom(*folded, entry, config, shape, options,
+                         layers->layersPerStage, layers->middleArgs)) {
+      result->transformSeconds += foldSeconds;
+      return *result;
+    }
+  if (shape.dp == config.dp && shape.microbatches == config.microbatches)
+    return evaluateConfig(templateSource, entry, config, options);
+  return *estimateFrom(templateSource, entry, config, shape, options,
+                       /*layersPerStage=*/0, /*middleArgs=*/{});
 }

@@ -162,6 +162,8 @@ private:
   /// Records that `op` (just created) belongs to `task`.
   void assign(Operation *op, Task task) {
     taskOf[op] = task;
+    if (currentLayer >= 0)
+      layerOf[op] = currentLayer;
     for (Value result : op->getResults())
       producer[result] = task;
   }
@@ -252,6 +254,10 @@ private:
   std::map<std::tuple<void *, std::vector<int>, int64_t>, SmallVector<Value>>
       conformCache;
   std::map<Task, int64_t> rank;
+  /// Layer (`dist.layer`) of the source op being rewritten, -1 if none, and
+  /// of every op created for one (annotated with the schedule).
+  int64_t currentLayer = -1;
+  DenseMap<Operation *, int64_t> layerOf;
 };
 
 } // namespace
@@ -1131,6 +1137,9 @@ void DTPRewriter::reorder() {
       continue;
     std::string name = stringifyPipelineTask(it->second);
     op.setAttr("dist.task", StringAttr::get(context, name));
+    if (auto layer = layerOf.find(&op); layer != layerOf.end())
+      op.setAttr("dist.layer", IntegerAttr::get(IntegerType::get(context, 64),
+                                                layer->second));
   }
 }
 
@@ -1304,6 +1313,8 @@ LogicalResult DTPRewriter::run() {
   }
 
   for (Operation &op : body.without_terminator()) {
+    auto layerAttr = op.getAttrOfType<IntegerAttr>("dist.layer");
+    currentLayer = layerAttr ? layerAttr.getInt() : -1;
     bool touchesTensors =
         llvm::any_of(op.getResultTypes(),
                      [](Type t) { return isa<RankedTensorType>(t); }) ||
@@ -1360,6 +1371,8 @@ LogicalResult DTPRewriter::run() {
     if (failed(visitReplicated(&op)))
       return failure();
   }
+
+  currentLayer = -1;
 
   // Results: batch-split results are returned per replica (microbatches
   // concatenated), on the stage that produced them.

@@ -138,7 +138,9 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
     Option<"annotateSchedule", "annotate-schedule", "bool",
            /*default=*/"false",
            "Tag every op of the step function with its task as "
-           "`dist.task = \"stage S forward|backward|update [M]\"`">
+           "`dist.task = \"stage S forward|backward|update [M]\"` and, "
+           "when it was created for a source op with `dist.layer`, that "
+           "layer">
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
                            "::mlir::arith::ArithDialect",
