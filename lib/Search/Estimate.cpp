@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // A configuration's program repeats the same tasks for every microbatch and
-// (in inference) every replica. Fast estimation simulates a template with
-// as few of them as show every kind of task, then replays the recorded
-// events and memory changes of each task in the order of the full schedule.
-// Without overlap, the simulator starts an op when its devices are free, so
-// replaying the per-task events in program order is the full simulation.
+// (in inference) every replica, and the same layers within a stage. Fast
+// estimation simulates a template with as few of them as show every kind of
+// task and layer, then replays the recorded events and memory changes of
+// each task in the order of the full schedule. Without overlap, the
+// simulator starts an op when its devices are free, so replaying the events
+// in program order is the full simulation. docs/design/search-estimation.md
+// has the argument and its validation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,10 +54,10 @@ namespace {
 struct TaskEvent {
   SmallVector<int64_t, 4> devices;
   double duration;
-  /// Repetitions in the K-microbatch program: gradient-accumulation adds
-  /// after the first of a chain repeat K-2 times, everything else once.
+  /// A link of a chain over the microbatches that uses the middle one: the
+  /// K-microbatch program has K-2 of them (usesMiddleMicrobatch).
   bool repeated;
-  /// Created for the middle layer of a stage of a folded template.
+  /// Created for the middle pair of layers of a folded template's stage.
   bool middleLayer;
 };
 struct TaskMemoryChange {
@@ -115,8 +117,8 @@ static bool isOutputBuffer(Operation *op) {
 }
 
 /// Bytes of the step function's arguments that derive from the wrapper's
-/// arguments selected by `select` (given the argument's attributes), by
-/// device.
+/// arguments selected by `select` (given the argument's number and
+/// attributes), by device.
 static std::map<int64_t, int64_t>
 getArgumentBytes(ModuleOp module, StringRef entry,
                  function_ref<bool(unsigned, DictionaryAttr)> select) {

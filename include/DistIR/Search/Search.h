@@ -197,15 +197,17 @@ ConfigResult evaluateConfig(mlir::ModuleOp source, llvm::StringRef entry,
 SearchConfig getTemplateConfig(const SearchConfig &config, bool training);
 
 /// Estimates `config` from its template program (`templateSource` is the
-/// model at the template's batch): simulates the template, takes each task's
-/// events and memory changes (microbatch 0's forward and backward, each
-/// stage's update with its gradient-accumulation adds repeated K-1 times)
-/// and replays them in the order of the K-microbatch schedule. In the
-/// default mode (one stream per device, no operand waits) this is the whole
-/// program's simulation up to floating-point rounding, since every
-/// microbatch's tasks are the same ops; with `--overlap` it is an
-/// approximation. Falls back to evaluateConfig when the template is the
-/// configuration itself or its tasks are not uniform.
+/// model at the template's batch): folds each stage's layers to a first
+/// layer, a middle pair and a last layer when a stage has an even number of
+/// at least six, simulates the template, takes each task's events and
+/// memory changes (by the role of its microbatch: first, middle, last) and
+/// replays them in the order of the K-microbatch schedule, repeating the
+/// middle pair of layers and the links of chains over the microbatches as
+/// often as the full program has them. Without overlap (one stream per
+/// device) this is the whole program's simulation up to floating-point
+/// rounding (docs/design/search-estimation.md); the search rejects
+/// `--fast` with `--overlap`. Evaluates the configuration itself when there
+/// is nothing to save.
 ConfigResult estimateConfig(mlir::ModuleOp templateSource,
                             llvm::StringRef entry, const SearchConfig &config,
                             const SearchOptions &options);
