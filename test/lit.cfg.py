@@ -48,6 +48,9 @@ if config.sanitize:
     # legitimately writes (false use-after-poison reports).
     config.environment["ASAN_OPTIONS"] = "detect_leaks=0:allow_user_poisoning=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+if config.enable_rsvg:
+    # distir-search was linked with librsvg (PNG plots).
+    config.available_features.add("rsvg")
 if config.enable_nccl:
     # The NCCL runtime shim was built (CUDA, NCCL and MPI found).
     config.available_features.add("nccl")

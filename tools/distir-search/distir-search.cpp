@@ -8,14 +8,16 @@
 //   [--input-shape NAME=d0,...]... [--batch-sweep B1,B2,...]
 //   --cluster NAME|file.json [--devices N] [--allow-fewer-devices]
 //   [--max-microbatches K] [--max-dp N] [--max-tp N] [--max-pp N]
-//   [--top T] [--jobs J] [--csv out.csv] [--json out.json] [--plot out.svg]
-//   [--emit-best out.mlir] [--trace-best out.json]
+//   [--top T] [--jobs J] [--csv out.csv] [--json out.json]
+//   [--plot out.svg|out.png] [--emit-best out.mlir] [--trace-best out.json]
 //   [--cost-model analytic|distir-compat] [--algo ring|tree] [--overlap]
-//   [--cleanup] [--no-verify] [--no-progress] [--timing]
+//   [--fast] [--cleanup] [--no-verify] [--no-progress] [--timing]
 //
-// See docs/design/search.md.
+// See docs/design/search.md and docs/design/search-estimation.md.
 //
 //===----------------------------------------------------------------------===//
+
+#include "PlotPNG.h"
 
 #include "DistIR/Search/Search.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
@@ -32,6 +34,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 
@@ -101,8 +104,9 @@ struct Options {
   cl::opt<std::string> jsonFile{"json", cl::desc("Write every configuration"),
                                 cl::value_desc("out.json"), cl::cat(category)};
   cl::opt<std::string> plotFile{
-      "plot", cl::desc("Write an SVG plot of peak memory vs throughput"),
-      cl::value_desc("out.svg"), cl::cat(category)};
+      "plot",
+      cl::desc("Write a plot of peak memory vs throughput (.svg or .png)"),
+      cl::value_desc("out.svg|out.png"), cl::cat(category)};
   cl::opt<std::string> emitBest{"emit-best",
                                 cl::desc("Write the best transformed program"),
                                 cl::value_desc("out.mlir"), cl::cat(category)};
@@ -345,6 +349,18 @@ int main(int argc, char **argv) {
                 "' (expected ring or tree)");
   searchOptions.simulator.algorithm = *algo;
   searchOptions.simulator.overlap = opts.overlap;
+  // The plot's format, from its extension; checked before the search.
+  bool plotIsPNG = false;
+  if (!opts.plotFile.empty()) {
+    StringRef ext = llvm::sys::path::extension(opts.plotFile);
+    plotIsPNG = ext.equals_insensitive(".png");
+    if (!plotIsPNG && !ext.equals_insensitive(".svg"))
+      return fail("--plot: unsupported format '" + ext.str() +
+                  "' (expected a .svg or .png file name)");
+    if (plotIsPNG && !canWritePlotPNG())
+      return fail("--plot: this build cannot write PNG (it needs librsvg, "
+                  "librsvg2-dev); write an .svg plot instead");
+  }
   if (opts.fast && opts.overlap)
     return fail("--fast replays tasks on one stream per device; it cannot "
                 "be combined with --overlap");
@@ -464,8 +480,13 @@ int main(int argc, char **argv) {
     std::string text;
     llvm::raw_string_ostream os(text);
     writeSVG(os, summary, results, ranking);
-    if (failed(writeFile(opts.plotFile, text)))
+    if (plotIsPNG) {
+      std::string error;
+      if (!writePlotPNG(text, opts.plotFile, error))
+        return fail("--plot: " + error);
+    } else if (failed(writeFile(opts.plotFile, text))) {
       return 1;
+    }
   }
 
   if (opts.timing) {
