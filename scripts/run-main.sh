@@ -32,7 +32,7 @@ mkdir -p "$out"
 echo "== main job: GPT-2 ($model), batch $batch, $devices devices of '$cluster' =="
 "$bin/distir-search" --model "$model" --input-shape "input_ids=$batch,32" \
   --batch "$batch" --cluster "$cluster" --devices "$devices" \
-  --max-microbatches 4 --top 5 --jobs 2 --no-progress \
+  --max-microbatches 4 --top 5 --jobs 2 --no-progress --fast \
   --csv "$out/search.csv" --json "$out/search.json" --plot "$out/search.svg" \
   --emit-best "$out/best.mlir" --trace-best "$out/best-trace.json"
 "$bin/distir-opt" "$out/best.mlir" --inline --dist-to-rank -o "$out/best-ranks.mlir"
