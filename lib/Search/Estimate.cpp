@@ -413,6 +413,7 @@ estimateFrom(ModuleOp templateSource, StringRef entry,
     simOptions.batchSize = shape.batch;
     simOptions.planMemory = false;
     simOptions.recordMemoryChanges = true;
+    simOptions.describeEvents = false;
     sim = simulate(step, options.cluster, simOptions);
   }
   if (failed(sim)) {

@@ -287,6 +287,9 @@ OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
   ErrorCapture capture(context);
   OwningOpRef<ModuleOp> module = source.clone();
   PassManager pm(context);
+  // dist-dtp's output is checked by its own tests; re-verifying every
+  // transformed program would double the transform time.
+  pm.enableVerifier(options.verifyIR);
   std::unique_ptr<Pass> dtp = dist::createDistDTPPass();
   std::string optionError;
   std::string passOptions = config.getPassOptions();
@@ -366,6 +369,7 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
   simOptions.batchSize = config.batch;
   // The ranking uses the liveness peak; the static plan is for reports.
   simOptions.planMemory = false;
+  simOptions.describeEvents = false;
   FailureOr<SimulationResult> sim = simulate(step, options.cluster, simOptions);
   result.simulateSeconds =
       std::chrono::duration<double>(Clock::now() - transformed).count();

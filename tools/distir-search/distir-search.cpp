@@ -27,6 +27,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -136,6 +137,11 @@ struct Options {
                "inference) whose tasks are replayed in the schedule's order; "
                "equal to the full simulation up to rounding (not with "
                "--overlap)"),
+      cl::cat(category)};
+  cl::opt<bool> verifyIR{
+      "verify-ir",
+      cl::desc("Run MLIR's IR verifier on every transformed program (the "
+               "program written by --emit-best is always verified)"),
       cl::cat(category)};
   cl::opt<bool> noProgress{"no-progress",
                            cl::desc("No progress bar, even on a terminal"),
@@ -368,6 +374,7 @@ int main(int argc, char **argv) {
   searchOptions.training = opts.training;
   searchOptions.cleanup = opts.cleanup;
   searchOptions.verify = !opts.noVerify;
+  searchOptions.verifyIR = opts.verifyIR;
   searchOptions.cluster = *cluster;
   searchOptions.jobs =
       opts.jobs ? unsigned(opts.jobs)
@@ -547,6 +554,8 @@ int main(int argc, char **argv) {
         *modules[which], source.entry, best, searchOptions, error);
     if (!transformed)
       return fail("cannot transform the best configuration: " + error);
+    if (failed(verify(*transformed)))
+      return fail("the best configuration's program does not verify");
     if (!opts.emitBest.empty()) {
       std::string text;
       llvm::raw_string_ostream os(text);

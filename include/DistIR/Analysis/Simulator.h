@@ -70,6 +70,9 @@ struct SimulatorOptions {
   std::shared_ptr<const Calibration> calibration;
   /// Record SimulationResult::memoryChanges (for composing task costs).
   bool recordMemoryChanges = false;
+  /// Fill SimEvent::name and SimEvent::location (for reports and traces;
+  /// searches that only need the totals skip the string formatting).
+  bool describeEvents = true;
 };
 
 /// One op's execution.

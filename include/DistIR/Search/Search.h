@@ -154,6 +154,9 @@ struct SearchOptions {
   bool cleanup = false;
   /// Run dist-verify-placement after the transforms.
   bool verify = true;
+  /// Also run MLIR's IR verifier after dist-dtp (structural invariants of
+  /// every op; dist-dtp's tests check them, so searches skip it by default).
+  bool verifyIR = false;
   /// Fast estimation (estimateConfig) instead of simulating every
   /// configuration's whole program.
   bool fast = false;

@@ -361,8 +361,8 @@ int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
       consider(operand.ready, operand.producer);
 
   SimEvent event;
-  event.name = op->getName().getStringRef().str();
-  {
+  if (options.describeEvents) {
+    event.name = op->getName().getStringRef().str();
     llvm::raw_string_ostream os(event.location);
     op->getLoc().print(os);
   }
