@@ -448,8 +448,8 @@ estimateFrom(ModuleOp templateSource, StringRef entry,
   for (const SimEvent &event : sim->events) {
     bool repeated;
     TaskRecord &record = recordOf(event.op, repeated);
-    record.events.push_back({event.devices, event.end - event.start, repeated,
-                             isMiddleLayer(event.op)});
+    record.events.push_back(
+        {event.devices, event.duration, repeated, isMiddleLayer(event.op)});
   }
   for (const MemoryChange &change : sim->memoryChanges) {
     bool repeated;

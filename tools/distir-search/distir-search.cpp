@@ -132,11 +132,11 @@ struct Options {
       cl::cat(category)};
   cl::opt<bool> fast{
       "fast",
-      cl::desc("Estimate each configuration from a template program (two "
-               "microbatches in training, one microbatch of one replica in "
-               "inference) whose tasks are replayed in the schedule's order; "
-               "equal to the full simulation up to rounding (not with "
-               "--overlap)"),
+      cl::desc("Evaluate each configuration from a template program (at most "
+               "three microbatches, one replica in inference, four layers "
+               "per long stage) whose events are replayed in the full "
+               "schedule's order: the same results as the full simulation, "
+               "faster (not with --overlap)"),
       cl::cat(category)};
   cl::opt<bool> verifyIR{
       "verify-ir",

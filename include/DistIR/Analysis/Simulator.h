@@ -82,6 +82,8 @@ struct SimEvent {
   llvm::SmallVector<int64_t, 4> devices;
   bool isCommunication = false;
   double start = 0, end = 0;
+  /// The priced duration (end - start up to rounding).
+  double duration = 0;
   double flops = 0, bytes = 0;
   /// The event whose end determined this one's start (-1 if it started at
   /// time zero).

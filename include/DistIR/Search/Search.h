@@ -207,8 +207,9 @@ SearchConfig getTemplateConfig(const SearchConfig &config, bool training);
 /// replays them in the order of the K-microbatch schedule, repeating the
 /// middle pair of layers and the links of chains over the microbatches as
 /// often as the full program has them. Without overlap (one stream per
-/// device) this is the whole program's simulation up to floating-point
-/// rounding (docs/design/search-estimation.md); the search rejects
+/// device) this is the whole program's simulation, with the same
+/// floating-point operations in the same order
+/// (docs/design/search-estimation.md); the search rejects
 /// `--fast` with `--overlap`. Evaluates the configuration itself when there
 /// is nothing to save.
 ConfigResult estimateConfig(mlir::ModuleOp templateSource,

@@ -370,6 +370,7 @@ int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
   event.isCommunication = isComm;
   event.start = start;
   event.end = start + duration;
+  event.duration = duration;
   event.predecessor = predecessor;
   event.op = op;
   if (work) {
