@@ -176,24 +176,38 @@ struct FoldedLayers {
   llvm::DenseSet<unsigned> middleArgs;
 };
 } // namespace
-static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
-                                          int64_t pp) {
+static int64_t layerOf(Operation *op) {
+  auto attr = op ? op->getAttrOfType<IntegerAttr>("dist.layer") : nullptr;
+  return attr ? attr.getInt() : -1;
+}
+
+/// The layers per stage of `entry` over `pp` stages when folding applies
+/// (an even number of at least six), else nullopt.
+static std::optional<int64_t>
+getFoldableLayersPerStage(ModuleOp module, StringRef entry, int64_t pp) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func || func.isExternal())
-    return failure();
-  Block &body = func.getBody().front();
-  auto layerOf = [](Operation *op) -> int64_t {
-    auto attr = op ? op->getAttrOfType<IntegerAttr>("dist.layer") : nullptr;
-    return attr ? attr.getInt() : -1;
-  };
+    return std::nullopt;
   int64_t numLayers = 0;
-  for (Operation &op : body.without_terminator())
+  for (Operation &op : func.getBody().front().without_terminator())
     numLayers = std::max(numLayers, layerOf(&op) + 1);
   if (numLayers == 0 || numLayers % pp != 0)
-    return failure();
+    return std::nullopt;
   int64_t n = numLayers / pp;
   if (n % 2 != 0 || n < 6)
+    return std::nullopt;
+  return n;
+}
+
+static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
+                                          int64_t pp) {
+  std::optional<int64_t> perStage =
+      getFoldableLayersPerStage(module, entry, pp);
+  if (!perStage)
     return failure();
+  int64_t n = *perStage;
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  Block &body = func.getBody().front();
   auto dropped = [&](int64_t layer) {
     return layer >= 0 && layer % n >= 3 && layer % n <= n - 2;
   };
@@ -235,7 +249,7 @@ static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
     argLayers.push_back(layer);
   }
   llvm::BitVector droppedResults(func.getNumResults());
-  for (int64_t layer = 0; layer < numLayers; ++layer) {
+  for (int64_t layer = 0; layer < n * pp; ++layer) {
     if (!dropped(layer))
       continue;
     SmallVector<Operation *> ops;
@@ -340,12 +354,13 @@ static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
   return folded;
 }
 
-/// Estimates `config` from `templateSource` transformed as `shape`; with
+/// Estimates `config` from `module` (a copy of the template's source, which
+/// this transforms) transformed as `shape`; with
 /// `layersPerStage` > 0 the template's stages were folded to four layers
 /// each (foldLayers). Returns nullopt when the folded template's middle
 /// layers do not form one run in each task (then it cannot be replayed).
 static std::optional<ConfigResult>
-estimateFrom(ModuleOp templateSource, StringRef entry,
+estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
              const SearchConfig &config, const SearchConfig &shape,
              const SearchOptions &options, int64_t layersPerStage,
              const llvm::DenseSet<unsigned> &middleArgs) {
@@ -354,12 +369,10 @@ estimateFrom(ModuleOp templateSource, StringRef entry,
   result.config = config;
   auto start = Clock::now();
   std::string error;
-  OwningOpRef<ModuleOp> module =
-      transformProgram(templateSource, entry, shape, options, error,
-                       /*annotate=*/true);
   // Errors that depend on the full configuration (batch / dp < K) are
   // excluded by the enumeration; the others show up in the template too.
-  if (!module) {
+  if (failed(transformInPlace(*module, entry, shape, options, error,
+                              /*annotate=*/true))) {
     result.transformSeconds =
         std::chrono::duration<double>(Clock::now() - start).count();
     result.status = ConfigStatus::Skipped;
@@ -427,40 +440,46 @@ estimateFrom(ModuleOp templateSource, StringRef entry,
   // Events and memory changes by task kind.
   std::map<TaskKind, TaskRecord> records;
   int64_t templateK = shape.microbatches, k = config.microbatches;
-  auto isMiddleLayer = [&](Operation *op) {
-    if (layersPerStage == 0 || !op)
-      return false;
-    auto layer = op->getAttrOfType<IntegerAttr>("dist.layer");
-    return layer && isMiddleOfFolded(layer.getInt());
+  // What the replay needs to know of an op, computed once per op.
+  struct OpInfo {
+    TaskRecord *record;
+    bool repeated, middleLayer, outputBuffer;
   };
-  auto recordOf = [&](Operation *op, bool &repeated) -> TaskRecord & {
-    repeated = false;
+  DenseMap<Operation *, OpInfo> infos;
+  auto infoOf = [&](Operation *op) -> const OpInfo & {
+    auto [it, inserted] = infos.try_emplace(op);
+    if (!inserted)
+      return it->second;
+    OpInfo &info = it->second;
+    info = {nullptr, false, false, false};
     std::optional<PipelineTask> task = taskOfOp(op);
-    if (!task)
-      return records[{-1, 0, First}];
-    if (task->phase == PipelinePhase::Update) {
-      repeated = usesMiddleMicrobatch(op, templateK);
-      return records[{task->stage, static_cast<int>(task->phase), First}];
+    if (!task) {
+      info.record = &records[{-1, 0, First}];
+    } else if (task->phase == PipelinePhase::Update) {
+      info.repeated = usesMiddleMicrobatch(op, templateK);
+      info.outputBuffer = isOutputBuffer(op);
+      info.record =
+          &records[{task->stage, static_cast<int>(task->phase), First}];
+    } else {
+      info.record = &records[{task->stage, static_cast<int>(task->phase),
+                              roleOf(task->microbatch, templateK)}];
     }
-    return records[{task->stage, static_cast<int>(task->phase),
-                    roleOf(task->microbatch, templateK)}];
+    if (layersPerStage > 0 && op)
+      if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
+        info.middleLayer = isMiddleOfFolded(layer.getInt());
+    return info;
   };
   for (const SimEvent &event : sim->events) {
-    bool repeated;
-    TaskRecord &record = recordOf(event.op, repeated);
-    record.events.push_back(
-        {event.devices, event.duration, repeated, isMiddleLayer(event.op)});
+    const OpInfo &info = infoOf(event.op);
+    info.record->events.push_back(
+        {event.devices, event.duration, info.repeated, info.middleLayer});
   }
   for (const MemoryChange &change : sim->memoryChanges) {
-    bool repeated;
-    TaskRecord &record = recordOf(change.op, repeated);
-    int64_t bytes = change.bytes;
-    std::optional<PipelineTask> task = taskOfOp(change.op);
-    if (task && task->phase == PipelinePhase::Update &&
-        isOutputBuffer(change.op))
-      bytes = bytes / templateK * k;
-    record.memory.push_back(
-        {change.device, bytes, repeated, isMiddleLayer(change.op), change.op});
+    const OpInfo &info = infoOf(change.op);
+    int64_t bytes =
+        info.outputBuffer ? change.bytes / templateK * k : change.bytes;
+    info.record->memory.push_back(
+        {change.device, bytes, info.repeated, info.middleLayer, change.op});
   }
   // Each task's middle-layer items must be one run: [begin, end).
   auto middleRun = [](auto items) -> std::optional<std::pair<size_t, size_t>> {
@@ -596,21 +615,23 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
                                     const SearchOptions &options) {
   SearchConfig shape = getTemplateConfig(config, options.training);
   // Fold the layers of each stage when there are enough.
-  auto start = std::chrono::steady_clock::now();
-  OwningOpRef<ModuleOp> folded = templateSource.clone();
-  FailureOr<FoldedLayers> layers = foldLayers(*folded, entry, config.pp);
-  double foldSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (succeeded(layers))
-    if (std::optional<ConfigResult> result =
-            estimateFrom(*folded, entry, config, shape, options,
-                         layers->layersPerStage, layers->middleArgs)) {
-      result->transformSeconds += foldSeconds;
-      return *result;
-    }
+  if (getFoldableLayersPerStage(templateSource, entry, config.pp)) {
+    auto start = std::chrono::steady_clock::now();
+    OwningOpRef<ModuleOp> folded = templateSource.clone();
+    FailureOr<FoldedLayers> layers = foldLayers(*folded, entry, config.pp);
+    double foldSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (succeeded(layers))
+      if (std::optional<ConfigResult> result =
+              estimateFrom(std::move(folded), entry, config, shape, options,
+                           layers->layersPerStage, layers->middleArgs)) {
+        result->transformSeconds += foldSeconds;
+        return *result;
+      }
+  }
   if (shape.dp == config.dp && shape.microbatches == config.microbatches)
     return evaluateConfig(templateSource, entry, config, options);
-  return *estimateFrom(templateSource, entry, config, shape, options,
+  return *estimateFrom(templateSource.clone(), entry, config, shape, options,
                        /*layersPerStage=*/0, /*middleArgs=*/{});
 }

@@ -283,9 +283,19 @@ OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
                                                const SearchOptions &options,
                                                std::string &error,
                                                bool annotate) {
-  MLIRContext *context = source.getContext();
-  ErrorCapture capture(context);
   OwningOpRef<ModuleOp> module = source.clone();
+  if (failed(
+          transformInPlace(*module, entry, config, options, error, annotate)))
+    return {};
+  return module;
+}
+
+LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
+                                       const SearchConfig &config,
+                                       const SearchOptions &options,
+                                       std::string &error, bool annotate) {
+  MLIRContext *context = module.getContext();
+  ErrorCapture capture(context);
   PassManager pm(context);
   // dist-dtp's output is checked by its own tests; re-verifying every
   // transformed program would double the transform time.
@@ -304,32 +314,31 @@ OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
     error =
         "dist-dtp{" + config.getPassOptions() + "}: " +
         (optionError.empty() ? std::string("invalid options") : optionError);
-    return {};
+    return failure();
   }
   pm.addPass(std::move(dtp));
   if (options.cleanup) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  if (failed(pm.run(*module))) {
+  if (failed(pm.run(module))) {
     error =
         capture.first.empty() ? std::string("dist-dtp failed") : capture.first;
-    return {};
+    return failure();
   }
-  // The placement check changes nothing: the IR verifier that the pass
-  // manager runs after dist-dtp need not run again after it.
+  // The placement check changes nothing: no IR verification after it.
   if (options.verify) {
     PassManager check(context);
     check.enableVerifier(false);
     check.addPass(dist::createDistVerifyPlacementPass());
-    if (failed(check.run(*module))) {
+    if (failed(check.run(module))) {
       error = capture.first.empty()
                   ? std::string("dist-verify-placement failed")
                   : capture.first;
-      return {};
+      return failure();
     }
   }
-  return module;
+  return success();
 }
 
 func::FuncOp search::findStepFunction(ModuleOp module, StringRef entry) {

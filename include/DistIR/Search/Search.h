@@ -177,6 +177,15 @@ mlir::OwningOpRef<mlir::ModuleOp> parseProgram(const SearchProgram &program,
 
 /// Applies the transforms of `config` to a clone of `source`. On failure,
 /// returns null and sets `error` to the first error diagnostic.
+/// Applies the transforms of `config` to `module` in place. On failure,
+/// sets `error` to the first error diagnostic. With `annotate`, dist-dtp
+/// also writes each op's task and source layer.
+mlir::LogicalResult transformInPlace(mlir::ModuleOp module,
+                                     llvm::StringRef entry,
+                                     const SearchConfig &config,
+                                     const SearchOptions &options,
+                                     std::string &error, bool annotate = false);
+
 /// With `annotate`, dist-dtp also writes each op's task (`dist.task`).
 mlir::OwningOpRef<mlir::ModuleOp>
 transformProgram(mlir::ModuleOp source, llvm::StringRef entry,

@@ -1131,15 +1131,22 @@ void DTPRewriter::reorder() {
     entry.second->moveBefore(terminator);
   if (!c.annotate)
     return;
+  // One attribute per task and per layer (the search annotates every op of
+  // every template it simulates).
+  auto taskName = StringAttr::get(context, "dist.task");
+  auto layerName = StringAttr::get(context, "dist.layer");
+  std::map<Task, StringAttr> taskAttrs;
+  IntegerType i64 = IntegerType::get(context, 64);
   for (Operation &op : body.without_terminator()) {
     auto it = taskOf.find(&op);
     if (it == taskOf.end())
       continue;
-    std::string name = stringifyPipelineTask(it->second);
-    op.setAttr("dist.task", StringAttr::get(context, name));
+    StringAttr &task = taskAttrs[it->second];
+    if (!task)
+      task = StringAttr::get(context, stringifyPipelineTask(it->second));
+    op.setAttr(taskName, task);
     if (auto layer = layerOf.find(&op); layer != layerOf.end())
-      op.setAttr("dist.layer", IntegerAttr::get(IntegerType::get(context, 64),
-                                                layer->second));
+      op.setAttr(layerName, IntegerAttr::get(i64, layer->second));
   }
 }
 
