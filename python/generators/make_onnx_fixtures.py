@@ -227,6 +227,47 @@ def arch_only():
     return m
 
 
+def unsigned():
+    """uint8 arithmetic, comparison and casts (unsigned semantics)."""
+    u8 = TensorProto.UINT8
+    nodes = [
+        helper.make_node("Div", ["a", "b"], ["q"], name="div"),
+        helper.make_node("Mod", ["a", "b"], ["r"], name="mod"),
+        helper.make_node("Max", ["a", "b"], ["m"], name="max"),
+        helper.make_node("Less", ["a", "b"], ["lt"], name="less"),
+        helper.make_node("Cast", ["a"], ["f"], name="tofloat",
+                         to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["a"], ["w"], name="widen",
+                         to=TensorProto.INT32),
+        helper.make_node("Cast", ["f"], ["back"], name="tou8", to=u8),
+        helper.make_node("Pow", ["f", "b"], ["p"], name="pow"),
+    ]
+    g = helper.make_graph(
+        nodes, "unsigned",
+        [helper.make_tensor_value_info("a", u8, [4]),
+         helper.make_tensor_value_info("b", u8, [4])],
+        [helper.make_tensor_value_info("q", u8, [4]),
+         helper.make_tensor_value_info("r", u8, [4]),
+         helper.make_tensor_value_info("m", u8, [4]),
+         helper.make_tensor_value_info("lt", TensorProto.BOOL, [4]),
+         helper.make_tensor_value_info("f", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("w", TensorProto.INT32, [4]),
+         helper.make_tensor_value_info("back", u8, [4]),
+         helper.make_tensor_value_info("p", TensorProto.FLOAT, [4])])
+    return model(g, 15)
+
+
+def float_mod():
+    """Mod of floats without fmod=1 (the ONNX spec requires it)."""
+    nodes = [helper.make_node("Mod", ["a", "b"], ["y"], name="mod")]
+    g = helper.make_graph(
+        nodes, "float_mod",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -236,6 +277,8 @@ def main():
     save(conv(), out_dir, "conv.onnx")
     save(unsupported(), out_dir, "unsupported-op.onnx")
     save(old_opset(), out_dir, "old-opset.onnx")
+    save(unsigned(), out_dir, "unsigned.onnx")
+    save(float_mod(), out_dir, "float-mod.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:

@@ -205,6 +205,10 @@ struct TensorInfo {
   Value value;
   /// The contents when known at import time (unplaced type).
   DenseElementsAttr constant;
+  /// The ONNX element type is unsigned (UINT8..UINT64). MLIR integers are
+  /// signless: the importer picks unsigned ops (divui, cmpi ult, uitofp, ...)
+  /// for these values and reads their known contents zero-extended.
+  bool isUnsigned = false;
 };
 
 class Importer {
@@ -274,6 +278,12 @@ private:
   }
 
   FailureOr<Type> elementType(int32_t dataType, const Twine &what);
+  static bool isUnsignedType(int32_t dataType) {
+    return dataType == onnx::TensorProto::UINT8 ||
+           dataType == onnx::TensorProto::UINT16 ||
+           dataType == onnx::TensorProto::UINT32 ||
+           dataType == onnx::TensorProto::UINT64;
+  }
   FailureOr<DenseElementsAttr> tensorContents(const onnx::TensorProto &t,
                                               const Twine &what);
 
@@ -301,14 +311,27 @@ private:
   /// Integer contents of known input `i`, or failure with a diagnostic
   /// naming `what`.
   FailureOr<SmallVector<int64_t>> knownInts(unsigned i, const Twine &what);
-  static SmallVector<int64_t> intsOf(DenseElementsAttr attr);
-  static SmallVector<double> floatsOf(DenseElementsAttr attr);
+  static SmallVector<int64_t> intsOf(DenseElementsAttr attr,
+                                     bool isUnsigned = false);
+  static SmallVector<double> floatsOf(DenseElementsAttr attr,
+                                      bool isUnsigned = false);
+  /// Contents of known input `i`, read per its signedness.
+  SmallVector<int64_t> knownIntsOf(unsigned i) {
+    return intsOf(in(i).constant, in(i).isUnsigned);
+  }
+  SmallVector<double> knownFloatsOf(unsigned i) {
+    return floatsOf(in(i).constant, in(i).isUnsigned);
+  }
   DenseElementsAttr intsAttr(ArrayRef<int64_t> shape, Type elt,
                              ArrayRef<int64_t> vals) const;
   DenseElementsAttr floatsAttr(ArrayRef<int64_t> shape, Type elt,
                                ArrayRef<double> vals) const;
 
-  void setOutput(unsigned i, Value v) {
+  /// Defines output `i`; it is unsigned if `isUnsigned` says so, else if
+  /// the node keeps its data input's element type and that input is
+  /// unsigned (`outUnsigned`).
+  void setOutput(unsigned i, Value v,
+                 std::optional<bool> isUnsigned = std::nullopt) {
     if (static_cast<int>(i) >= curNode->output_size() ||
         curNode->output(i).empty())
       return;
@@ -316,8 +339,10 @@ private:
     t.type = cast<RankedTensorType>(v.getType());
     t.value = v;
     t.constant = {};
+    t.isUnsigned = isUnsigned.value_or(outUnsigned);
   }
-  void setKnown(unsigned i, DenseElementsAttr c) {
+  void setKnown(unsigned i, DenseElementsAttr c,
+                std::optional<bool> isUnsigned = std::nullopt) {
     if (static_cast<int>(i) >= curNode->output_size() ||
         curNode->output(i).empty())
       return;
@@ -325,6 +350,7 @@ private:
     t.type = placed(c.getType().getShape(), c.getType().getElementType());
     t.value = {};
     t.constant = c;
+    t.isUnsigned = isUnsigned.value_or(outUnsigned);
   }
   /// True if every present input is known and the result of `numel`
   /// elements is small enough to evaluate at import time.
@@ -378,8 +404,9 @@ private:
   FailureOr<Value> matmul(Value a, Value b);
   enum class ReduceKind { Sum, Max, Min, Prod };
   /// Reduces `v` over `axes` (sorted, unique). With `keepDims`, reduced dims
-  /// stay as 1s.
-  Value reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind, bool keepDims);
+  /// stay as 1s. `isUnsigned`: integer Max/Min compare unsigned.
+  Value reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind, bool keepDims,
+               bool isUnsigned = false);
   Value extractSlice(Value v, ArrayRef<int64_t> offsets,
                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
   Value scale(Value v, double factor);
@@ -434,6 +461,8 @@ private:
   Location curLoc = UnknownLoc();
   const onnx::NodeProto *curNode = nullptr;
   std::string curNodeName;
+  /// Outputs of the current node are unsigned by default (setOutput).
+  bool outUnsigned = false;
   int64_t opset = 0;
   llvm::StringMap<TensorInfo> values;
 };
@@ -461,6 +490,16 @@ FailureOr<Type> Importer::elementType(int32_t dataType, const Twine &what) {
   case onnx::TensorProto::INT16:
     return Type(builder.getI16Type());
   case onnx::TensorProto::INT8:
+    return Type(builder.getI8Type());
+  // Unsigned types are signless integers; TensorInfo::isUnsigned keeps the
+  // signedness.
+  case onnx::TensorProto::UINT64:
+    return Type(builder.getI64Type());
+  case onnx::TensorProto::UINT32:
+    return Type(builder.getI32Type());
+  case onnx::TensorProto::UINT16:
+    return Type(builder.getI16Type());
+  case onnx::TensorProto::UINT8:
     return Type(builder.getI8Type());
   case onnx::TensorProto::BOOL:
     return Type(builder.getI1Type());
@@ -537,6 +576,10 @@ Importer::tensorContents(const onnx::TensorProto &t, const Twine &what) {
   SmallVector<int64_t> vals;
   if (t.data_type() == onnx::TensorProto::INT64)
     vals.assign(t.int64_data().begin(), t.int64_data().end());
+  else if (t.data_type() == onnx::TensorProto::UINT32 ||
+           t.data_type() == onnx::TensorProto::UINT64)
+    for (uint64_t v : t.uint64_data()) // the bits; intsAttr truncates
+      vals.push_back(static_cast<int64_t>(v));
   else
     vals.assign(t.int32_data().begin(), t.int32_data().end());
   if (failed(sizeCheck(vals.size())))
@@ -544,20 +587,21 @@ Importer::tensorContents(const onnx::TensorProto &t, const Twine &what) {
   return intsAttr(shape, *elt, vals);
 }
 
-SmallVector<int64_t> Importer::intsOf(DenseElementsAttr attr) {
+SmallVector<int64_t> Importer::intsOf(DenseElementsAttr attr, bool isUnsigned) {
   SmallVector<int64_t> out;
-  bool isBool = attr.getElementType().isInteger(1);
+  bool zext = attr.getElementType().isInteger(1) || isUnsigned;
   if (isa<FloatType>(attr.getElementType())) {
     for (const APFloat &v : attr.getValues<APFloat>())
       out.push_back(static_cast<int64_t>(v.convertToDouble()));
     return out;
   }
   for (const APInt &v : attr.getValues<APInt>())
-    out.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
+    out.push_back(zext ? v.getZExtValue() : v.getSExtValue());
   return out;
 }
 
-SmallVector<double> Importer::floatsOf(DenseElementsAttr attr) {
+SmallVector<double> Importer::floatsOf(DenseElementsAttr attr,
+                                       bool isUnsigned) {
   SmallVector<double> out;
   if (isa<FloatType>(attr.getElementType())) {
     for (APFloat v : attr.getValues<APFloat>()) {
@@ -565,6 +609,11 @@ SmallVector<double> Importer::floatsOf(DenseElementsAttr attr) {
       v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
       out.push_back(v.convertToDouble());
     }
+    return out;
+  }
+  if (isUnsigned) {
+    for (const APInt &v : attr.getValues<APInt>())
+      out.push_back(static_cast<double>(v.getZExtValue()));
     return out;
   }
   for (int64_t v : intsOf(attr))
@@ -618,7 +667,7 @@ FailureOr<SmallVector<int64_t>> Importer::knownInts(unsigned i,
            failure();
   if (isa<FloatType>(inElt(i)))
     return (void)fail(what + " must be an integer tensor"), failure();
-  return intsOf(in(i).constant);
+  return knownIntsOf(i);
 }
 
 //===----------------------------------------------------------------------===//
@@ -836,7 +885,7 @@ FailureOr<Value> Importer::matmul(Value a, Value b) {
 }
 
 Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
-                       bool keepDims) {
+                       bool keepDims, bool isUnsigned) {
   auto type = cast<RankedTensorType>(v.getType());
   Type elt = type.getElementType();
   SmallVector<int64_t> reducedShape, keptShape;
@@ -859,8 +908,10 @@ Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
                                APFloat::getInf(ft.getFloatSemantics(), isMax)));
     } else {
       unsigned w = elt.getIntOrFloatBitWidth();
-      APInt lim =
-          isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+      APInt lim = isUnsigned
+                      ? (isMax ? APInt::getMinValue(w) : APInt::getMaxValue(w))
+                  : isMax ? APInt::getSignedMinValue(w)
+                          : APInt::getSignedMaxValue(w);
       initScalar = arith::ConstantOp::create(builder, curLoc,
                                              builder.getIntegerAttr(elt, lim));
     }
@@ -887,11 +938,13 @@ Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
               break;
             case ReduceKind::Max:
               r = isFloat ? Value(arith::MaximumFOp::create(b, loc, x, acc))
-                          : Value(arith::MaxSIOp::create(b, loc, x, acc));
+                  : isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x, acc))
+                               : Value(arith::MaxSIOp::create(b, loc, x, acc));
               break;
             case ReduceKind::Min:
               r = isFloat ? Value(arith::MinimumFOp::create(b, loc, x, acc))
-                          : Value(arith::MinSIOp::create(b, loc, x, acc));
+                  : isUnsigned ? Value(arith::MinUIOp::create(b, loc, x, acc))
+                               : Value(arith::MinSIOp::create(b, loc, x, acc));
               break;
             }
             linalg::YieldOp::create(b, loc, r);
@@ -1011,9 +1064,32 @@ static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
       .Default([] { return 0.0; })();
 }
 
-/// Evaluates a scalar op on integers at import time.
-static int64_t evalInt(StringRef op, ArrayRef<int64_t> a) {
+/// Evaluates a scalar op on integers at import time. Unsigned operands are
+/// zero-extended; their division, remainder, comparisons and min/max are
+/// computed in uint64. Signed Mod is Python's % (fmod=0) unless `truncMod`
+/// (fmod=1: C's %).
+static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
+                       bool truncMod) {
   int64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
+  uint64_t ux = x, uy = y;
+  if (op == "Mod" && truncMod && !isUnsigned)
+    return y == 0 || y == -1 ? 0 : x % y;
+  if (isUnsigned) {
+    std::optional<int64_t> r =
+        llvm::StringSwitch<std::function<std::optional<int64_t>()>>(op)
+            .Case("Div", [&] { return int64_t(uy == 0 ? 0 : ux / uy); })
+            .Case("Mod", [&] { return int64_t(uy == 0 ? 0 : ux % uy); })
+            .Case("Max", [&] { return int64_t(std::max(ux, uy)); })
+            .Case("Min", [&] { return int64_t(std::min(ux, uy)); })
+            .Case("Less", [&] { return int64_t(ux < uy); })
+            .Case("Greater", [&] { return int64_t(ux > uy); })
+            .Case("LessOrEqual", [&] { return int64_t(ux <= uy); })
+            .Case("GreaterOrEqual", [&] { return int64_t(ux >= uy); })
+            .Cases({"Abs", "Relu"}, [&] { return x; })
+            .Default([] { return std::nullopt; })();
+    if (r)
+      return *r;
+  }
   return llvm::StringSwitch<std::function<int64_t()>>(op)
       .Case("Add", [&] { return x + y; })
       .Case("Sub", [&] { return x - y; })
@@ -1056,8 +1132,10 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a) {
 }
 
 /// Emits the scalar op; operands already have the op's element types.
+/// `isUnsigned`: integer operands are unsigned.
 static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
-                        ArrayRef<Value> a, double alpha, double beta) {
+                        ArrayRef<Value> a, double alpha, double beta,
+                        bool isUnsigned = false) {
   Value x = a[0], y = a.size() > 1 ? a[1] : Value();
   Type t = x.getType();
   bool f = isa<FloatType>(t);
@@ -1066,11 +1144,25 @@ static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
       return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, (int64_t)v));
   };
-  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip) -> Value {
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip,
+                 arith::CmpIPredicate up) -> Value {
     if (f)
       return arith::CmpFOp::create(b, loc, fp, x, y);
-    return arith::CmpIOp::create(b, loc, ip, x, y);
+    return arith::CmpIOp::create(b, loc, isUnsigned ? up : ip, x, y);
   };
+  if (isUnsigned && !f) {
+    if (op == "Div")
+      return arith::DivUIOp::create(b, loc, x, y);
+    // fmod=0 and fmod=1 agree on unsigned operands.
+    if (op == "Mod")
+      return arith::RemUIOp::create(b, loc, x, y);
+    if (op == "Max")
+      return arith::MaxUIOp::create(b, loc, x, y);
+    if (op == "Min")
+      return arith::MinUIOp::create(b, loc, x, y);
+    if (op == "Abs" || op == "Relu")
+      return x;
+  }
   if (op == "Add")
     return f ? Value(arith::AddFOp::create(b, loc, x, y))
              : Value(arith::AddIOp::create(b, loc, x, y));
@@ -1096,15 +1188,20 @@ static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
     return f ? Value(arith::RemFOp::create(b, loc, x, y))
              : Value(arith::RemSIOp::create(b, loc, x, y));
   if (op == "Equal")
-    return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+    return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
+               arith::CmpIPredicate::eq);
   if (op == "Less")
-    return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+    return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt,
+               arith::CmpIPredicate::ult);
   if (op == "Greater")
-    return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+    return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt,
+               arith::CmpIPredicate::ugt);
   if (op == "LessOrEqual")
-    return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+    return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle,
+               arith::CmpIPredicate::ule);
   if (op == "GreaterOrEqual")
-    return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+    return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
+               arith::CmpIPredicate::uge);
   if (op == "And")
     return arith::AndIOp::create(b, loc, x, y);
   if (op == "Or")
@@ -1211,8 +1308,14 @@ LogicalResult Importer::importElementwise(StringRef op) {
   double beta = attrFloat("beta", 0.5f);
   if (op == "Gelu" && attrString("approximate", "none") != "none")
     return fail("approximate Gelu is not supported");
-  if (op == "Mod" && !isa<FloatType>(elt) && attrInt("fmod", 0) == 0)
-    return fail("integer Mod with fmod=0 is not supported");
+  if (op == "Mod" && isa<FloatType>(elt) && attrInt("fmod", 0) == 0)
+    return fail("float Mod requires fmod=1");
+  // Signed integer Mod with fmod=0 takes the divisor's sign (Python's %).
+  bool floorMod = op == "Mod" && !isa<FloatType>(elt) &&
+                  attrInt("fmod", 0) == 0 && !in(first).isUnsigned;
+  // Signedness of the operands (ONNX gives them one type) and the result.
+  bool opUnsigned = in(first).isUnsigned;
+  outUnsigned = !info.comparison && opUnsigned;
   Type outElt = info.comparison ? builder.getI1Type() : elt;
 
   SmallVector<int64_t> outShape;
@@ -1233,7 +1336,7 @@ LogicalResult Importer::importElementwise(StringRef op) {
     if (isa<FloatType>(elt) || mixedPow) {
       SmallVector<SmallVector<double>> vals;
       for (unsigned i = 0; i < info.arity; ++i)
-        vals.push_back(floatsOf(in(i).constant));
+        vals.push_back(knownFloatsOf(i));
       SmallVector<double> out(n);
       for (int64_t j = 0; j < n; ++j) {
         SmallVector<double> args;
@@ -1245,13 +1348,13 @@ LogicalResult Importer::importElementwise(StringRef op) {
     } else {
       SmallVector<SmallVector<int64_t>> vals;
       for (unsigned i = 0; i < info.arity; ++i)
-        vals.push_back(intsOf(in(i).constant));
+        vals.push_back(knownIntsOf(i));
       SmallVector<int64_t> out(n);
       for (int64_t j = 0; j < n; ++j) {
         SmallVector<int64_t> args;
         for (unsigned i = 0; i < info.arity; ++i)
           args.push_back(vals[i][idx[i][j]]);
-        out[j] = evalInt(op, args);
+        out[j] = evalInt(op, args, opUnsigned, attrInt("fmod", 0) != 0);
       }
       setKnown(0, intsAttr(outShape, outElt, out));
     }
@@ -1261,8 +1364,9 @@ LogicalResult Importer::importElementwise(StringRef op) {
   // x^2 is common (variance in decomposed layer norms): emit a multiply.
   bool square = false;
   if (op == "Pow" && isKnown(1) && numElements(inShape(1)) == 1 &&
-      isa<FloatType>(inElt(1)) && floatsOf(in(1).constant)[0] == 2.0)
+      isa<FloatType>(inElt(1)) && knownFloatsOf(1)[0] == 2.0)
     square = true;
+  bool expUnsigned = op == "Pow" && in(1).isUnsigned;
   SmallVector<Value> operands;
   for (unsigned i = 0; i < (square ? 1u : info.arity); ++i)
     operands.push_back(inValue(i));
@@ -1275,19 +1379,24 @@ LogicalResult Importer::importElementwise(StringRef op) {
           Type t = a[0].getType();
           if (!isa<FloatType>(a[1].getType())) {
             // Integer base and exponent of different widths.
-            Value e = cast<IntegerType>(a[1].getType()).getWidth() <
+            Value e = cast<IntegerType>(a[1].getType()).getWidth() >=
                               cast<IntegerType>(t).getWidth()
-                          ? Value(arith::ExtSIOp::create(b, loc, t, a[1]))
-                          : Value(arith::TruncIOp::create(b, loc, t, a[1]));
+                          ? Value(arith::TruncIOp::create(b, loc, t, a[1]))
+                      : expUnsigned
+                          ? Value(arith::ExtUIOp::create(b, loc, t, a[1]))
+                          : Value(arith::ExtSIOp::create(b, loc, t, a[1]));
             return Value(math::IPowIOp::create(b, loc, a[0], e));
           }
           Type f64 = b.getF64Type();
-          Value x = arith::SIToFPOp::create(b, loc, f64, a[0]);
+          Value x = opUnsigned
+                        ? Value(arith::UIToFPOp::create(b, loc, f64, a[0]))
+                        : Value(arith::SIToFPOp::create(b, loc, f64, a[0]));
           Value e = a[1].getType() == f64
                         ? a[1]
                         : Value(arith::ExtFOp::create(b, loc, f64, a[1]));
-          return Value(arith::FPToSIOp::create(
-              b, loc, t, math::PowFOp::create(b, loc, x, e)));
+          Value p = math::PowFOp::create(b, loc, x, e);
+          return opUnsigned ? Value(arith::FPToUIOp::create(b, loc, t, p))
+                            : Value(arith::FPToSIOp::create(b, loc, t, p));
         }
         if (op == "Pow" && a[1].getType() != a[0].getType()) {
           Type t = a[0].getType();
@@ -1297,10 +1406,27 @@ LogicalResult Importer::importElementwise(StringRef op) {
                              cast<FloatType>(t).getWidth()
                          ? Value(arith::ExtFOp::create(b, loc, t, a[1]))
                          : Value(arith::TruncFOp::create(b, loc, t, a[1])))
-                  : Value(arith::SIToFPOp::create(b, loc, t, a[1]));
+              : expUnsigned ? Value(arith::UIToFPOp::create(b, loc, t, a[1]))
+                            : Value(arith::SIToFPOp::create(b, loc, t, a[1]));
           return Value(math::PowFOp::create(b, loc, a[0], e));
         }
-        return emitScalar(b, loc, op, a, alpha, beta);
+        if (floorMod) {
+          // r = x rem y; r + y where r and y differ in sign.
+          Value r = arith::RemSIOp::create(b, loc, a[0], a[1]);
+          Value zero = arith::ConstantOp::create(
+              b, loc, b.getIntegerAttr(a[0].getType(), 0));
+          Value nonZero =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+          Value rNeg =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+          Value yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             a[1], zero);
+          Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+          Value fix = arith::AndIOp::create(b, loc, nonZero, differ);
+          return Value(arith::SelectOp::create(
+              b, loc, fix, arith::AddIOp::create(b, loc, r, a[1]), r));
+        }
+        return emitScalar(b, loc, op, a, alpha, beta, opUnsigned);
       });
   if (failed(r))
     return failure();
@@ -1551,7 +1677,7 @@ LogicalResult Importer::importReduce(StringRef op) {
                         .Case("ReduceMin", ReduceKind::Min)
                         .Case("ReduceProd", ReduceKind::Prod)
                         .Default(ReduceKind::Sum);
-  Value r = reduce(inValue(0), axes, kind, keepDims);
+  Value r = reduce(inValue(0), axes, kind, keepDims, in(0).isUnsigned);
   if (op == "ReduceMean") {
     int64_t count = 1;
     for (int64_t a : axes)
@@ -1961,15 +2087,16 @@ LogicalResult Importer::importGather() {
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, idxType.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  bool idxUnsigned = in(1).isUnsigned;
   if (isKnown(1)) {
-    for (int64_t i : intsOf(in(1).constant))
+    for (int64_t i : knownIntsOf(1))
       if (i < -dim || i >= dim)
         return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
                     ", " + Twine(dim) + ")");
   }
   if (canFold(numElements(shape))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
-    SmallVector<int64_t> idx = intsOf(in(1).constant);
+    SmallVector<int64_t> idx = knownIntsOf(1);
     SmallVector<int64_t> inStrides = stridesOf(data.getShape());
     SmallVector<int64_t> outStrides = stridesOf(shape);
     int64_t ir = idxType.getRank();
@@ -2006,30 +2133,33 @@ LogicalResult Importer::importGather() {
   SmallVector<utils::IteratorType> iters(outRank,
                                          utils::IteratorType::parallel);
   Value init = empty(shape, data.getElementType());
-  Value r = linalg::GenericOp::create(
-                builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
-                ValueRange{init}, maps, iters,
-                [&](OpBuilder &b, Location loc, ValueRange args) {
-                  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                       args[0]);
-                  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-                  Value size = arith::ConstantIndexOp::create(b, loc, dim);
-                  Value neg = arith::CmpIOp::create(
-                      b, loc, arith::CmpIPredicate::slt, i, zero);
-                  i = arith::SelectOp::create(
-                      b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
-                  SmallVector<Value> coords;
-                  for (int64_t d = 0; d < rank; ++d) {
-                    if (d == *axis)
-                      coords.push_back(i);
-                    else
-                      coords.push_back(linalg::IndexOp::create(
-                          b, loc, d < *axis ? d : d - 1 + ir));
-                  }
-                  Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
-                  linalg::YieldOp::create(b, loc, v);
-                })
-                .getResult(0);
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value i = idxUnsigned ? Value(arith::IndexCastUIOp::create(
+                                        b, loc, b.getIndexType(), args[0]))
+                                  : Value(arith::IndexCastOp::create(
+                                        b, loc, b.getIndexType(), args[0]));
+            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+            Value size = arith::ConstantIndexOp::create(b, loc, dim);
+            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              i, zero);
+            i = arith::SelectOp::create(
+                b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
+            SmallVector<Value> coords;
+            for (int64_t d = 0; d < rank; ++d) {
+              if (d == *axis)
+                coords.push_back(i);
+              else
+                coords.push_back(linalg::IndexOp::create(
+                    b, loc, d < *axis ? d : d - 1 + ir));
+            }
+            Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
   setOutput(0, r);
   return success();
 }
@@ -2074,7 +2204,7 @@ LogicalResult Importer::importConstant() {
         tensorContents(a->t(), "attribute 'value'");
     if (failed(c))
       return failure();
-    setKnown(0, *c);
+    setKnown(0, *c, isUnsignedType(a->t().data_type()));
     return success();
   }
   Type f32 = builder.getF32Type(), i64 = builder.getI64Type();
@@ -2117,6 +2247,7 @@ LogicalResult Importer::importConstantOfShape() {
       return fail("attribute 'value' must hold one element");
     elt = c->getElementType();
     value = *c->getValues<Attribute>().begin();
+    outUnsigned = isUnsignedType(a->t().data_type());
   }
   setKnown(0, DenseElementsAttr::get(unplaced(*shape, elt), value));
   return success();
@@ -2150,9 +2281,8 @@ LogicalResult Importer::importRange() {
                   curNode->input(i) + "') is not known at import time");
   }
   Type elt = inElt(0);
-  SmallVector<double> s = floatsOf(in(0).constant),
-                      l = floatsOf(in(1).constant),
-                      d = floatsOf(in(2).constant);
+  SmallVector<double> s = knownFloatsOf(0), l = knownFloatsOf(1),
+                      d = knownFloatsOf(2);
   if (s.size() != 1 || l.size() != 1 || d.size() != 1)
     return fail("start, limit and delta must be scalars");
   if (d[0] == 0)
@@ -2177,17 +2307,25 @@ LogicalResult Importer::importCast(bool like) {
   if (failed(to))
     return failure();
   Type from = inElt(0);
+  // Unsigned sources widen with zero extension and convert with uitofp;
+  // unsigned targets take fptoui.
+  bool fromUnsigned = in(0).isUnsigned;
+  outUnsigned = like ? in(1).isUnsigned : isUnsignedType(attrInt("to", 0));
+  bool toUnsigned = outUnsigned;
   ArrayRef<int64_t> shape = inShape(0);
   if (canFold(numElements(shape))) {
     if (isa<FloatType>(*to)) {
-      setKnown(0, floatsAttr(shape, *to, floatsOf(in(0).constant)));
+      setKnown(0, floatsAttr(shape, *to, knownFloatsOf(0)));
     } else if (isa<FloatType>(from)) {
       SmallVector<int64_t> v;
-      for (double f : floatsOf(in(0).constant))
-        v.push_back(to->isInteger(1) ? f != 0 : static_cast<int64_t>(f));
+      for (double f : knownFloatsOf(0))
+        v.push_back(to->isInteger(1) ? f != 0
+                    : toUnsigned && f >= 0
+                        ? static_cast<int64_t>(static_cast<uint64_t>(f))
+                        : static_cast<int64_t>(f));
       setKnown(0, intsAttr(shape, *to, v));
     } else {
-      setKnown(0, intsAttr(shape, *to, intsOf(in(0).constant)));
+      setKnown(0, intsAttr(shape, *to, knownIntsOf(0)));
     }
     return success();
   }
@@ -2214,15 +2352,16 @@ LogicalResult Importer::importCast(bool like) {
               arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0))));
         }
         if (tt)
-          return from.isInteger(1)
+          return from.isInteger(1) || fromUnsigned
                      ? Value(arith::UIToFPOp::create(b, loc, t, x))
                      : Value(arith::SIToFPOp::create(b, loc, t, x));
         if (ft)
-          return Value(arith::FPToSIOp::create(b, loc, t, x));
+          return toUnsigned ? Value(arith::FPToUIOp::create(b, loc, t, x))
+                            : Value(arith::FPToSIOp::create(b, loc, t, x));
         unsigned fw = from.getIntOrFloatBitWidth(),
                  tw = t.getIntOrFloatBitWidth();
         if (fw < tw)
-          return from.isInteger(1)
+          return from.isInteger(1) || fromUnsigned
                      ? Value(arith::ExtUIOp::create(b, loc, t, x))
                      : Value(arith::ExtSIOp::create(b, loc, t, x));
         return Value(arith::TruncIOp::create(b, loc, t, x));
@@ -2578,6 +2717,17 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
           a.type() == onnx::AttributeProto::GRAPHS)
         return fail("subgraph attributes are not supported");
   }
+  // Ops whose result has their data input's element type keep its
+  // signedness; the others set it per output.
+  bool keepsType =
+      (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
+      llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                          "ReduceProd", "Reshape", "Flatten", "Squeeze",
+                          "Unsqueeze", "Transpose", "Split", "Slice", "Concat",
+                          "Gather", "Expand", "MaxPool"},
+                         op);
+  unsigned data = op == "Where" ? 1 : 0;
+  outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
   if (elementwiseInfo(op))
     return importElementwise(op);
@@ -2810,6 +2960,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       shape.push_back(dim.dim_value());
     }
     addArg(vi.name(), placed(shape, *elt), /*isGraphInput=*/true);
+    values[vi.name()].isUnsigned = isUnsignedType(tt.elem_type());
   }
   for (const onnx::TensorProto &t : graph->initializer()) {
     std::string what = "initializer '" + t.name() + "'";
@@ -2832,6 +2983,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       TensorInfo &info = values[t.name()];
       info.type = placed(shape, *elt);
       info.constant = *c;
+      info.isUnsigned = isUnsignedType(t.data_type());
       continue;
     }
     if (options.weightsAsConstants && !hasData) {
@@ -2840,6 +2992,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     }
     addArg(t.name(), placed(shape, *elt));
+    values[t.name()].isUnsigned = isUnsignedType(t.data_type());
   }
 
   unsigned index = 0;
@@ -2858,6 +3011,7 @@ OwningOpRef<ModuleOp> Importer::run() {
   curLoc = fileLoc;
 
   SmallVector<Value> results;
+  SmallVector<bool> resultUnsigned;
   for (const onnx::ValueInfoProto &vi : graph->output()) {
     auto it = values.find(vi.name());
     if (it == values.end()) {
@@ -2866,6 +3020,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     }
     results.push_back(materialize(it->second));
+    resultUnsigned.push_back(it->second.isUnsigned);
   }
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(
@@ -2875,6 +3030,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (role.second)
       func.setArgAttr(i, "dist.batch_dim", builder.getI64IntegerAttr(0));
   }
+  // Unsigned results (UINT8..UINT64), for distir-run's output files.
+  for (auto [i, isUnsigned] : llvm::enumerate(resultUnsigned))
+    if (isUnsigned)
+      func.setResultAttr(i, "dist.unsigned", builder.getUnitAttr());
   tagLayers(func);
   if (failed(verify(*module)))
     return {};
