@@ -257,6 +257,19 @@ def unsigned():
     return model(g, 15)
 
 
+def maxpool_indices(storage_order):
+    """MaxPool with its Indices output (padded 3x3 window, stride 2)."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              strides=[2, 2], storage_order=storage_order)]
+    g = helper.make_graph(
+        nodes, "maxpool_indices",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 2, 2]),
+         helper.make_tensor_value_info("i", TensorProto.INT64, [1, 2, 2, 2])])
+    return model(g, 12)
+
+
 def float_mod():
     """Mod of floats without fmod=1 (the ONNX spec requires it)."""
     nodes = [helper.make_node("Mod", ["a", "b"], ["y"], name="mod")]
@@ -278,6 +291,8 @@ def main():
     save(unsupported(), out_dir, "unsupported-op.onnx")
     save(old_opset(), out_dir, "old-opset.onnx")
     save(unsigned(), out_dir, "unsigned.onnx")
+    save(maxpool_indices(1), out_dir, "maxpool-indices.onnx")
+    save(maxpool_indices(2), out_dir, "maxpool-bad-order.onnx")
     save(float_mod(), out_dir, "float-mod.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))

@@ -2531,8 +2531,10 @@ LogicalResult Importer::importPool(StringRef op) {
     return fail("expects an input");
   RankedTensorType xt = inType(0);
   Type elt = xt.getElementType();
-  if (!isa<FloatType>(elt))
+  // MaxPool also takes 8-bit integers (opset 12); the others only floats.
+  if (!isa<FloatType>(elt) && (op != "MaxPool" || elt.isInteger(1)))
     return fail("integer operands are not supported");
+  bool isUnsigned = in(0).isUnsigned;
   int64_t rank = xt.getRank();
   if (rank < 3)
     return fail("input must have rank >= 3");
@@ -2549,8 +2551,10 @@ LogicalResult Importer::importPool(StringRef op) {
     setOutput(0, r);
     return success();
   }
-  if (curNode->output_size() > 1 && !curNode->output(1).empty())
-    return fail("the Indices output is not supported");
+  bool withIndices = curNode->output_size() > 1 && !curNode->output(1).empty();
+  int64_t storageOrder = attrInt("storage_order", 0);
+  if (withIndices && storageOrder != 0 && storageOrder != 1)
+    return fail("storage_order must be 0 or 1, got " + Twine(storageOrder));
   Window w;
   auto k = attrInts("kernel_shape");
   if (!k || static_cast<int64_t>(k->size()) != ns)
@@ -2582,15 +2586,22 @@ LogicalResult Importer::importPool(StringRef op) {
     padded |= w.padLow[i] || high;
     shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + high);
   }
+  // The identity of max: -inf, or the least value of the integer type.
+  auto lowest = [&]() -> Value {
+    if (auto ft = dyn_cast<FloatType>(elt))
+      return arith::ConstantOp::create(
+          builder, curLoc,
+          builder.getFloatAttr(elt,
+                               APFloat::getInf(ft.getFloatSemantics(), true)));
+    unsigned width = elt.getIntOrFloatBitWidth();
+    return arith::ConstantOp::create(
+        builder, curLoc,
+        builder.getIntegerAttr(elt, isUnsigned
+                                        ? APInt::getMinValue(width)
+                                        : APInt::getSignedMinValue(width)));
+  };
   if (padded) {
-    Value padVal =
-        isMax ? Value(arith::ConstantOp::create(
-                    builder, curLoc,
-                    builder.getFloatAttr(
-                        elt,
-                        APFloat::getInf(
-                            cast<FloatType>(elt).getFloatSemantics(), true))))
-              : scalarConst(builder, curLoc, elt, 0);
+    Value padVal = isMax ? lowest() : scalarConst(builder, curLoc, elt, 0);
     x = pad(x, placed(shape, elt), lo, hi, padVal);
   }
   // Loops: (n, c, o_1..o_s, k_1..k_s); the window tensor gives k's bounds.
@@ -2612,16 +2623,83 @@ LogicalResult Importer::importPool(StringRef op) {
   Value window = empty(w.kernel, elt);
   Value init;
   if (isMax) {
-    Value ninf = arith::ConstantOp::create(
-        builder, curLoc,
-        builder.getFloatAttr(
-            elt,
-            APFloat::getInf(cast<FloatType>(elt).getFloatSemantics(), true)));
-    init = linalg::FillOp::create(builder, curLoc, ValueRange{ninf},
+    init = linalg::FillOp::create(builder, curLoc, ValueRange{lowest()},
                                   ValueRange{empty(outShape, elt)})
                .getResult(0);
   } else {
     init = filled(outShape, elt, 0);
+  }
+  bool isFloat = isa<FloatType>(elt);
+  if (withIndices) {
+    // Indices: the flat index of the first maximum of each window into the
+    // unpadded input, (n * C + c) * prod(spatial) + the spatial position
+    // in row-major (storage_order 0) or column-major (1) order, as the
+    // ONNX reference. The window is scanned in row-major order and a later
+    // element replaces the maximum only if it is strictly greater.
+    maps.push_back(maps.back());
+    Type i64 = builder.getI64Type();
+    Value idxInit = filled(outShape, i64, 0);
+    ArrayRef<int64_t> spatial = xt.getShape().drop_front(2);
+    int64_t channels = xt.getDimSize(1);
+    auto generic = linalg::GenericOp::create(
+        builder, curLoc, TypeRange{init.getType(), idxInit.getType()},
+        ValueRange{x, window}, ValueRange{init, idxInit}, maps, iters,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value greater =
+              isFloat
+                  ? Value(arith::CmpFOp::create(
+                        b, loc, arith::CmpFPredicate::OGT, args[0], args[2]))
+                  : Value(arith::CmpIOp::create(b, loc,
+                                                isUnsigned
+                                                    ? arith::CmpIPredicate::ugt
+                                                    : arith::CmpIPredicate::sgt,
+                                                args[0], args[2]));
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, loc, v);
+          };
+          auto idx = [&](int64_t d) -> Value {
+            return linalg::IndexOp::create(b, loc, d);
+          };
+          // Input coordinates of the element: o * stride + k * dilation -
+          // padLow per spatial dim.
+          SmallVector<Value> pos;
+          for (int64_t i = 0; i < ns; ++i) {
+            Value p = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, idx(2 + i), cst(w.strides[i])),
+                arith::MulIOp::create(b, loc, idx(2 + ns + i),
+                                      cst(w.dilations[i])));
+            pos.push_back(arith::SubIOp::create(b, loc, p, cst(w.padLow[i])));
+          }
+          Value lin = cst(0);
+          if (storageOrder == 0) {
+            for (int64_t i = 0; i < ns; ++i)
+              lin = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, lin, cst(spatial[i])),
+                  pos[i]);
+          } else {
+            for (int64_t i = ns - 1; i >= 0; --i)
+              lin = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, lin, cst(spatial[i])),
+                  pos[i]);
+          }
+          Value plane = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, idx(0), cst(channels)),
+              idx(1));
+          lin = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, plane, cst(numElements(spatial))),
+              lin);
+          Value linI64 = arith::IndexCastOp::create(b, loc, i64, lin);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::SelectOp::create(b, loc, greater, args[0], args[2]),
+                  arith::SelectOp::create(b, loc, greater, linI64, args[3])});
+        });
+    setOutput(0, generic.getResult(0));
+    setOutput(1, generic.getResult(1), /*isUnsigned=*/false);
+    return success();
   }
   Value r =
       linalg::GenericOp::create(
@@ -2629,9 +2707,12 @@ LogicalResult Importer::importPool(StringRef op) {
           ValueRange{init}, maps, iters,
           [&](OpBuilder &b, Location loc, ValueRange args) {
             Value v =
-                isMax
+                !isMax ? Value(arith::AddFOp::create(b, loc, args[2], args[0]))
+                : isFloat
                     ? Value(arith::MaximumFOp::create(b, loc, args[2], args[0]))
-                    : Value(arith::AddFOp::create(b, loc, args[2], args[0]));
+                : isUnsigned
+                    ? Value(arith::MaxUIOp::create(b, loc, args[2], args[0]))
+                    : Value(arith::MaxSIOp::create(b, loc, args[2], args[0]));
             linalg::YieldOp::create(b, loc, v);
           })
           .getResult(0);
