@@ -22,8 +22,9 @@ Exit status 1 if anything failed or crashed.
 
 With --bind-shape-inputs, only the tests whose import fails because a shape
 operand (Reshape's shape, axes, Slice bounds, Split sizes, ...) is a graph
-input run: each such input is moved into an initializer holding its
-test_data_set_0 value, as an exporter would emit it, and the test is run
+input run: each such input is bound to its test_data_set_0 value with
+`distir-translate --input-value NAME=v0,v1,...` (the importer then treats it
+as an initializer, as an exporter would emit it), and the test is run
 again; the summary counts these tests only.
 """
 
@@ -31,7 +32,6 @@ import argparse
 import concurrent.futures
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,7 +58,19 @@ def read_pb(path):
     return t
 
 
-def run_test(bin_dir, test_dir):
+def input_value_arg(name, path):
+    """`--input-value=NAME=v0,v1,...` holding the tensor in `path`."""
+    values = numpy_helper.to_array(read_pb(path)).ravel()
+    if values.dtype.kind == "f":
+        text = ",".join(repr(float(v)) for v in values)
+    else:
+        text = ",".join(str(int(v)) for v in values)
+    return f"--input-value={name}={text}"
+
+
+def run_test(bin_dir, test_dir, bound=frozenset()):
+    """Runs one node test; the graph inputs named in `bound` are bound to
+    their test values at import time (--input-value)."""
     name = os.path.basename(test_dir)
     model_path = os.path.join(test_dir, "model.onnx")
     data_dir = os.path.join(test_dir, "test_data_set_0")
@@ -74,6 +86,8 @@ def run_test(bin_dir, test_dir):
                 dims = read_pb(path).dims
                 shapes.append(f"--input-shape={input_name}=" +
                               ",".join(str(d) for d in dims))
+                if input_name in bound:
+                    shapes.append(input_value_arg(input_name, path))
         out_types = [o.type.tensor_type.elem_type for o in model.graph.output]
         outputs = []
         bf16_outputs = set()
@@ -113,7 +127,8 @@ def run_test(bin_dir, test_dir):
         cmd = [os.path.join(bin_dir, "distir-run"), prog, "--output-dir",
                os.path.join(work, "out"), "--print-limit", "0"]
         for input_name, path in zip(inputs, input_files):
-            cmd += ["--input", f"{input_name}={path}"]
+            if input_name not in bound:
+                cmd += ["--input", f"{input_name}={path}"]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
@@ -159,47 +174,22 @@ UNRESOLVED = re.compile(r"unresolvable dynamic shape: .*\('([^']+)'\) is not "
 
 def run_bound(bin_dir, test_dir):
     """Runs `test_dir` with every graph input that the importer reports as an
-    unresolvable shape operand moved into an initializer; None if the first
+    unresolvable shape operand bound to its test value; None if the first
     import needs no such input."""
     name = os.path.basename(test_dir)
-    data_dir = os.path.join(test_dir, "test_data_set_0")
     model = load(os.path.join(test_dir, "model.onnx"))
     init_names = {t.name for t in model.graph.initializer}
-    inputs = [i for i in model.graph.input if i.name not in init_names]
-    pbs = {i.name: os.path.join(data_dir, f"input_{k}.pb")
-           for k, i in enumerate(inputs)}
+    inputs = {i.name for i in model.graph.input if i.name not in init_names}
     bound = set()
-    with tempfile.TemporaryDirectory() as work:
-        while True:
-            dst = os.path.join(work, name)
-            shutil.rmtree(dst, ignore_errors=True)
-            os.makedirs(os.path.join(dst, "test_data_set_0"))
-            m = load(os.path.join(test_dir, "model.onnx"))
-            k = 0
-            for i in list(m.graph.input):
-                if i.name in bound:
-                    t = read_pb(pbs[i.name])
-                    t.name = i.name
-                    m.graph.initializer.append(t)
-                    m.graph.input.remove(i)
-                elif i.name in pbs:
-                    shutil.copy(pbs[i.name], os.path.join(
-                        dst, "test_data_set_0", f"input_{k}.pb"))
-                    k += 1
-            for f in os.listdir(data_dir):
-                if f.startswith("output_"):
-                    shutil.copy(os.path.join(data_dir, f),
-                                os.path.join(dst, "test_data_set_0", f))
-            with open(os.path.join(dst, "model.onnx"), "wb") as f:
-                f.write(m.SerializeToString())
-            _, kind, detail = run_test(bin_dir, dst)
-            match = UNRESOLVED.search(detail) if kind == "import-error" else None
-            if match and match.group(1) in pbs and match.group(1) not in bound:
-                bound.add(match.group(1))
-                continue
-            if not bound:
-                return None
-            return name, kind, detail.replace(work, "<tmp>")
+    while True:
+        _, kind, detail = run_test(bin_dir, test_dir, frozenset(bound))
+        match = UNRESOLVED.search(detail) if kind == "import-error" else None
+        if match and match.group(1) in inputs and match.group(1) not in bound:
+            bound.add(match.group(1))
+            continue
+        if not bound:
+            return None
+        return name, kind, detail
 
 
 def main():

@@ -281,6 +281,26 @@ def float_mod():
     return model(g, 13)
 
 
+def bound_inputs():
+    """Reshape whose target shape and a Mul whose scale are graph inputs
+    (bound with --input-value); `shape` has a dynamic length, `x` two
+    dynamic dimensions; `small` and `flag` only pass through."""
+    nodes = [helper.make_node("Mul", ["x", "scale"], ["s"], name="scale"),
+             helper.make_node("Reshape", ["s", "shape"], ["y"],
+                              name="reshape")]
+    g = helper.make_graph(
+        nodes, "bound",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "M"]),
+         helper.make_tensor_value_info("scale", TensorProto.FLOAT, [6]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, ["K"]),
+         helper.make_tensor_value_info("small", TensorProto.UINT8, [1]),
+         helper.make_tensor_value_info("flag", TensorProto.BOOL, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["P", "Q"]),
+         helper.make_tensor_value_info("small", TensorProto.UINT8, [1]),
+         helper.make_tensor_value_info("flag", TensorProto.BOOL, [2])])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -294,6 +314,7 @@ def main():
     save(maxpool_indices(1), out_dir, "maxpool-indices.onnx")
     save(maxpool_indices(2), out_dir, "maxpool-bad-order.onnx")
     save(float_mod(), out_dir, "float-mod.onnx")
+    save(bound_inputs(), out_dir, "bound-inputs.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:

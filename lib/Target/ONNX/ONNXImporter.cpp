@@ -110,6 +110,14 @@ static llvm::cl::list<std::string> clInputShapes(
                    "dynamic dimensions: NAME=d0,d1,... (repeatable)"),
     llvm::cl::value_desc("NAME=d0,d1,..."), llvm::cl::cat(onnxCategory));
 
+static llvm::cl::list<std::string> clInputValues(
+    "input-value",
+    llvm::cl::desc("Bind a graph input of --import-onnx to constant values "
+                   "(row-major): it becomes an initializer, leaves the "
+                   "function signature, and shape operands computed from it "
+                   "resolve at import time: NAME=v0,v1,... (repeatable)"),
+    llvm::cl::value_desc("NAME=v0,v1,..."), llvm::cl::cat(onnxCategory));
+
 static llvm::cl::opt<int64_t>
     clDevice("device",
              llvm::cl::desc("Device that --import-onnx and --build-mlp place "
@@ -449,6 +457,11 @@ private:
   LogicalResult importConv();
   LogicalResult importPool(StringRef op);
 
+  /// Moves graph input `name` into an initializer holding `texts` parsed per
+  /// its element type (--input-value).
+  LogicalResult bindInputValue(StringRef name, ArrayRef<std::string> texts,
+                               llvm::StringSet<> &initializerNames);
+
   /// Axes given by attribute `axes` before `inputSince`, by input 1 from it.
   FailureOr<std::optional<SmallVector<int64_t>>> axesOperand(int inputSince);
 
@@ -465,6 +478,8 @@ private:
   bool outUnsigned = false;
   int64_t opset = 0;
   llvm::StringMap<TensorInfo> values;
+  /// Graph inputs bound by --input-value: known values whatever their size.
+  llvm::StringSet<> boundInputs;
 };
 
 } // namespace
@@ -2877,6 +2892,129 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   return fail("unsupported operator");
 }
 
+LogicalResult Importer::bindInputValue(StringRef name,
+                                       ArrayRef<std::string> texts,
+                                       llvm::StringSet<> &initializerNames) {
+  onnx::GraphProto *graph = model.mutable_graph();
+  auto error = [&](const Twine &msg) {
+    emitError(fileLoc) << msg;
+    return failure();
+  };
+  int index = -1;
+  for (int i = 0; i < graph->input_size(); ++i)
+    if (graph->input(i).name() == name && !initializerNames.count(name))
+      index = i;
+  if (index < 0 || boundInputs.count(name))
+    return error("--input-value names '" + name +
+                 (boundInputs.count(name) ? "' twice"
+                                          : "', which is not a graph input"));
+  const onnx::ValueInfoProto &vi = graph->input(index);
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+    return error("--input-value names '" + name +
+                 "', which is not a tensor input of known rank");
+  const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+  int32_t dataType = tt.elem_type();
+  FailureOr<Type> elt = elementType(dataType, "input '" + name + "'");
+  if (failed(elt))
+    return failure();
+  std::string typeName = onnx::TensorProto_DataType_Name(dataType);
+  // The shape: the input's, where one dynamic dimension may be inferred
+  // from the number of values.
+  int64_t n = texts.size();
+  SmallVector<int64_t> shape;
+  int dynamicDim = -1;
+  int64_t known = 1;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &dim = tt.shape().dim(i);
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      known *= dim.dim_value();
+      continue;
+    }
+    if (dynamicDim >= 0)
+      return error("--input-value cannot infer two dynamic dimensions of "
+                   "input '" +
+                   name + "': pass --input-shape " + name + "=d0,d1,...");
+    dynamicDim = i;
+    shape.push_back(0);
+  }
+  if (dynamicDim >= 0 && known > 0 && n % known == 0)
+    shape[dynamicDim] = n / known;
+  if (numElements(shape) != n || (dynamicDim >= 0 && known == 0 && n != 0)) {
+    // "?" marks the dynamic dimension that the count does not determine.
+    std::string dims = "[";
+    for (auto [d, size] : llvm::enumerate(shape))
+      dims += (d ? "," : "") + (static_cast<int>(d) == dynamicDim
+                                    ? std::string("?")
+                                    : std::to_string(size));
+    dims += "]";
+    return error("--input-value gives " + Twine(n) + " values for input '" +
+                 name + "' of shape " + dims + " (" +
+                 (dynamicDim >= 0 ? "a multiple of " + Twine(known)
+                                  : Twine(numElements(shape))) +
+                 " elements)");
+  }
+  // Encode the values as raw_data (little-endian) of the input's type.
+  onnx::TensorProto t;
+  t.set_name(name.str());
+  t.set_data_type(dataType);
+  for (int64_t d : shape)
+    t.add_dims(d);
+  std::string raw;
+  unsigned width = elt->getIntOrFloatBitWidth();
+  auto append = [&](uint64_t bits, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; ++i)
+      raw.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  };
+  for (StringRef text : texts) {
+    auto bad = [&](StringRef why) {
+      return error("bad --input-value for input '" + name + "': '" + text +
+                   "' " + why);
+    };
+    if (auto ft = dyn_cast<FloatType>(*elt)) {
+      double d;
+      if (text.getAsDouble(d))
+        return bad("is not a number");
+      APFloat f(d);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      append(f.bitcastToAPInt().getZExtValue(), width / 8);
+      continue;
+    }
+    if (elt->isInteger(1)) {
+      if (text != "0" && text != "1" && text != "true" && text != "false")
+        return bad("is not a bool (0, 1, true or false)");
+      append(text == "1" || text == "true", 1);
+      continue;
+    }
+    if (isUnsignedType(dataType)) {
+      uint64_t u;
+      if (text.getAsInteger(10, u))
+        return bad("is not an unsigned integer");
+      if (width < 64 && u >> width)
+        return bad("is out of range for " + typeName);
+      append(u, width / 8);
+      continue;
+    }
+    int64_t i;
+    if (text.getAsInteger(10, i))
+      return bad("is not an integer");
+    if (width < 64 &&
+        (i < -(int64_t(1) << (width - 1)) || i >= (int64_t(1) << (width - 1))))
+      return bad("is out of range for " + typeName);
+    append(static_cast<uint64_t>(i), width / 8);
+  }
+  t.set_raw_data(raw);
+  *graph->add_initializer() = t;
+  initializerNames.insert(name);
+  boundInputs.insert(name);
+  // From IR version 4 an initializer need not be a graph input; older
+  // models list every initializer among the inputs.
+  if (model.ir_version() >= 4)
+    graph->mutable_input()->DeleteSubrange(index, 1);
+  return success();
+}
+
 OwningOpRef<ModuleOp> Importer::run() {
 
   // Opset of the default domain.
@@ -2946,6 +3084,11 @@ OwningOpRef<ModuleOp> Importer::run() {
       dim->set_dim_value(it->second[i]);
     }
   }
+  // Bind --input-value inputs (after --input-shape, which may give their
+  // shape) before checking, so that ONNX inference sees them as constants.
+  for (const auto &[name, texts] : options.inputValues)
+    if (failed(bindInputValue(name, texts, initializerNames)))
+      return {};
   {
     onnx::ModelProto checked;
     const onnx::ModelProto *toCheck = &model;
@@ -3057,7 +3200,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     bool hasData = !dataless.count(t.name()) &&
                    t.data_location() != onnx::TensorProto::EXTERNAL;
     bool isShapeLike = !isa<FloatType>(*elt) && n <= kMaxShapeInitializer;
-    if (hasData && (options.weightsAsConstants || isShapeLike || n <= 1)) {
+    if (hasData && (options.weightsAsConstants || isShapeLike || n <= 1 ||
+                    boundInputs.count(t.name()))) {
       FailureOr<DenseElementsAttr> c = tensorContents(t, what);
       if (failed(c))
         return {};
@@ -3147,6 +3291,22 @@ distir::parseInputShape(StringRef spec,
   return {};
 }
 
+std::string distir::parseInputValue(
+    StringRef spec, std::pair<std::string, SmallVector<std::string>> &result) {
+  auto [name, vals] = spec.split('=');
+  if (name.empty() || !spec.contains('='))
+    return "bad --input-value '" + spec.str() + "': expected NAME=v0,v1,...";
+  result.first = name.str();
+  result.second.clear();
+  if (vals.empty())
+    return {}; // No values: an empty tensor.
+  SmallVector<StringRef> parts;
+  vals.split(parts, ',');
+  for (StringRef p : parts)
+    result.second.push_back(p.trim().str());
+  return {};
+}
+
 OwningOpRef<ModuleOp> distir::importONNXModel(StringRef bytes,
                                               StringRef fileName,
                                               const ONNXImportOptions &options,
@@ -3186,6 +3346,15 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
       return {};
     }
     options.inputShapes.push_back(std::move(shape));
+  }
+  for (const std::string &spec : clInputValues) {
+    std::pair<std::string, SmallVector<std::string>> value;
+    std::string err = parseInputValue(spec, value);
+    if (!err.empty()) {
+      emitError(loc) << err;
+      return {};
+    }
+    options.inputValues.push_back(std::move(value));
   }
   OwningOpRef<ModuleOp> module = importONNXModel(
       buffer->getBuffer(), buffer->getBufferIdentifier(), options, context);
