@@ -301,6 +301,24 @@ def bound_inputs():
     return model(g, 13)
 
 
+def non_tensor_inputs():
+    """A sequence input (SequenceLength) and a string input (Cast): the
+    importer emits static tensor programs and rejects both."""
+    seq = helper.make_graph(
+        [helper.make_node("SequenceLength", ["s"], ["n"], name="len")],
+        "sequence",
+        [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT,
+                                                [2])],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    text = helper.make_graph(
+        [helper.make_node("Cast", ["t"], ["y"], name="parse",
+                          to=TensorProto.FLOAT)],
+        "string",
+        [helper.make_tensor_value_info("t", TensorProto.STRING, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    return model(seq, 13), model(text, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -315,6 +333,9 @@ def main():
     save(maxpool_indices(2), out_dir, "maxpool-bad-order.onnx")
     save(float_mod(), out_dir, "float-mod.onnx")
     save(bound_inputs(), out_dir, "bound-inputs.onnx")
+    seq, text = non_tensor_inputs()
+    save(seq, out_dir, "sequence-input.onnx")
+    save(text, out_dir, "string-input.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:

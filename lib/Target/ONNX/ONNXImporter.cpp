@@ -434,6 +434,13 @@ private:
   // Ops
   //===--------------------------------------------------------------------===//
 
+  /// Makes `node`, the `index`th of the graph, the node that diagnostics
+  /// and the locations of emitted ops name.
+  void setCurrentNode(const onnx::NodeProto &node, unsigned index);
+  /// Makes the first node reading `name` current (none if no node reads
+  /// it), so that a diagnostic about a graph input or initializer names
+  /// the node and op that use it.
+  void setFirstConsumer(StringRef name);
   LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
   LogicalResult importElementwise(StringRef op);
   LogicalResult importMatMul();
@@ -2780,8 +2787,7 @@ LogicalResult Importer::importPool(StringRef op) {
 // Driver
 //===----------------------------------------------------------------------===//
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node,
-                                   unsigned index) {
+void Importer::setCurrentNode(const onnx::NodeProto &node, unsigned index) {
   curNode = &node;
   curNodeName = node.name().empty()
                     ? node.op_type() + "_" + std::to_string(index)
@@ -2791,6 +2797,22 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
       FileLineColLoc::get(
           ctx, cast<FileLineColLoc>(fileLoc).getFilename().getValue(),
           index + 1, 0));
+}
+
+void Importer::setFirstConsumer(StringRef name) {
+  curNode = nullptr;
+  curLoc = fileLoc;
+  const onnx::GraphProto &graph = model.graph();
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (llvm::is_contained(graph.node(i).input(), name)) {
+      setCurrentNode(graph.node(i), i);
+      return;
+    }
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node,
+                                   unsigned index) {
+  setCurrentNode(node, index);
   StringRef op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return fail("unsupported op domain '" + node.domain() + "'");
@@ -3152,9 +3174,18 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const onnx::ValueInfoProto &vi : graph->input()) {
     if (initializerNames.count(vi.name()))
       continue;
+    // The importer emits static tensor programs: sequence, optional and
+    // map values (and string tensors, elementType) have no counterpart.
+    setFirstConsumer(vi.name());
     if (!vi.type().has_tensor_type()) {
-      emitError(fileLoc) << "input '" << vi.name()
-                         << "': only tensor inputs are supported";
+      const onnx::TypeProto &type = vi.type();
+      StringRef kind = type.has_sequence_type()        ? "a sequence"
+                       : type.has_optional_type()      ? "an optional"
+                       : type.has_map_type()           ? "a map"
+                       : type.has_sparse_tensor_type() ? "a sparse tensor"
+                                                       : "a non-tensor";
+      (void)fail("input '" + vi.name() + "' has " + kind +
+                 " type: non-tensor types are not supported");
       return {};
     }
     const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
@@ -3162,6 +3193,8 @@ OwningOpRef<ModuleOp> Importer::run() {
         elementType(tt.elem_type(), "input '" + vi.name() + "'");
     if (failed(elt))
       return {};
+    curNode = nullptr;
+    curLoc = fileLoc;
     if (!tt.has_shape()) {
       emitError(fileLoc) << "input '" << vi.name()
                          << "' has no shape: pass --input-shape " << vi.name()
@@ -3188,9 +3221,12 @@ OwningOpRef<ModuleOp> Importer::run() {
   }
   for (const onnx::TensorProto &t : graph->initializer()) {
     std::string what = "initializer '" + t.name() + "'";
+    setFirstConsumer(t.name());
     FailureOr<Type> elt = elementType(t.data_type(), what);
     if (failed(elt))
       return {};
+    curNode = nullptr;
+    curLoc = fileLoc;
     SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
     if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
       emitError(fileLoc) << what << " has a negative dimension";
