@@ -286,6 +286,8 @@ private:
   }
 
   FailureOr<Type> elementType(int32_t dataType, const Twine &what);
+  /// The MLIR type of an ONNX data type; null if unsupported.
+  Type supportedElementType(int32_t dataType);
   static bool isUnsignedType(int32_t dataType) {
     return dataType == onnx::TensorProto::UINT8 ||
            dataType == onnx::TensorProto::UINT16 ||
@@ -496,6 +498,16 @@ private:
 //===----------------------------------------------------------------------===//
 
 FailureOr<Type> Importer::elementType(int32_t dataType, const Twine &what) {
+  if (Type type = supportedElementType(dataType))
+    return type;
+  std::string name = onnx::TensorProto_DataType_IsValid(dataType)
+                         ? onnx::TensorProto_DataType_Name(dataType)
+                         : std::to_string(dataType);
+  (void)fail(what + ": unsupported element type " + name);
+  return failure();
+}
+
+Type Importer::supportedElementType(int32_t dataType) {
   switch (dataType) {
   case onnx::TensorProto::FLOAT:
     return Type(builder.getF32Type());
@@ -526,13 +538,8 @@ FailureOr<Type> Importer::elementType(int32_t dataType, const Twine &what) {
   case onnx::TensorProto::BOOL:
     return Type(builder.getI1Type());
   default:
-    break;
+    return Type();
   }
-  std::string name = onnx::TensorProto_DataType_IsValid(dataType)
-                         ? onnx::TensorProto_DataType_Name(dataType)
-                         : std::to_string(dataType);
-  (void)fail(what + ": unsupported element type " + name);
-  return failure();
 }
 
 FailureOr<DenseElementsAttr>
@@ -3176,7 +3183,10 @@ OwningOpRef<ModuleOp> Importer::run() {
       continue;
     // The importer emits static tensor programs: sequence, optional and
     // map values (and string tensors, elementType) have no counterpart.
-    setFirstConsumer(vi.name());
+    // Those errors name the node that reads the input.
+    if (!vi.type().has_tensor_type() ||
+        !supportedElementType(vi.type().tensor_type().elem_type()))
+      setFirstConsumer(vi.name());
     if (!vi.type().has_tensor_type()) {
       const onnx::TypeProto &type = vi.type();
       StringRef kind = type.has_sequence_type()        ? "a sequence"
@@ -3193,8 +3203,6 @@ OwningOpRef<ModuleOp> Importer::run() {
         elementType(tt.elem_type(), "input '" + vi.name() + "'");
     if (failed(elt))
       return {};
-    curNode = nullptr;
-    curLoc = fileLoc;
     if (!tt.has_shape()) {
       emitError(fileLoc) << "input '" << vi.name()
                          << "' has no shape: pass --input-shape " << vi.name()
@@ -3221,12 +3229,12 @@ OwningOpRef<ModuleOp> Importer::run() {
   }
   for (const onnx::TensorProto &t : graph->initializer()) {
     std::string what = "initializer '" + t.name() + "'";
-    setFirstConsumer(t.name());
+    // Only on failure: the search is linear in the graph.
+    if (!supportedElementType(t.data_type()))
+      setFirstConsumer(t.name());
     FailureOr<Type> elt = elementType(t.data_type(), what);
     if (failed(elt))
       return {};
-    curNode = nullptr;
-    curLoc = fileLoc;
     SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
     if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
       emitError(fileLoc) << what << " has a negative dimension";
