@@ -301,6 +301,18 @@ def bound_inputs():
     return model(g, 13)
 
 
+def bitshift(direction, dtype=TensorProto.UINT16):
+    """x << s and x >> s on unsigned integers."""
+    nodes = [helper.make_node("BitShift", ["x", "s"], ["y"], name="shift",
+                              direction=direction)]
+    g = helper.make_graph(
+        nodes, "bitshift",
+        [helper.make_tensor_value_info("x", dtype, [4]),
+         helper.make_tensor_value_info("s", dtype, [4])],
+        [helper.make_tensor_value_info("y", dtype, [4])])
+    return model(g, 11)
+
+
 def non_tensor_inputs():
     """A sequence input (SequenceLength) and a string input (Cast): the
     importer emits static tensor programs and rejects both."""
@@ -333,6 +345,12 @@ def main():
     save(maxpool_indices(2), out_dir, "maxpool-bad-order.onnx")
     save(float_mod(), out_dir, "float-mod.onnx")
     save(bound_inputs(), out_dir, "bound-inputs.onnx")
+    save(bitshift("LEFT"), out_dir, "bitshift-left.onnx")
+    save(bitshift("RIGHT"), out_dir, "bitshift-right.onnx")
+    save(bitshift("UP"), out_dir, "bitshift-bad-direction.onnx")
+    # Not valid ONNX (BitShift takes unsigned types): saved unchecked.
+    onnx.save(bitshift("LEFT", TensorProto.INT32),
+              os.path.join(out_dir, "bitshift-signed.onnx"))
     seq, text = non_tensor_inputs()
     save(seq, out_dir, "sequence-input.onnx")
     save(text, out_dir, "string-input.onnx")

@@ -1025,8 +1025,9 @@ struct ElementwiseInfo {
 
 static std::optional<ElementwiseInfo> elementwiseInfo(StringRef op) {
   return llvm::StringSwitch<std::optional<ElementwiseInfo>>(op)
-      .Cases({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod"},
-             ElementwiseInfo{2})
+      .Cases(
+          {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "BitShift"},
+          ElementwiseInfo{2})
       .Cases({"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"},
              ElementwiseInfo{2, true})
       .Cases({"And", "Or", "Xor"}, ElementwiseInfo{2, false, true})
@@ -1103,6 +1104,11 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
   uint64_t ux = x, uy = y;
   if (op == "Mod" && truncMod && !isUnsigned)
     return y == 0 || y == -1 ? 0 : x % y;
+  // BitShift (unsigned operands): shifting by the width or more gives 0.
+  if (op == "BitShiftLeft")
+    return uy >= 64 ? 0 : int64_t(ux << uy);
+  if (op == "BitShiftRight")
+    return uy >= 64 ? 0 : int64_t(ux >> uy);
   if (isUnsigned) {
     std::optional<int64_t> r =
         llvm::StringSwitch<std::function<std::optional<int64_t>()>>(op)
@@ -1345,6 +1351,17 @@ LogicalResult Importer::importElementwise(StringRef op) {
   // Signedness of the operands (ONNX gives them one type) and the result.
   bool opUnsigned = in(first).isUnsigned;
   outUnsigned = !info.comparison && opUnsigned;
+  // BitShift is defined on unsigned integers; evaluated and emitted per
+  // direction.
+  StringRef scalarOp = op;
+  if (op == "BitShift") {
+    if (!opUnsigned)
+      return fail("operands must be unsigned integer tensors");
+    std::string direction = attrString("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT")
+      return fail("direction must be LEFT or RIGHT, got '" + direction + "'");
+    scalarOp = direction == "LEFT" ? "BitShiftLeft" : "BitShiftRight";
+  }
   Type outElt = info.comparison ? builder.getI1Type() : elt;
 
   SmallVector<int64_t> outShape;
@@ -1383,7 +1400,7 @@ LogicalResult Importer::importElementwise(StringRef op) {
         SmallVector<int64_t> args;
         for (unsigned i = 0; i < info.arity; ++i)
           args.push_back(vals[i][idx[i][j]]);
-        out[j] = evalInt(op, args, opUnsigned, attrInt("fmod", 0) != 0);
+        out[j] = evalInt(scalarOp, args, opUnsigned, attrInt("fmod", 0) != 0);
       }
       setKnown(0, intsAttr(outShape, outElt, out));
     }
@@ -1438,6 +1455,21 @@ LogicalResult Importer::importElementwise(StringRef op) {
               : expUnsigned ? Value(arith::UIToFPOp::create(b, loc, t, a[1]))
                             : Value(arith::SIToFPOp::create(b, loc, t, a[1]));
           return Value(math::PowFOp::create(b, loc, a[0], e));
+        }
+        if (op == "BitShift") {
+          // Shifting by the width or more is poison in arith: give 0.
+          Type t = a[0].getType();
+          Value shifted =
+              scalarOp == "BitShiftLeft"
+                  ? Value(arith::ShLIOp::create(b, loc, a[0], a[1]))
+                  : Value(arith::ShRUIOp::create(b, loc, a[0], a[1]));
+          Value width = arith::ConstantOp::create(
+              b, loc, b.getIntegerAttr(t, t.getIntOrFloatBitWidth()));
+          Value inRange = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, a[1], width);
+          Value zero =
+              arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
+          return Value(arith::SelectOp::create(b, loc, inRange, shifted, zero));
         }
         if (floorMod) {
           // r = x rem y; r + y where r and y differ in sign.
