@@ -257,6 +257,18 @@ def unsigned():
     return model(g, 15)
 
 
+def unsigned_pow():
+    """A uint8 base with a float exponent (not in ONNX's Pow type list, but
+    accepted by its checker): computed in f64 via uitofp/fptoui."""
+    nodes = [helper.make_node("Pow", ["a", "h"], ["y"], name="root")]
+    g = helper.make_graph(
+        nodes, "unsigned_pow",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [4])],
+        [numpy_helper.from_array(np.array([0.5], np.float32), "h")])
+    return model(g, 15)
+
+
 def maxpool_indices(storage_order):
     """MaxPool with its Indices output (padded 3x3 window, stride 2)."""
     nodes = [helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool",
@@ -341,6 +353,7 @@ def main():
     save(unsupported(), out_dir, "unsupported-op.onnx")
     save(old_opset(), out_dir, "old-opset.onnx")
     save(unsigned(), out_dir, "unsigned.onnx")
+    save(unsigned_pow(), out_dir, "unsigned-pow.onnx")
     save(maxpool_indices(1), out_dir, "maxpool-indices.onnx")
     save(maxpool_indices(2), out_dir, "maxpool-bad-order.onnx")
     save(float_mod(), out_dir, "float-mod.onnx")
