@@ -227,6 +227,122 @@ def arch_only():
     return m
 
 
+def unsigned():
+    """uint8 arithmetic, comparison and casts (unsigned semantics)."""
+    u8 = TensorProto.UINT8
+    nodes = [
+        helper.make_node("Div", ["a", "b"], ["q"], name="div"),
+        helper.make_node("Mod", ["a", "b"], ["r"], name="mod"),
+        helper.make_node("Max", ["a", "b"], ["m"], name="max"),
+        helper.make_node("Less", ["a", "b"], ["lt"], name="less"),
+        helper.make_node("Cast", ["a"], ["f"], name="tofloat",
+                         to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["a"], ["w"], name="widen",
+                         to=TensorProto.INT32),
+        helper.make_node("Cast", ["f"], ["back"], name="tou8", to=u8),
+        helper.make_node("Pow", ["f", "b"], ["p"], name="pow"),
+    ]
+    g = helper.make_graph(
+        nodes, "unsigned",
+        [helper.make_tensor_value_info("a", u8, [4]),
+         helper.make_tensor_value_info("b", u8, [4])],
+        [helper.make_tensor_value_info("q", u8, [4]),
+         helper.make_tensor_value_info("r", u8, [4]),
+         helper.make_tensor_value_info("m", u8, [4]),
+         helper.make_tensor_value_info("lt", TensorProto.BOOL, [4]),
+         helper.make_tensor_value_info("f", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("w", TensorProto.INT32, [4]),
+         helper.make_tensor_value_info("back", u8, [4]),
+         helper.make_tensor_value_info("p", TensorProto.FLOAT, [4])])
+    return model(g, 15)
+
+
+def unsigned_pow():
+    """A uint8 base with a float exponent (not in ONNX's Pow type list, but
+    accepted by its checker): computed in f64 via uitofp/fptoui."""
+    nodes = [helper.make_node("Pow", ["a", "h"], ["y"], name="root")]
+    g = helper.make_graph(
+        nodes, "unsigned_pow",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [4])],
+        [numpy_helper.from_array(np.array([0.5], np.float32), "h")])
+    return model(g, 15)
+
+
+def maxpool_indices(storage_order):
+    """MaxPool with its Indices output (padded 3x3 window, stride 2)."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              strides=[2, 2], storage_order=storage_order)]
+    g = helper.make_graph(
+        nodes, "maxpool_indices",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 2, 2]),
+         helper.make_tensor_value_info("i", TensorProto.INT64, [1, 2, 2, 2])])
+    return model(g, 12)
+
+
+def float_mod():
+    """Mod of floats without fmod=1 (the ONNX spec requires it)."""
+    nodes = [helper.make_node("Mod", ["a", "b"], ["y"], name="mod")]
+    g = helper.make_graph(
+        nodes, "float_mod",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    return model(g, 13)
+
+
+def bound_inputs():
+    """Reshape whose target shape and a Mul whose scale are graph inputs
+    (bound with --input-value); `shape` has a dynamic length, `x` two
+    dynamic dimensions; `small` and `flag` only pass through."""
+    nodes = [helper.make_node("Mul", ["x", "scale"], ["s"], name="scale"),
+             helper.make_node("Reshape", ["s", "shape"], ["y"],
+                              name="reshape")]
+    g = helper.make_graph(
+        nodes, "bound",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "M"]),
+         helper.make_tensor_value_info("scale", TensorProto.FLOAT, [6]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, ["K"]),
+         helper.make_tensor_value_info("small", TensorProto.UINT8, [1]),
+         helper.make_tensor_value_info("flag", TensorProto.BOOL, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["P", "Q"]),
+         helper.make_tensor_value_info("small", TensorProto.UINT8, [1]),
+         helper.make_tensor_value_info("flag", TensorProto.BOOL, [2])])
+    return model(g, 13)
+
+
+def bitshift(direction, dtype=TensorProto.UINT16):
+    """x << s and x >> s on unsigned integers."""
+    nodes = [helper.make_node("BitShift", ["x", "s"], ["y"], name="shift",
+                              direction=direction)]
+    g = helper.make_graph(
+        nodes, "bitshift",
+        [helper.make_tensor_value_info("x", dtype, [4]),
+         helper.make_tensor_value_info("s", dtype, [4])],
+        [helper.make_tensor_value_info("y", dtype, [4])])
+    return model(g, 11)
+
+
+def non_tensor_inputs():
+    """A sequence input (SequenceLength) and a string input (Cast): the
+    importer emits static tensor programs and rejects both."""
+    seq = helper.make_graph(
+        [helper.make_node("SequenceLength", ["s"], ["n"], name="len")],
+        "sequence",
+        [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT,
+                                                [2])],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    text = helper.make_graph(
+        [helper.make_node("Cast", ["t"], ["y"], name="parse",
+                          to=TensorProto.FLOAT)],
+        "string",
+        [helper.make_tensor_value_info("t", TensorProto.STRING, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    return model(seq, 13), model(text, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -236,6 +352,21 @@ def main():
     save(conv(), out_dir, "conv.onnx")
     save(unsupported(), out_dir, "unsupported-op.onnx")
     save(old_opset(), out_dir, "old-opset.onnx")
+    save(unsigned(), out_dir, "unsigned.onnx")
+    save(unsigned_pow(), out_dir, "unsigned-pow.onnx")
+    save(maxpool_indices(1), out_dir, "maxpool-indices.onnx")
+    save(maxpool_indices(2), out_dir, "maxpool-bad-order.onnx")
+    save(float_mod(), out_dir, "float-mod.onnx")
+    save(bound_inputs(), out_dir, "bound-inputs.onnx")
+    save(bitshift("LEFT"), out_dir, "bitshift-left.onnx")
+    save(bitshift("RIGHT"), out_dir, "bitshift-right.onnx")
+    save(bitshift("UP"), out_dir, "bitshift-bad-direction.onnx")
+    # Not valid ONNX (BitShift takes unsigned types): saved unchecked.
+    onnx.save(bitshift("LEFT", TensorProto.INT32),
+              os.path.join(out_dir, "bitshift-signed.onnx"))
+    seq, text = non_tensor_inputs()
+    save(seq, out_dir, "sequence-input.onnx")
+    save(text, out_dir, "string-input.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:

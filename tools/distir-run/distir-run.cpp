@@ -138,23 +138,37 @@ int main(int argc, char **argv) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
   for (auto [i, result] : llvm::enumerate(*results)) {
+    // `dist.unsigned` (set by the ONNX importer) marks integer results that
+    // hold unsigned values in signless integers.
+    bool isUnsigned = entry.getResultAttr(i, "dist.unsigned") != nullptr &&
+                      isa<IntegerType>(result.elementType);
     llvm::outs() << "output #" << i << ": " << entry.getResultTypes()[i];
     if (!outputDir.empty()) {
       SmallString<128> path(outputDir);
       std::string name = "output_" + std::to_string(i);
       llvm::sys::path::append(path, name + "." + outputFormat);
       std::string error;
-      bool written = outputFormat == "pb"
-                         ? writeTensorProtoFile(path, result, name, error)
-                         : writeNpy(path, result, error);
+      bool written =
+          outputFormat == "pb"
+              ? writeTensorProtoFile(path, result, name, error, isUnsigned)
+              : writeNpy(path, result, error, isUnsigned);
       if (!written)
         return fail(error);
       llvm::outs() << " -> " << path;
     }
     llvm::outs() << "\n  [";
     const std::vector<double> &data = *result.data;
-    for (size_t e = 0; e < data.size() && e < printLimit; ++e)
-      llvm::outs() << (e ? ", " : "") << llvm::format("%.9g", data[e]);
+    unsigned width =
+        isUnsigned ? result.elementType.getIntOrFloatBitWidth() : 0;
+    for (size_t e = 0; e < data.size() && e < printLimit; ++e) {
+      llvm::outs() << (e ? ", " : "");
+      if (isUnsigned)
+        llvm::outs() << (static_cast<uint64_t>(static_cast<int64_t>(data[e])) &
+                         (width >= 64 ? ~uint64_t(0)
+                                      : (uint64_t(1) << width) - 1));
+      else
+        llvm::outs() << llvm::format("%.9g", data[e]);
+    }
     if (data.size() > printLimit)
       llvm::outs() << ", ... (" << data.size() << " elements)";
     llvm::outs() << "]\n";

@@ -24,9 +24,10 @@ std::optional<RuntimeValue>
 readNpy(llvm::StringRef path, mlir::MLIRContext *context, std::string &error);
 
 /// Writes `value` as .npy (bf16 and other types without a NumPy dtype are
-/// widened to f4). Returns false and sets `error` on failure.
+/// widened to f4); integers as u1..u8 when `isUnsigned`. Returns false and
+/// sets `error` on failure.
 bool writeNpy(llvm::StringRef path, const RuntimeValue &value,
-              std::string &error);
+              std::string &error, bool isUnsigned = false);
 
 } // namespace distir
 

@@ -762,9 +762,11 @@ LogicalResult Execution::visitOp(Operation *op, ArrayRef<RuntimeValue> operands,
       } else if (type.getElementType().isIntOrIndex()) {
         bool isBool = type.getElementType().isInteger(1);
         int64_t i = 0;
+        // Convert each branch separately: a conditional of uint64_t and
+        // int64_t would read negative values as unsigned.
         for (APInt v : dense.getValues<APInt>())
-          (*out.data)[i++] =
-              static_cast<double>(isBool ? v.getZExtValue() : v.getSExtValue());
+          (*out.data)[i++] = isBool ? static_cast<double>(v.getZExtValue())
+                                    : static_cast<double>(v.getSExtValue());
       } else {
         return op->emitError()
                << "reference executor: unsupported constant element type "

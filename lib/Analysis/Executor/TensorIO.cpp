@@ -162,7 +162,7 @@ distir::readNpy(StringRef path, MLIRContext *context, std::string &error) {
 }
 
 bool distir::writeNpy(StringRef path, const RuntimeValue &value,
-                      std::string &error) {
+                      std::string &error, bool isUnsigned) {
   std::string descr = "<f4";
   int bytes = 4;
   Type t = value.elementType;
@@ -175,7 +175,9 @@ bool distir::writeNpy(StringRef path, const RuntimeValue &value,
   } else if (t.isIntOrIndex()) {
     unsigned width = t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
     bytes = width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8;
-    descr = (bytes == 1 ? "|i" : "<i") + std::to_string(bytes);
+    // The low bytes of the (signed-wrapped) value are the unsigned bits.
+    descr = std::string(bytes == 1 ? "|" : "<") +
+            (isUnsigned && !t.isIndex() ? "u" : "i") + std::to_string(bytes);
   }
   std::string shape = "(";
   for (int64_t d : value.shape)

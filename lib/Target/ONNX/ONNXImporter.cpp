@@ -110,6 +110,14 @@ static llvm::cl::list<std::string> clInputShapes(
                    "dynamic dimensions: NAME=d0,d1,... (repeatable)"),
     llvm::cl::value_desc("NAME=d0,d1,..."), llvm::cl::cat(onnxCategory));
 
+static llvm::cl::list<std::string> clInputValues(
+    "input-value",
+    llvm::cl::desc("Bind a graph input of --import-onnx to constant values "
+                   "(row-major): it becomes an initializer, leaves the "
+                   "function signature, and shape operands computed from it "
+                   "resolve at import time: NAME=v0,v1,... (repeatable)"),
+    llvm::cl::value_desc("NAME=v0,v1,..."), llvm::cl::cat(onnxCategory));
+
 static llvm::cl::opt<int64_t>
     clDevice("device",
              llvm::cl::desc("Device that --import-onnx and --build-mlp place "
@@ -205,6 +213,10 @@ struct TensorInfo {
   Value value;
   /// The contents when known at import time (unplaced type).
   DenseElementsAttr constant;
+  /// The ONNX element type is unsigned (UINT8..UINT64). MLIR integers are
+  /// signless: the importer picks unsigned ops (divui, cmpi ult, uitofp, ...)
+  /// for these values and reads their known contents zero-extended.
+  bool isUnsigned = false;
 };
 
 class Importer {
@@ -274,6 +286,14 @@ private:
   }
 
   FailureOr<Type> elementType(int32_t dataType, const Twine &what);
+  /// The MLIR type of an ONNX data type; null if unsupported.
+  Type supportedElementType(int32_t dataType);
+  static bool isUnsignedType(int32_t dataType) {
+    return dataType == onnx::TensorProto::UINT8 ||
+           dataType == onnx::TensorProto::UINT16 ||
+           dataType == onnx::TensorProto::UINT32 ||
+           dataType == onnx::TensorProto::UINT64;
+  }
   FailureOr<DenseElementsAttr> tensorContents(const onnx::TensorProto &t,
                                               const Twine &what);
 
@@ -301,14 +321,27 @@ private:
   /// Integer contents of known input `i`, or failure with a diagnostic
   /// naming `what`.
   FailureOr<SmallVector<int64_t>> knownInts(unsigned i, const Twine &what);
-  static SmallVector<int64_t> intsOf(DenseElementsAttr attr);
-  static SmallVector<double> floatsOf(DenseElementsAttr attr);
+  static SmallVector<int64_t> intsOf(DenseElementsAttr attr,
+                                     bool isUnsigned = false);
+  static SmallVector<double> floatsOf(DenseElementsAttr attr,
+                                      bool isUnsigned = false);
+  /// Contents of known input `i`, read per its signedness.
+  SmallVector<int64_t> knownIntsOf(unsigned i) {
+    return intsOf(in(i).constant, in(i).isUnsigned);
+  }
+  SmallVector<double> knownFloatsOf(unsigned i) {
+    return floatsOf(in(i).constant, in(i).isUnsigned);
+  }
   DenseElementsAttr intsAttr(ArrayRef<int64_t> shape, Type elt,
                              ArrayRef<int64_t> vals) const;
   DenseElementsAttr floatsAttr(ArrayRef<int64_t> shape, Type elt,
                                ArrayRef<double> vals) const;
 
-  void setOutput(unsigned i, Value v) {
+  /// Defines output `i`; it is unsigned if `isUnsigned` says so, else if
+  /// the node keeps its data input's element type and that input is
+  /// unsigned (`outUnsigned`).
+  void setOutput(unsigned i, Value v,
+                 std::optional<bool> isUnsigned = std::nullopt) {
     if (static_cast<int>(i) >= curNode->output_size() ||
         curNode->output(i).empty())
       return;
@@ -316,8 +349,10 @@ private:
     t.type = cast<RankedTensorType>(v.getType());
     t.value = v;
     t.constant = {};
+    t.isUnsigned = isUnsigned.value_or(outUnsigned);
   }
-  void setKnown(unsigned i, DenseElementsAttr c) {
+  void setKnown(unsigned i, DenseElementsAttr c,
+                std::optional<bool> isUnsigned = std::nullopt) {
     if (static_cast<int>(i) >= curNode->output_size() ||
         curNode->output(i).empty())
       return;
@@ -325,6 +360,7 @@ private:
     t.type = placed(c.getType().getShape(), c.getType().getElementType());
     t.value = {};
     t.constant = c;
+    t.isUnsigned = isUnsigned.value_or(outUnsigned);
   }
   /// True if every present input is known and the result of `numel`
   /// elements is small enough to evaluate at import time.
@@ -378,8 +414,9 @@ private:
   FailureOr<Value> matmul(Value a, Value b);
   enum class ReduceKind { Sum, Max, Min, Prod };
   /// Reduces `v` over `axes` (sorted, unique). With `keepDims`, reduced dims
-  /// stay as 1s.
-  Value reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind, bool keepDims);
+  /// stay as 1s. `isUnsigned`: integer Max/Min compare unsigned.
+  Value reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind, bool keepDims,
+               bool isUnsigned = false);
   Value extractSlice(Value v, ArrayRef<int64_t> offsets,
                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
   Value scale(Value v, double factor);
@@ -399,6 +436,13 @@ private:
   // Ops
   //===--------------------------------------------------------------------===//
 
+  /// Makes `node`, the `index`th of the graph, the node that diagnostics
+  /// and the locations of emitted ops name.
+  void setCurrentNode(const onnx::NodeProto &node, unsigned index);
+  /// Makes the first node reading `name` current (none if no node reads
+  /// it), so that a diagnostic about a graph input or initializer names
+  /// the node and op that use it.
+  void setFirstConsumer(StringRef name);
   LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
   LogicalResult importElementwise(StringRef op);
   LogicalResult importMatMul();
@@ -422,6 +466,11 @@ private:
   LogicalResult importConv();
   LogicalResult importPool(StringRef op);
 
+  /// Moves graph input `name` into an initializer holding `texts` parsed per
+  /// its element type (--input-value).
+  LogicalResult bindInputValue(StringRef name, ArrayRef<std::string> texts,
+                               llvm::StringSet<> &initializerNames);
+
   /// Axes given by attribute `axes` before `inputSince`, by input 1 from it.
   FailureOr<std::optional<SmallVector<int64_t>>> axesOperand(int inputSince);
 
@@ -434,8 +483,12 @@ private:
   Location curLoc = UnknownLoc();
   const onnx::NodeProto *curNode = nullptr;
   std::string curNodeName;
+  /// Outputs of the current node are unsigned by default (setOutput).
+  bool outUnsigned = false;
   int64_t opset = 0;
   llvm::StringMap<TensorInfo> values;
+  /// Graph inputs bound by --input-value: known values whatever their size.
+  llvm::StringSet<> boundInputs;
 };
 
 } // namespace
@@ -445,6 +498,16 @@ private:
 //===----------------------------------------------------------------------===//
 
 FailureOr<Type> Importer::elementType(int32_t dataType, const Twine &what) {
+  if (Type type = supportedElementType(dataType))
+    return type;
+  std::string name = onnx::TensorProto_DataType_IsValid(dataType)
+                         ? onnx::TensorProto_DataType_Name(dataType)
+                         : std::to_string(dataType);
+  (void)fail(what + ": unsupported element type " + name);
+  return failure();
+}
+
+Type Importer::supportedElementType(int32_t dataType) {
   switch (dataType) {
   case onnx::TensorProto::FLOAT:
     return Type(builder.getF32Type());
@@ -462,16 +525,21 @@ FailureOr<Type> Importer::elementType(int32_t dataType, const Twine &what) {
     return Type(builder.getI16Type());
   case onnx::TensorProto::INT8:
     return Type(builder.getI8Type());
+  // Unsigned types are signless integers; TensorInfo::isUnsigned keeps the
+  // signedness.
+  case onnx::TensorProto::UINT64:
+    return Type(builder.getI64Type());
+  case onnx::TensorProto::UINT32:
+    return Type(builder.getI32Type());
+  case onnx::TensorProto::UINT16:
+    return Type(builder.getI16Type());
+  case onnx::TensorProto::UINT8:
+    return Type(builder.getI8Type());
   case onnx::TensorProto::BOOL:
     return Type(builder.getI1Type());
   default:
-    break;
+    return Type();
   }
-  std::string name = onnx::TensorProto_DataType_IsValid(dataType)
-                         ? onnx::TensorProto_DataType_Name(dataType)
-                         : std::to_string(dataType);
-  (void)fail(what + ": unsupported element type " + name);
-  return failure();
 }
 
 FailureOr<DenseElementsAttr>
@@ -537,6 +605,10 @@ Importer::tensorContents(const onnx::TensorProto &t, const Twine &what) {
   SmallVector<int64_t> vals;
   if (t.data_type() == onnx::TensorProto::INT64)
     vals.assign(t.int64_data().begin(), t.int64_data().end());
+  else if (t.data_type() == onnx::TensorProto::UINT32 ||
+           t.data_type() == onnx::TensorProto::UINT64)
+    for (uint64_t v : t.uint64_data()) // the bits; intsAttr truncates
+      vals.push_back(static_cast<int64_t>(v));
   else
     vals.assign(t.int32_data().begin(), t.int32_data().end());
   if (failed(sizeCheck(vals.size())))
@@ -544,20 +616,21 @@ Importer::tensorContents(const onnx::TensorProto &t, const Twine &what) {
   return intsAttr(shape, *elt, vals);
 }
 
-SmallVector<int64_t> Importer::intsOf(DenseElementsAttr attr) {
+SmallVector<int64_t> Importer::intsOf(DenseElementsAttr attr, bool isUnsigned) {
   SmallVector<int64_t> out;
-  bool isBool = attr.getElementType().isInteger(1);
+  bool zext = attr.getElementType().isInteger(1) || isUnsigned;
   if (isa<FloatType>(attr.getElementType())) {
     for (const APFloat &v : attr.getValues<APFloat>())
       out.push_back(static_cast<int64_t>(v.convertToDouble()));
     return out;
   }
   for (const APInt &v : attr.getValues<APInt>())
-    out.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
+    out.push_back(zext ? v.getZExtValue() : v.getSExtValue());
   return out;
 }
 
-SmallVector<double> Importer::floatsOf(DenseElementsAttr attr) {
+SmallVector<double> Importer::floatsOf(DenseElementsAttr attr,
+                                       bool isUnsigned) {
   SmallVector<double> out;
   if (isa<FloatType>(attr.getElementType())) {
     for (APFloat v : attr.getValues<APFloat>()) {
@@ -565,6 +638,11 @@ SmallVector<double> Importer::floatsOf(DenseElementsAttr attr) {
       v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
       out.push_back(v.convertToDouble());
     }
+    return out;
+  }
+  if (isUnsigned) {
+    for (const APInt &v : attr.getValues<APInt>())
+      out.push_back(static_cast<double>(v.getZExtValue()));
     return out;
   }
   for (int64_t v : intsOf(attr))
@@ -618,7 +696,7 @@ FailureOr<SmallVector<int64_t>> Importer::knownInts(unsigned i,
            failure();
   if (isa<FloatType>(inElt(i)))
     return (void)fail(what + " must be an integer tensor"), failure();
-  return intsOf(in(i).constant);
+  return knownIntsOf(i);
 }
 
 //===----------------------------------------------------------------------===//
@@ -836,7 +914,7 @@ FailureOr<Value> Importer::matmul(Value a, Value b) {
 }
 
 Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
-                       bool keepDims) {
+                       bool keepDims, bool isUnsigned) {
   auto type = cast<RankedTensorType>(v.getType());
   Type elt = type.getElementType();
   SmallVector<int64_t> reducedShape, keptShape;
@@ -859,8 +937,10 @@ Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
                                APFloat::getInf(ft.getFloatSemantics(), isMax)));
     } else {
       unsigned w = elt.getIntOrFloatBitWidth();
-      APInt lim =
-          isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+      APInt lim = isUnsigned
+                      ? (isMax ? APInt::getMinValue(w) : APInt::getMaxValue(w))
+                  : isMax ? APInt::getSignedMinValue(w)
+                          : APInt::getSignedMaxValue(w);
       initScalar = arith::ConstantOp::create(builder, curLoc,
                                              builder.getIntegerAttr(elt, lim));
     }
@@ -887,11 +967,13 @@ Value Importer::reduce(Value v, ArrayRef<int64_t> axes, ReduceKind kind,
               break;
             case ReduceKind::Max:
               r = isFloat ? Value(arith::MaximumFOp::create(b, loc, x, acc))
-                          : Value(arith::MaxSIOp::create(b, loc, x, acc));
+                  : isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x, acc))
+                               : Value(arith::MaxSIOp::create(b, loc, x, acc));
               break;
             case ReduceKind::Min:
               r = isFloat ? Value(arith::MinimumFOp::create(b, loc, x, acc))
-                          : Value(arith::MinSIOp::create(b, loc, x, acc));
+                  : isUnsigned ? Value(arith::MinUIOp::create(b, loc, x, acc))
+                               : Value(arith::MinSIOp::create(b, loc, x, acc));
               break;
             }
             linalg::YieldOp::create(b, loc, r);
@@ -943,8 +1025,9 @@ struct ElementwiseInfo {
 
 static std::optional<ElementwiseInfo> elementwiseInfo(StringRef op) {
   return llvm::StringSwitch<std::optional<ElementwiseInfo>>(op)
-      .Cases({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod"},
-             ElementwiseInfo{2})
+      .Cases(
+          {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "BitShift"},
+          ElementwiseInfo{2})
       .Cases({"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"},
              ElementwiseInfo{2, true})
       .Cases({"And", "Or", "Xor"}, ElementwiseInfo{2, false, true})
@@ -1011,9 +1094,37 @@ static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
       .Default([] { return 0.0; })();
 }
 
-/// Evaluates a scalar op on integers at import time.
-static int64_t evalInt(StringRef op, ArrayRef<int64_t> a) {
+/// Evaluates a scalar op on integers at import time. Unsigned operands are
+/// zero-extended; their division, remainder, comparisons and min/max are
+/// computed in uint64. Signed Mod is Python's % (fmod=0) unless `truncMod`
+/// (fmod=1: C's %).
+static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
+                       bool truncMod) {
   int64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
+  uint64_t ux = x, uy = y;
+  if (op == "Mod" && truncMod && !isUnsigned)
+    return y == 0 || y == -1 ? 0 : x % y;
+  // BitShift (unsigned operands): shifting by the width or more gives 0.
+  if (op == "BitShiftLeft")
+    return uy >= 64 ? 0 : int64_t(ux << uy);
+  if (op == "BitShiftRight")
+    return uy >= 64 ? 0 : int64_t(ux >> uy);
+  if (isUnsigned) {
+    std::optional<int64_t> r =
+        llvm::StringSwitch<std::function<std::optional<int64_t>()>>(op)
+            .Case("Div", [&] { return int64_t(uy == 0 ? 0 : ux / uy); })
+            .Case("Mod", [&] { return int64_t(uy == 0 ? 0 : ux % uy); })
+            .Case("Max", [&] { return int64_t(std::max(ux, uy)); })
+            .Case("Min", [&] { return int64_t(std::min(ux, uy)); })
+            .Case("Less", [&] { return int64_t(ux < uy); })
+            .Case("Greater", [&] { return int64_t(ux > uy); })
+            .Case("LessOrEqual", [&] { return int64_t(ux <= uy); })
+            .Case("GreaterOrEqual", [&] { return int64_t(ux >= uy); })
+            .Cases({"Abs", "Relu"}, [&] { return x; })
+            .Default([] { return std::nullopt; })();
+    if (r)
+      return *r;
+  }
   return llvm::StringSwitch<std::function<int64_t()>>(op)
       .Case("Add", [&] { return x + y; })
       .Case("Sub", [&] { return x - y; })
@@ -1056,8 +1167,10 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a) {
 }
 
 /// Emits the scalar op; operands already have the op's element types.
+/// `isUnsigned`: integer operands are unsigned.
 static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
-                        ArrayRef<Value> a, double alpha, double beta) {
+                        ArrayRef<Value> a, double alpha, double beta,
+                        bool isUnsigned = false) {
   Value x = a[0], y = a.size() > 1 ? a[1] : Value();
   Type t = x.getType();
   bool f = isa<FloatType>(t);
@@ -1066,11 +1179,25 @@ static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
       return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, (int64_t)v));
   };
-  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip) -> Value {
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip,
+                 arith::CmpIPredicate up) -> Value {
     if (f)
       return arith::CmpFOp::create(b, loc, fp, x, y);
-    return arith::CmpIOp::create(b, loc, ip, x, y);
+    return arith::CmpIOp::create(b, loc, isUnsigned ? up : ip, x, y);
   };
+  if (isUnsigned && !f) {
+    if (op == "Div")
+      return arith::DivUIOp::create(b, loc, x, y);
+    // fmod=0 and fmod=1 agree on unsigned operands.
+    if (op == "Mod")
+      return arith::RemUIOp::create(b, loc, x, y);
+    if (op == "Max")
+      return arith::MaxUIOp::create(b, loc, x, y);
+    if (op == "Min")
+      return arith::MinUIOp::create(b, loc, x, y);
+    if (op == "Abs" || op == "Relu")
+      return x;
+  }
   if (op == "Add")
     return f ? Value(arith::AddFOp::create(b, loc, x, y))
              : Value(arith::AddIOp::create(b, loc, x, y));
@@ -1096,15 +1223,20 @@ static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
     return f ? Value(arith::RemFOp::create(b, loc, x, y))
              : Value(arith::RemSIOp::create(b, loc, x, y));
   if (op == "Equal")
-    return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+    return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
+               arith::CmpIPredicate::eq);
   if (op == "Less")
-    return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+    return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt,
+               arith::CmpIPredicate::ult);
   if (op == "Greater")
-    return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+    return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt,
+               arith::CmpIPredicate::ugt);
   if (op == "LessOrEqual")
-    return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+    return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle,
+               arith::CmpIPredicate::ule);
   if (op == "GreaterOrEqual")
-    return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+    return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
+               arith::CmpIPredicate::uge);
   if (op == "And")
     return arith::AndIOp::create(b, loc, x, y);
   if (op == "Or")
@@ -1211,8 +1343,25 @@ LogicalResult Importer::importElementwise(StringRef op) {
   double beta = attrFloat("beta", 0.5f);
   if (op == "Gelu" && attrString("approximate", "none") != "none")
     return fail("approximate Gelu is not supported");
-  if (op == "Mod" && !isa<FloatType>(elt) && attrInt("fmod", 0) == 0)
-    return fail("integer Mod with fmod=0 is not supported");
+  if (op == "Mod" && isa<FloatType>(elt) && attrInt("fmod", 0) == 0)
+    return fail("float Mod requires fmod=1");
+  // Signed integer Mod with fmod=0 takes the divisor's sign (Python's %).
+  bool floorMod = op == "Mod" && !isa<FloatType>(elt) &&
+                  attrInt("fmod", 0) == 0 && !in(first).isUnsigned;
+  // Signedness of the operands (ONNX gives them one type) and the result.
+  bool opUnsigned = in(first).isUnsigned;
+  outUnsigned = !info.comparison && opUnsigned;
+  // BitShift is defined on unsigned integers; evaluated and emitted per
+  // direction.
+  StringRef scalarOp = op;
+  if (op == "BitShift") {
+    if (!opUnsigned)
+      return fail("operands must be unsigned integer tensors");
+    std::string direction = attrString("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT")
+      return fail("direction must be LEFT or RIGHT, got '" + direction + "'");
+    scalarOp = direction == "LEFT" ? "BitShiftLeft" : "BitShiftRight";
+  }
   Type outElt = info.comparison ? builder.getI1Type() : elt;
 
   SmallVector<int64_t> outShape;
@@ -1233,7 +1382,7 @@ LogicalResult Importer::importElementwise(StringRef op) {
     if (isa<FloatType>(elt) || mixedPow) {
       SmallVector<SmallVector<double>> vals;
       for (unsigned i = 0; i < info.arity; ++i)
-        vals.push_back(floatsOf(in(i).constant));
+        vals.push_back(knownFloatsOf(i));
       SmallVector<double> out(n);
       for (int64_t j = 0; j < n; ++j) {
         SmallVector<double> args;
@@ -1245,13 +1394,13 @@ LogicalResult Importer::importElementwise(StringRef op) {
     } else {
       SmallVector<SmallVector<int64_t>> vals;
       for (unsigned i = 0; i < info.arity; ++i)
-        vals.push_back(intsOf(in(i).constant));
+        vals.push_back(knownIntsOf(i));
       SmallVector<int64_t> out(n);
       for (int64_t j = 0; j < n; ++j) {
         SmallVector<int64_t> args;
         for (unsigned i = 0; i < info.arity; ++i)
           args.push_back(vals[i][idx[i][j]]);
-        out[j] = evalInt(op, args);
+        out[j] = evalInt(scalarOp, args, opUnsigned, attrInt("fmod", 0) != 0);
       }
       setKnown(0, intsAttr(outShape, outElt, out));
     }
@@ -1261,8 +1410,9 @@ LogicalResult Importer::importElementwise(StringRef op) {
   // x^2 is common (variance in decomposed layer norms): emit a multiply.
   bool square = false;
   if (op == "Pow" && isKnown(1) && numElements(inShape(1)) == 1 &&
-      isa<FloatType>(inElt(1)) && floatsOf(in(1).constant)[0] == 2.0)
+      isa<FloatType>(inElt(1)) && knownFloatsOf(1)[0] == 2.0)
     square = true;
+  bool expUnsigned = op == "Pow" && in(1).isUnsigned;
   SmallVector<Value> operands;
   for (unsigned i = 0; i < (square ? 1u : info.arity); ++i)
     operands.push_back(inValue(i));
@@ -1275,19 +1425,24 @@ LogicalResult Importer::importElementwise(StringRef op) {
           Type t = a[0].getType();
           if (!isa<FloatType>(a[1].getType())) {
             // Integer base and exponent of different widths.
-            Value e = cast<IntegerType>(a[1].getType()).getWidth() <
+            Value e = cast<IntegerType>(a[1].getType()).getWidth() >=
                               cast<IntegerType>(t).getWidth()
-                          ? Value(arith::ExtSIOp::create(b, loc, t, a[1]))
-                          : Value(arith::TruncIOp::create(b, loc, t, a[1]));
+                          ? Value(arith::TruncIOp::create(b, loc, t, a[1]))
+                      : expUnsigned
+                          ? Value(arith::ExtUIOp::create(b, loc, t, a[1]))
+                          : Value(arith::ExtSIOp::create(b, loc, t, a[1]));
             return Value(math::IPowIOp::create(b, loc, a[0], e));
           }
           Type f64 = b.getF64Type();
-          Value x = arith::SIToFPOp::create(b, loc, f64, a[0]);
+          Value x = opUnsigned
+                        ? Value(arith::UIToFPOp::create(b, loc, f64, a[0]))
+                        : Value(arith::SIToFPOp::create(b, loc, f64, a[0]));
           Value e = a[1].getType() == f64
                         ? a[1]
                         : Value(arith::ExtFOp::create(b, loc, f64, a[1]));
-          return Value(arith::FPToSIOp::create(
-              b, loc, t, math::PowFOp::create(b, loc, x, e)));
+          Value p = math::PowFOp::create(b, loc, x, e);
+          return opUnsigned ? Value(arith::FPToUIOp::create(b, loc, t, p))
+                            : Value(arith::FPToSIOp::create(b, loc, t, p));
         }
         if (op == "Pow" && a[1].getType() != a[0].getType()) {
           Type t = a[0].getType();
@@ -1297,10 +1452,42 @@ LogicalResult Importer::importElementwise(StringRef op) {
                              cast<FloatType>(t).getWidth()
                          ? Value(arith::ExtFOp::create(b, loc, t, a[1]))
                          : Value(arith::TruncFOp::create(b, loc, t, a[1])))
-                  : Value(arith::SIToFPOp::create(b, loc, t, a[1]));
+              : expUnsigned ? Value(arith::UIToFPOp::create(b, loc, t, a[1]))
+                            : Value(arith::SIToFPOp::create(b, loc, t, a[1]));
           return Value(math::PowFOp::create(b, loc, a[0], e));
         }
-        return emitScalar(b, loc, op, a, alpha, beta);
+        if (op == "BitShift") {
+          // Shifting by the width or more is poison in arith: give 0.
+          Type t = a[0].getType();
+          Value shifted =
+              scalarOp == "BitShiftLeft"
+                  ? Value(arith::ShLIOp::create(b, loc, a[0], a[1]))
+                  : Value(arith::ShRUIOp::create(b, loc, a[0], a[1]));
+          Value width = arith::ConstantOp::create(
+              b, loc, b.getIntegerAttr(t, t.getIntOrFloatBitWidth()));
+          Value inRange = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, a[1], width);
+          Value zero =
+              arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
+          return Value(arith::SelectOp::create(b, loc, inRange, shifted, zero));
+        }
+        if (floorMod) {
+          // r = x rem y; r + y where r and y differ in sign.
+          Value r = arith::RemSIOp::create(b, loc, a[0], a[1]);
+          Value zero = arith::ConstantOp::create(
+              b, loc, b.getIntegerAttr(a[0].getType(), 0));
+          Value nonZero =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+          Value rNeg =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+          Value yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             a[1], zero);
+          Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+          Value fix = arith::AndIOp::create(b, loc, nonZero, differ);
+          return Value(arith::SelectOp::create(
+              b, loc, fix, arith::AddIOp::create(b, loc, r, a[1]), r));
+        }
+        return emitScalar(b, loc, op, a, alpha, beta, opUnsigned);
       });
   if (failed(r))
     return failure();
@@ -1551,7 +1738,7 @@ LogicalResult Importer::importReduce(StringRef op) {
                         .Case("ReduceMin", ReduceKind::Min)
                         .Case("ReduceProd", ReduceKind::Prod)
                         .Default(ReduceKind::Sum);
-  Value r = reduce(inValue(0), axes, kind, keepDims);
+  Value r = reduce(inValue(0), axes, kind, keepDims, in(0).isUnsigned);
   if (op == "ReduceMean") {
     int64_t count = 1;
     for (int64_t a : axes)
@@ -1961,15 +2148,16 @@ LogicalResult Importer::importGather() {
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, idxType.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  bool idxUnsigned = in(1).isUnsigned;
   if (isKnown(1)) {
-    for (int64_t i : intsOf(in(1).constant))
+    for (int64_t i : knownIntsOf(1))
       if (i < -dim || i >= dim)
         return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
                     ", " + Twine(dim) + ")");
   }
   if (canFold(numElements(shape))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
-    SmallVector<int64_t> idx = intsOf(in(1).constant);
+    SmallVector<int64_t> idx = knownIntsOf(1);
     SmallVector<int64_t> inStrides = stridesOf(data.getShape());
     SmallVector<int64_t> outStrides = stridesOf(shape);
     int64_t ir = idxType.getRank();
@@ -2006,30 +2194,33 @@ LogicalResult Importer::importGather() {
   SmallVector<utils::IteratorType> iters(outRank,
                                          utils::IteratorType::parallel);
   Value init = empty(shape, data.getElementType());
-  Value r = linalg::GenericOp::create(
-                builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
-                ValueRange{init}, maps, iters,
-                [&](OpBuilder &b, Location loc, ValueRange args) {
-                  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                       args[0]);
-                  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-                  Value size = arith::ConstantIndexOp::create(b, loc, dim);
-                  Value neg = arith::CmpIOp::create(
-                      b, loc, arith::CmpIPredicate::slt, i, zero);
-                  i = arith::SelectOp::create(
-                      b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
-                  SmallVector<Value> coords;
-                  for (int64_t d = 0; d < rank; ++d) {
-                    if (d == *axis)
-                      coords.push_back(i);
-                    else
-                      coords.push_back(linalg::IndexOp::create(
-                          b, loc, d < *axis ? d : d - 1 + ir));
-                  }
-                  Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
-                  linalg::YieldOp::create(b, loc, v);
-                })
-                .getResult(0);
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value i = idxUnsigned ? Value(arith::IndexCastUIOp::create(
+                                        b, loc, b.getIndexType(), args[0]))
+                                  : Value(arith::IndexCastOp::create(
+                                        b, loc, b.getIndexType(), args[0]));
+            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+            Value size = arith::ConstantIndexOp::create(b, loc, dim);
+            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              i, zero);
+            i = arith::SelectOp::create(
+                b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
+            SmallVector<Value> coords;
+            for (int64_t d = 0; d < rank; ++d) {
+              if (d == *axis)
+                coords.push_back(i);
+              else
+                coords.push_back(linalg::IndexOp::create(
+                    b, loc, d < *axis ? d : d - 1 + ir));
+            }
+            Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
   setOutput(0, r);
   return success();
 }
@@ -2074,7 +2265,7 @@ LogicalResult Importer::importConstant() {
         tensorContents(a->t(), "attribute 'value'");
     if (failed(c))
       return failure();
-    setKnown(0, *c);
+    setKnown(0, *c, isUnsignedType(a->t().data_type()));
     return success();
   }
   Type f32 = builder.getF32Type(), i64 = builder.getI64Type();
@@ -2117,6 +2308,7 @@ LogicalResult Importer::importConstantOfShape() {
       return fail("attribute 'value' must hold one element");
     elt = c->getElementType();
     value = *c->getValues<Attribute>().begin();
+    outUnsigned = isUnsignedType(a->t().data_type());
   }
   setKnown(0, DenseElementsAttr::get(unplaced(*shape, elt), value));
   return success();
@@ -2150,9 +2342,8 @@ LogicalResult Importer::importRange() {
                   curNode->input(i) + "') is not known at import time");
   }
   Type elt = inElt(0);
-  SmallVector<double> s = floatsOf(in(0).constant),
-                      l = floatsOf(in(1).constant),
-                      d = floatsOf(in(2).constant);
+  SmallVector<double> s = knownFloatsOf(0), l = knownFloatsOf(1),
+                      d = knownFloatsOf(2);
   if (s.size() != 1 || l.size() != 1 || d.size() != 1)
     return fail("start, limit and delta must be scalars");
   if (d[0] == 0)
@@ -2177,17 +2368,25 @@ LogicalResult Importer::importCast(bool like) {
   if (failed(to))
     return failure();
   Type from = inElt(0);
+  // Unsigned sources widen with zero extension and convert with uitofp;
+  // unsigned targets take fptoui.
+  bool fromUnsigned = in(0).isUnsigned;
+  outUnsigned = like ? in(1).isUnsigned : isUnsignedType(attrInt("to", 0));
+  bool toUnsigned = outUnsigned;
   ArrayRef<int64_t> shape = inShape(0);
   if (canFold(numElements(shape))) {
     if (isa<FloatType>(*to)) {
-      setKnown(0, floatsAttr(shape, *to, floatsOf(in(0).constant)));
+      setKnown(0, floatsAttr(shape, *to, knownFloatsOf(0)));
     } else if (isa<FloatType>(from)) {
       SmallVector<int64_t> v;
-      for (double f : floatsOf(in(0).constant))
-        v.push_back(to->isInteger(1) ? f != 0 : static_cast<int64_t>(f));
+      for (double f : knownFloatsOf(0))
+        v.push_back(to->isInteger(1) ? f != 0
+                    : toUnsigned && f >= 0
+                        ? static_cast<int64_t>(static_cast<uint64_t>(f))
+                        : static_cast<int64_t>(f));
       setKnown(0, intsAttr(shape, *to, v));
     } else {
-      setKnown(0, intsAttr(shape, *to, intsOf(in(0).constant)));
+      setKnown(0, intsAttr(shape, *to, knownIntsOf(0)));
     }
     return success();
   }
@@ -2214,15 +2413,16 @@ LogicalResult Importer::importCast(bool like) {
               arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0))));
         }
         if (tt)
-          return from.isInteger(1)
+          return from.isInteger(1) || fromUnsigned
                      ? Value(arith::UIToFPOp::create(b, loc, t, x))
                      : Value(arith::SIToFPOp::create(b, loc, t, x));
         if (ft)
-          return Value(arith::FPToSIOp::create(b, loc, t, x));
+          return toUnsigned ? Value(arith::FPToUIOp::create(b, loc, t, x))
+                            : Value(arith::FPToSIOp::create(b, loc, t, x));
         unsigned fw = from.getIntOrFloatBitWidth(),
                  tw = t.getIntOrFloatBitWidth();
         if (fw < tw)
-          return from.isInteger(1)
+          return from.isInteger(1) || fromUnsigned
                      ? Value(arith::ExtUIOp::create(b, loc, t, x))
                      : Value(arith::ExtSIOp::create(b, loc, t, x));
         return Value(arith::TruncIOp::create(b, loc, t, x));
@@ -2392,8 +2592,10 @@ LogicalResult Importer::importPool(StringRef op) {
     return fail("expects an input");
   RankedTensorType xt = inType(0);
   Type elt = xt.getElementType();
-  if (!isa<FloatType>(elt))
+  // MaxPool also takes 8-bit integers (opset 12); the others only floats.
+  if (!isa<FloatType>(elt) && (op != "MaxPool" || elt.isInteger(1)))
     return fail("integer operands are not supported");
+  bool isUnsigned = in(0).isUnsigned;
   int64_t rank = xt.getRank();
   if (rank < 3)
     return fail("input must have rank >= 3");
@@ -2410,8 +2612,10 @@ LogicalResult Importer::importPool(StringRef op) {
     setOutput(0, r);
     return success();
   }
-  if (curNode->output_size() > 1 && !curNode->output(1).empty())
-    return fail("the Indices output is not supported");
+  bool withIndices = curNode->output_size() > 1 && !curNode->output(1).empty();
+  int64_t storageOrder = attrInt("storage_order", 0);
+  if (withIndices && storageOrder != 0 && storageOrder != 1)
+    return fail("storage_order must be 0 or 1, got " + Twine(storageOrder));
   Window w;
   auto k = attrInts("kernel_shape");
   if (!k || static_cast<int64_t>(k->size()) != ns)
@@ -2443,15 +2647,22 @@ LogicalResult Importer::importPool(StringRef op) {
     padded |= w.padLow[i] || high;
     shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + high);
   }
+  // The identity of max: -inf, or the least value of the integer type.
+  auto lowest = [&]() -> Value {
+    if (auto ft = dyn_cast<FloatType>(elt))
+      return arith::ConstantOp::create(
+          builder, curLoc,
+          builder.getFloatAttr(elt,
+                               APFloat::getInf(ft.getFloatSemantics(), true)));
+    unsigned width = elt.getIntOrFloatBitWidth();
+    return arith::ConstantOp::create(
+        builder, curLoc,
+        builder.getIntegerAttr(elt, isUnsigned
+                                        ? APInt::getMinValue(width)
+                                        : APInt::getSignedMinValue(width)));
+  };
   if (padded) {
-    Value padVal =
-        isMax ? Value(arith::ConstantOp::create(
-                    builder, curLoc,
-                    builder.getFloatAttr(
-                        elt,
-                        APFloat::getInf(
-                            cast<FloatType>(elt).getFloatSemantics(), true))))
-              : scalarConst(builder, curLoc, elt, 0);
+    Value padVal = isMax ? lowest() : scalarConst(builder, curLoc, elt, 0);
     x = pad(x, placed(shape, elt), lo, hi, padVal);
   }
   // Loops: (n, c, o_1..o_s, k_1..k_s); the window tensor gives k's bounds.
@@ -2473,16 +2684,83 @@ LogicalResult Importer::importPool(StringRef op) {
   Value window = empty(w.kernel, elt);
   Value init;
   if (isMax) {
-    Value ninf = arith::ConstantOp::create(
-        builder, curLoc,
-        builder.getFloatAttr(
-            elt,
-            APFloat::getInf(cast<FloatType>(elt).getFloatSemantics(), true)));
-    init = linalg::FillOp::create(builder, curLoc, ValueRange{ninf},
+    init = linalg::FillOp::create(builder, curLoc, ValueRange{lowest()},
                                   ValueRange{empty(outShape, elt)})
                .getResult(0);
   } else {
     init = filled(outShape, elt, 0);
+  }
+  bool isFloat = isa<FloatType>(elt);
+  if (withIndices) {
+    // Indices: the flat index of the first maximum of each window into the
+    // unpadded input, (n * C + c) * prod(spatial) + the spatial position
+    // in row-major (storage_order 0) or column-major (1) order, as the
+    // ONNX reference. The window is scanned in row-major order and a later
+    // element replaces the maximum only if it is strictly greater.
+    maps.push_back(maps.back());
+    Type i64 = builder.getI64Type();
+    Value idxInit = filled(outShape, i64, 0);
+    ArrayRef<int64_t> spatial = xt.getShape().drop_front(2);
+    int64_t channels = xt.getDimSize(1);
+    auto generic = linalg::GenericOp::create(
+        builder, curLoc, TypeRange{init.getType(), idxInit.getType()},
+        ValueRange{x, window}, ValueRange{init, idxInit}, maps, iters,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value greater =
+              isFloat
+                  ? Value(arith::CmpFOp::create(
+                        b, loc, arith::CmpFPredicate::OGT, args[0], args[2]))
+                  : Value(arith::CmpIOp::create(b, loc,
+                                                isUnsigned
+                                                    ? arith::CmpIPredicate::ugt
+                                                    : arith::CmpIPredicate::sgt,
+                                                args[0], args[2]));
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, loc, v);
+          };
+          auto idx = [&](int64_t d) -> Value {
+            return linalg::IndexOp::create(b, loc, d);
+          };
+          // Input coordinates of the element: o * stride + k * dilation -
+          // padLow per spatial dim.
+          SmallVector<Value> pos;
+          for (int64_t i = 0; i < ns; ++i) {
+            Value p = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, idx(2 + i), cst(w.strides[i])),
+                arith::MulIOp::create(b, loc, idx(2 + ns + i),
+                                      cst(w.dilations[i])));
+            pos.push_back(arith::SubIOp::create(b, loc, p, cst(w.padLow[i])));
+          }
+          Value lin = cst(0);
+          if (storageOrder == 0) {
+            for (int64_t i = 0; i < ns; ++i)
+              lin = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, lin, cst(spatial[i])),
+                  pos[i]);
+          } else {
+            for (int64_t i = ns - 1; i >= 0; --i)
+              lin = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, lin, cst(spatial[i])),
+                  pos[i]);
+          }
+          Value plane = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, idx(0), cst(channels)),
+              idx(1));
+          lin = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, plane, cst(numElements(spatial))),
+              lin);
+          Value linI64 = arith::IndexCastOp::create(b, loc, i64, lin);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::SelectOp::create(b, loc, greater, args[0], args[2]),
+                  arith::SelectOp::create(b, loc, greater, linI64, args[3])});
+        });
+    setOutput(0, generic.getResult(0));
+    setOutput(1, generic.getResult(1), /*isUnsigned=*/false);
+    return success();
   }
   Value r =
       linalg::GenericOp::create(
@@ -2490,9 +2768,12 @@ LogicalResult Importer::importPool(StringRef op) {
           ValueRange{init}, maps, iters,
           [&](OpBuilder &b, Location loc, ValueRange args) {
             Value v =
-                isMax
+                !isMax ? Value(arith::AddFOp::create(b, loc, args[2], args[0]))
+                : isFloat
                     ? Value(arith::MaximumFOp::create(b, loc, args[2], args[0]))
-                    : Value(arith::AddFOp::create(b, loc, args[2], args[0]));
+                : isUnsigned
+                    ? Value(arith::MaxUIOp::create(b, loc, args[2], args[0]))
+                    : Value(arith::MaxSIOp::create(b, loc, args[2], args[0]));
             linalg::YieldOp::create(b, loc, v);
           })
           .getResult(0);
@@ -2545,8 +2826,7 @@ LogicalResult Importer::importPool(StringRef op) {
 // Driver
 //===----------------------------------------------------------------------===//
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node,
-                                   unsigned index) {
+void Importer::setCurrentNode(const onnx::NodeProto &node, unsigned index) {
   curNode = &node;
   curNodeName = node.name().empty()
                     ? node.op_type() + "_" + std::to_string(index)
@@ -2556,6 +2836,22 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
       FileLineColLoc::get(
           ctx, cast<FileLineColLoc>(fileLoc).getFilename().getValue(),
           index + 1, 0));
+}
+
+void Importer::setFirstConsumer(StringRef name) {
+  curNode = nullptr;
+  curLoc = fileLoc;
+  const onnx::GraphProto &graph = model.graph();
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (llvm::is_contained(graph.node(i).input(), name)) {
+      setCurrentNode(graph.node(i), i);
+      return;
+    }
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node,
+                                   unsigned index) {
+  setCurrentNode(node, index);
   StringRef op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return fail("unsupported op domain '" + node.domain() + "'");
@@ -2578,6 +2874,17 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
           a.type() == onnx::AttributeProto::GRAPHS)
         return fail("subgraph attributes are not supported");
   }
+  // Ops whose result has their data input's element type keep its
+  // signedness; the others set it per output.
+  bool keepsType =
+      (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
+      llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                          "ReduceProd", "Reshape", "Flatten", "Squeeze",
+                          "Unsqueeze", "Transpose", "Split", "Slice", "Concat",
+                          "Gather", "Expand", "MaxPool"},
+                         op);
+  unsigned data = op == "Where" ? 1 : 0;
+  outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
   if (elementwiseInfo(op))
     return importElementwise(op);
@@ -2644,6 +2951,129 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return success();
   }
   return fail("unsupported operator");
+}
+
+LogicalResult Importer::bindInputValue(StringRef name,
+                                       ArrayRef<std::string> texts,
+                                       llvm::StringSet<> &initializerNames) {
+  onnx::GraphProto *graph = model.mutable_graph();
+  auto error = [&](const Twine &msg) {
+    emitError(fileLoc) << msg;
+    return failure();
+  };
+  int index = -1;
+  for (int i = 0; i < graph->input_size(); ++i)
+    if (graph->input(i).name() == name && !initializerNames.count(name))
+      index = i;
+  if (index < 0 || boundInputs.count(name))
+    return error("--input-value names '" + name +
+                 (boundInputs.count(name) ? "' twice"
+                                          : "', which is not a graph input"));
+  const onnx::ValueInfoProto &vi = graph->input(index);
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+    return error("--input-value names '" + name +
+                 "', which is not a tensor input of known rank");
+  const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+  int32_t dataType = tt.elem_type();
+  FailureOr<Type> elt = elementType(dataType, "input '" + name + "'");
+  if (failed(elt))
+    return failure();
+  std::string typeName = onnx::TensorProto_DataType_Name(dataType);
+  // The shape: the input's, where one dynamic dimension may be inferred
+  // from the number of values.
+  int64_t n = texts.size();
+  SmallVector<int64_t> shape;
+  int dynamicDim = -1;
+  int64_t known = 1;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &dim = tt.shape().dim(i);
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      known *= dim.dim_value();
+      continue;
+    }
+    if (dynamicDim >= 0)
+      return error("--input-value cannot infer two dynamic dimensions of "
+                   "input '" +
+                   name + "': pass --input-shape " + name + "=d0,d1,...");
+    dynamicDim = i;
+    shape.push_back(0);
+  }
+  if (dynamicDim >= 0 && known > 0 && n % known == 0)
+    shape[dynamicDim] = n / known;
+  if (numElements(shape) != n || (dynamicDim >= 0 && known == 0 && n != 0)) {
+    // "?" marks the dynamic dimension that the count does not determine.
+    std::string dims = "[";
+    for (auto [d, size] : llvm::enumerate(shape))
+      dims += (d ? "," : "") + (static_cast<int>(d) == dynamicDim
+                                    ? std::string("?")
+                                    : std::to_string(size));
+    dims += "]";
+    return error("--input-value gives " + Twine(n) + " values for input '" +
+                 name + "' of shape " + dims + " (" +
+                 (dynamicDim >= 0 ? "a multiple of " + Twine(known)
+                                  : Twine(numElements(shape))) +
+                 " elements)");
+  }
+  // Encode the values as raw_data (little-endian) of the input's type.
+  onnx::TensorProto t;
+  t.set_name(name.str());
+  t.set_data_type(dataType);
+  for (int64_t d : shape)
+    t.add_dims(d);
+  std::string raw;
+  unsigned width = elt->getIntOrFloatBitWidth();
+  auto append = [&](uint64_t bits, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; ++i)
+      raw.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  };
+  for (StringRef text : texts) {
+    auto bad = [&](StringRef why) {
+      return error("bad --input-value for input '" + name + "': '" + text +
+                   "' " + why);
+    };
+    if (auto ft = dyn_cast<FloatType>(*elt)) {
+      double d;
+      if (text.getAsDouble(d))
+        return bad("is not a number");
+      APFloat f(d);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      append(f.bitcastToAPInt().getZExtValue(), width / 8);
+      continue;
+    }
+    if (elt->isInteger(1)) {
+      if (text != "0" && text != "1" && text != "true" && text != "false")
+        return bad("is not a bool (0, 1, true or false)");
+      append(text == "1" || text == "true", 1);
+      continue;
+    }
+    if (isUnsignedType(dataType)) {
+      uint64_t u;
+      if (text.getAsInteger(10, u))
+        return bad("is not an unsigned integer");
+      if (width < 64 && u >> width)
+        return bad("is out of range for " + typeName);
+      append(u, width / 8);
+      continue;
+    }
+    int64_t i;
+    if (text.getAsInteger(10, i))
+      return bad("is not an integer");
+    if (width < 64 &&
+        (i < -(int64_t(1) << (width - 1)) || i >= (int64_t(1) << (width - 1))))
+      return bad("is out of range for " + typeName);
+    append(static_cast<uint64_t>(i), width / 8);
+  }
+  t.set_raw_data(raw);
+  *graph->add_initializer() = t;
+  initializerNames.insert(name);
+  boundInputs.insert(name);
+  // From IR version 4 an initializer need not be a graph input; older
+  // models list every initializer among the inputs.
+  if (model.ir_version() >= 4)
+    graph->mutable_input()->DeleteSubrange(index, 1);
+  return success();
 }
 
 OwningOpRef<ModuleOp> Importer::run() {
@@ -2715,6 +3145,11 @@ OwningOpRef<ModuleOp> Importer::run() {
       dim->set_dim_value(it->second[i]);
     }
   }
+  // Bind --input-value inputs (after --input-shape, which may give their
+  // shape) before checking, so that ONNX inference sees them as constants.
+  for (const auto &[name, texts] : options.inputValues)
+    if (failed(bindInputValue(name, texts, initializerNames)))
+      return {};
   {
     onnx::ModelProto checked;
     const onnx::ModelProto *toCheck = &model;
@@ -2778,9 +3213,21 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const onnx::ValueInfoProto &vi : graph->input()) {
     if (initializerNames.count(vi.name()))
       continue;
+    // The importer emits static tensor programs: sequence, optional and
+    // map values (and string tensors, elementType) have no counterpart.
+    // Those errors name the node that reads the input.
+    if (!vi.type().has_tensor_type() ||
+        !supportedElementType(vi.type().tensor_type().elem_type()))
+      setFirstConsumer(vi.name());
     if (!vi.type().has_tensor_type()) {
-      emitError(fileLoc) << "input '" << vi.name()
-                         << "': only tensor inputs are supported";
+      const onnx::TypeProto &type = vi.type();
+      StringRef kind = type.has_sequence_type()        ? "a sequence"
+                       : type.has_optional_type()      ? "an optional"
+                       : type.has_map_type()           ? "a map"
+                       : type.has_sparse_tensor_type() ? "a sparse tensor"
+                                                       : "a non-tensor";
+      (void)fail("input '" + vi.name() + "' has " + kind +
+                 " type: non-tensor types are not supported");
       return {};
     }
     const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
@@ -2810,9 +3257,13 @@ OwningOpRef<ModuleOp> Importer::run() {
       shape.push_back(dim.dim_value());
     }
     addArg(vi.name(), placed(shape, *elt), /*isGraphInput=*/true);
+    values[vi.name()].isUnsigned = isUnsignedType(tt.elem_type());
   }
   for (const onnx::TensorProto &t : graph->initializer()) {
     std::string what = "initializer '" + t.name() + "'";
+    // Only on failure: the search is linear in the graph.
+    if (!supportedElementType(t.data_type()))
+      setFirstConsumer(t.name());
     FailureOr<Type> elt = elementType(t.data_type(), what);
     if (failed(elt))
       return {};
@@ -2825,13 +3276,15 @@ OwningOpRef<ModuleOp> Importer::run() {
     bool hasData = !dataless.count(t.name()) &&
                    t.data_location() != onnx::TensorProto::EXTERNAL;
     bool isShapeLike = !isa<FloatType>(*elt) && n <= kMaxShapeInitializer;
-    if (hasData && (options.weightsAsConstants || isShapeLike || n <= 1)) {
+    if (hasData && (options.weightsAsConstants || isShapeLike || n <= 1 ||
+                    boundInputs.count(t.name()))) {
       FailureOr<DenseElementsAttr> c = tensorContents(t, what);
       if (failed(c))
         return {};
       TensorInfo &info = values[t.name()];
       info.type = placed(shape, *elt);
       info.constant = *c;
+      info.isUnsigned = isUnsignedType(t.data_type());
       continue;
     }
     if (options.weightsAsConstants && !hasData) {
@@ -2840,6 +3293,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     }
     addArg(t.name(), placed(shape, *elt));
+    values[t.name()].isUnsigned = isUnsignedType(t.data_type());
   }
 
   unsigned index = 0;
@@ -2858,6 +3312,7 @@ OwningOpRef<ModuleOp> Importer::run() {
   curLoc = fileLoc;
 
   SmallVector<Value> results;
+  SmallVector<bool> resultUnsigned;
   for (const onnx::ValueInfoProto &vi : graph->output()) {
     auto it = values.find(vi.name());
     if (it == values.end()) {
@@ -2866,6 +3321,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     }
     results.push_back(materialize(it->second));
+    resultUnsigned.push_back(it->second.isUnsigned);
   }
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(
@@ -2875,6 +3331,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (role.second)
       func.setArgAttr(i, "dist.batch_dim", builder.getI64IntegerAttr(0));
   }
+  // Unsigned results (UINT8..UINT64), for distir-run's output files.
+  for (auto [i, isUnsigned] : llvm::enumerate(resultUnsigned))
+    if (isUnsigned)
+      func.setResultAttr(i, "dist.unsigned", builder.getUnitAttr());
   tagLayers(func);
   if (failed(verify(*module)))
     return {};
@@ -2904,6 +3364,22 @@ distir::parseInputShape(StringRef spec,
              "' is not a dimension size";
     result.second.push_back(d);
   }
+  return {};
+}
+
+std::string distir::parseInputValue(
+    StringRef spec, std::pair<std::string, SmallVector<std::string>> &result) {
+  auto [name, vals] = spec.split('=');
+  if (name.empty() || !spec.contains('='))
+    return "bad --input-value '" + spec.str() + "': expected NAME=v0,v1,...";
+  result.first = name.str();
+  result.second.clear();
+  if (vals.empty())
+    return {}; // No values: an empty tensor.
+  SmallVector<StringRef> parts;
+  vals.split(parts, ',');
+  for (StringRef p : parts)
+    result.second.push_back(p.trim().str());
   return {};
 }
 
@@ -2946,6 +3422,15 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
       return {};
     }
     options.inputShapes.push_back(std::move(shape));
+  }
+  for (const std::string &spec : clInputValues) {
+    std::pair<std::string, SmallVector<std::string>> value;
+    std::string err = parseInputValue(spec, value);
+    if (!err.empty()) {
+      emitError(loc) << err;
+      return {};
+    }
+    options.inputValues.push_back(std::move(value));
   }
   OwningOpRef<ModuleOp> module = importONNXModel(
       buffer->getBuffer(), buffer->getBufferIdentifier(), options, context);

@@ -47,6 +47,16 @@ static std::optional<ProtoType> getProtoType(int dataType, Builder &b) {
     return ProtoType{b.getIntegerType(64), 8};
   case T::BOOL:
     return ProtoType{b.getI1Type(), 1};
+  // Unsigned integers are read into signless integers of their width,
+  // holding the same bits (the executor stores them wrapped to signed).
+  case T::UINT8:
+    return ProtoType{b.getIntegerType(8), 1};
+  case T::UINT16:
+    return ProtoType{b.getIntegerType(16), 2};
+  case T::UINT32:
+    return ProtoType{b.getIntegerType(32), 4};
+  case T::UINT64:
+    return ProtoType{b.getIntegerType(64), 8};
   default:
     return std::nullopt;
   }
@@ -98,7 +108,7 @@ std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
   Builder b(context);
   std::optional<ProtoType> type = getProtoType(proto.data_type(), b);
   // Older ONNX test data stores bfloat16 tensors as UINT16 bit patterns.
-  if (!type && proto.data_type() == onnx::TensorProto::UINT16 && expected &&
+  if (proto.data_type() == onnx::TensorProto::UINT16 && expected &&
       expected.isBF16())
     type = ProtoType{expected, 2};
   if (!type)
@@ -135,6 +145,14 @@ std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
                   " values, expected " + Twine(n));
     for (size_t i = 0; i < n; ++i)
       data[i] = proto.double_data(static_cast<int>(i));
+  } else if (proto.data_type() == onnx::TensorProto::UINT32 ||
+             proto.data_type() == onnx::TensorProto::UINT64) {
+    if (!check(proto.uint64_data_size()))
+      return fail("uint64_data holds " + Twine(proto.uint64_data_size()) +
+                  " values, expected " + Twine(n));
+    for (size_t i = 0; i < n; ++i)
+      data[i] = static_cast<double>(
+          static_cast<int64_t>(proto.uint64_data(static_cast<int>(i))));
   } else if (type->elementType.isInteger(64)) {
     if (!check(proto.int64_data_size()))
       return fail("int64_data holds " + Twine(proto.int64_data_size()) +
@@ -163,7 +181,8 @@ std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
 }
 
 bool distir::writeTensorProtoFile(StringRef path, const RuntimeValue &value,
-                                  StringRef name, std::string &error) {
+                                  StringRef name, std::string &error,
+                                  bool isUnsigned) {
   onnx::TensorProto proto;
   proto.set_name(name.str());
   for (int64_t d : value.shape)
@@ -183,6 +202,21 @@ bool distir::writeTensorProtoFile(StringRef path, const RuntimeValue &value,
     proto.set_data_type(onnx::TensorProto::BOOL);
     for (double v : data)
       proto.add_int32_data(v != 0);
+  } else if (isUnsigned && isa<IntegerType>(t)) {
+    // The bits of each (signed-wrapped) value, read as unsigned.
+    unsigned width = t.getIntOrFloatBitWidth();
+    uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+    proto.set_data_type(width <= 8    ? onnx::TensorProto::UINT8
+                        : width <= 16 ? onnx::TensorProto::UINT16
+                        : width <= 32 ? onnx::TensorProto::UINT32
+                                      : onnx::TensorProto::UINT64);
+    for (double v : data) {
+      uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(v)) & mask;
+      if (width <= 16)
+        proto.add_int32_data(static_cast<int32_t>(bits));
+      else
+        proto.add_uint64_data(bits);
+    }
   } else if (t.isInteger(64) || t.isIndex()) {
     proto.set_data_type(onnx::TensorProto::INT64);
     for (double v : data)

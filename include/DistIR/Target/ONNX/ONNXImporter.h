@@ -27,6 +27,12 @@ struct ONNXImportOptions {
   /// Shapes of graph inputs, replacing their dynamic dimensions.
   llvm::SmallVector<std::pair<std::string, llvm::SmallVector<int64_t>>>
       inputShapes;
+  /// Graph inputs bound to constant values at import time (as text, parsed
+  /// per the input's element type): each becomes an initializer, so its
+  /// contents are known (shape operands resolve statically) and it leaves
+  /// the function signature.
+  llvm::SmallVector<std::pair<std::string, llvm::SmallVector<std::string>>>
+      inputValues;
   /// Device every value is placed on (`#dist.device<N>`).
   int64_t device = 0;
   /// Initializers become `arith.constant`s instead of function arguments.
@@ -47,6 +53,12 @@ importONNXModel(llvm::StringRef bytes, llvm::StringRef fileName,
 std::string
 parseInputShape(llvm::StringRef spec,
                 std::pair<std::string, llvm::SmallVector<int64_t>> &result);
+
+/// Parses `NAME=v0,v1,...` (possibly no values) into `result`. Returns an
+/// error message, or an empty string on success.
+std::string
+parseInputValue(llvm::StringRef spec,
+                std::pair<std::string, llvm::SmallVector<std::string>> &result);
 
 /// Registers `--import-onnx` and `--build-mlp` with mlir-translate.
 void registerONNXTranslations();

@@ -33,9 +33,11 @@ std::optional<RuntimeValue> readTensorProtoFile(llvm::StringRef path,
                                                 std::string &error,
                                                 mlir::Type expected = {});
 
-/// Writes `value` as a serialized onnx.TensorProto named `name`.
+/// Writes `value` as a serialized onnx.TensorProto named `name`; integers
+/// as UINT8..UINT64 when `isUnsigned`.
 bool writeTensorProtoFile(llvm::StringRef path, const RuntimeValue &value,
-                          llvm::StringRef name, std::string &error);
+                          llvm::StringRef name, std::string &error,
+                          bool isUnsigned = false);
 
 } // namespace distir
 

@@ -37,6 +37,9 @@ def Dist_Dialect : Dialect {
       = D` marks an argument whose dimension D is the batch, `dist.layer =
       L` a weight of layer L, and `dist.name = "..."` names an argument for
       the tools (`distir-run --input NAME=...`).
+    * **Result marks**: `dist.unsigned` on a function result says that its
+      signless integers hold unsigned values (set by the ONNX importer for
+      UINT8..UINT64 outputs; `distir-run` writes such results unsigned).
     * **Transform marks**: `dist.zero_stage = S` (1, 2 or 3) on a function
       says that `dist-zero` applied ZeRO stage S to it.
 
