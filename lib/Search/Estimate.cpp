@@ -27,6 +27,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include <chrono>
+#include <mutex>
 
 using namespace mlir;
 using namespace distir;
@@ -64,8 +65,11 @@ struct TaskMemoryChange {
   int64_t device, bytes;
   bool repeated;
   bool middleLayer;
-  /// The op's changes (its allocations, then its releases) repeat together.
-  Operation *op;
+  /// In the buffer that receives every microbatch's output: K'/K of it.
+  bool outputBuffer;
+  /// The op's changes (its allocations, then its releases) repeat together
+  /// (identity only; the template may be gone).
+  const void *op;
 };
 struct TaskRecord {
   std::vector<TaskEvent> events;
@@ -354,65 +358,86 @@ static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
   return folded;
 }
 
-/// Estimates `config` from `module` (a copy of the template's source, which
-/// this transforms) transformed as `shape`; with
-/// `layersPerStage` > 0 the template's stages were folded to four layers
-/// each (foldLayers). Returns nullopt when the folded template's middle
-/// layers do not form one run in each task (then it cannot be replayed).
-static std::optional<ConfigResult>
-estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
-             const SearchConfig &config, const SearchConfig &shape,
-             const SearchOptions &options, int64_t layersPerStage,
-             const llvm::DenseSet<unsigned> &middleArgs) {
+/// A simulated template: what replaying it for a configuration needs.
+struct search::TemplateRun {
+  /// Ok, or the template's own Skipped/Failed outcome and its reason.
+  ConfigStatus status = ConfigStatus::Ok;
+  std::string reason;
+  double transformSeconds = 0, simulateSeconds = 0;
+  std::map<TaskKind, TaskRecord> records;
+  /// By template device: resident bytes, and those of the batch inputs and
+  /// of the kept middle pair's weights.
+  std::map<int64_t, int64_t> resident, batchBytes, middleBytes;
+  int64_t templateK = 1, layersPerStage = 0;
+};
+
+/// Each task's middle-layer items, which must be one run: [begin, end).
+template <typename T>
+static std::optional<std::pair<size_t, size_t>> middleRun(ArrayRef<T> items) {
+  size_t begin = items.size(), end = items.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].middleLayer)
+      continue;
+    if (begin == items.size())
+      begin = i;
+    else if (end != i)
+      return std::nullopt;
+    end = i + 1;
+  }
+  return std::make_pair(begin, end);
+}
+
+/// Transforms `module` (a copy of the template's source) as `shape`, places
+/// it on replica 0's devices of `config` when `shape` has one replica, and
+/// records its events and memory changes by task. `layersPerStage` > 0: the
+/// stages were folded to four layers (foldLayers). Returns null when the
+/// folded template's middle layers do not form one run in each task (then
+/// it cannot be replayed).
+static std::shared_ptr<TemplateRun>
+buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
+              const SearchConfig &config, const SearchConfig &shape,
+              const dist::DeviceOrder &order, const SearchOptions &options,
+              int64_t layersPerStage,
+              const llvm::DenseSet<unsigned> &middleArgs) {
   using Clock = std::chrono::steady_clock;
-  ConfigResult result;
-  result.config = config;
+  auto run = std::make_shared<TemplateRun>();
+  run->templateK = shape.microbatches;
+  run->layersPerStage = layersPerStage;
   auto start = Clock::now();
   std::string error;
   // Errors that depend on the full configuration (batch / dp < K) are
   // excluded by the enumeration; the others show up in the template too.
   if (failed(transformInPlace(*module, entry, shape, options, error,
                               /*annotate=*/true))) {
-    result.transformSeconds =
+    run->transformSeconds =
         std::chrono::duration<double>(Clock::now() - start).count();
-    result.status = ConfigStatus::Skipped;
-    result.reason = error;
-    return result;
+    run->status = ConfigStatus::Skipped;
+    run->reason = error;
+    return run;
   }
-
   // Inference template: replica 0 alone, on the devices it has in the full
   // configuration (collective and link costs depend on them).
-  std::string orderError;
-  std::optional<dist::DeviceOrder> order = dist::parseDeviceOrder(
-      config.mapping, config.dp, config.tp, config.pp, orderError);
-  if (!order) {
-    result.status = ConfigStatus::Skipped;
-    result.reason = "dist-dtp{" + config.getPassOptions() + "}: " + orderError;
-    return result;
-  }
   if (shape.dp != config.dp) {
     MLIRContext *context = module->getContext();
     AttrTypeReplacer replacer;
     replacer.addReplacement([&](dist::DeviceAttr device) -> Attribute {
       int64_t id = device.getId();
       return dist::DeviceAttr::get(
-          context,
-          dist::getDeviceId(*order, 0, id % config.tp, id / config.tp));
+          context, dist::getDeviceId(order, 0, id % config.tp, id / config.tp));
     });
     replacer.recursivelyReplaceElementsIn(*module, /*replaceAttrs=*/true,
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
   }
   auto transformed = Clock::now();
-  result.transformSeconds =
+  run->transformSeconds =
       std::chrono::duration<double>(transformed - start).count();
 
   func::FuncOp step = findStepFunction(*module, entry);
   if (!step) {
-    result.status = ConfigStatus::Failed;
-    result.reason =
-        "dist-dtp produced no step function @" + entry.str() + "_dtp";
-    return result;
+    run->status = ConfigStatus::Failed;
+    run->reason = "dist-dtp produced no step function @" + entry.str() + "_dtp";
+    return run;
   }
   std::string simError;
   FailureOr<SimulationResult> sim;
@@ -430,16 +455,15 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
     sim = simulate(step, options.cluster, simOptions);
   }
   if (failed(sim)) {
-    result.status = ConfigStatus::Failed;
-    result.reason =
-        "simulation failed: " +
-        (simError.empty() ? std::string("no diagnostic") : simError);
-    return result;
+    run->status = ConfigStatus::Failed;
+    run->reason = "simulation failed: " +
+                  (simError.empty() ? std::string("no diagnostic") : simError);
+    return run;
   }
 
   // Events and memory changes by task kind.
-  std::map<TaskKind, TaskRecord> records;
-  int64_t templateK = shape.microbatches, k = config.microbatches;
+  std::map<TaskKind, TaskRecord> &records = run->records;
+  int64_t templateK = shape.microbatches;
   // What the replay needs to know of an op, computed once per op.
   struct OpInfo {
     TaskRecord *record;
@@ -476,53 +500,57 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
   }
   for (const MemoryChange &change : sim->memoryChanges) {
     const OpInfo &info = infoOf(change.op);
-    int64_t bytes =
-        info.outputBuffer ? change.bytes / templateK * k : change.bytes;
-    info.record->memory.push_back(
-        {change.device, bytes, info.repeated, info.middleLayer, change.op});
+    info.record->memory.push_back({change.device, change.bytes, info.repeated,
+                                   info.middleLayer, info.outputBuffer,
+                                   change.op});
   }
-  // Each task's middle-layer items must be one run: [begin, end).
-  auto middleRun = [](auto items) -> std::optional<std::pair<size_t, size_t>> {
-    size_t begin = items.size(), end = items.size();
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (!items[i].middleLayer)
-        continue;
-      if (begin == items.size())
-        begin = i;
-      else if (end != i)
-        return std::nullopt;
-      end = i + 1;
-    }
-    return std::make_pair(begin, end);
-  };
   for (const auto &[kind, record] : records)
     if (!middleRun(ArrayRef<TaskEvent>(record.events)) ||
         !middleRun(ArrayRef<TaskMemoryChange>(record.memory)))
-      return std::nullopt;
-  // Replay in the order of the full schedule.
-  int64_t extra = k - 2; // repeated accumulation adds per chain
-  std::map<int64_t, double> free;
-  std::map<int64_t, int64_t> live, peak;
-  std::map<int64_t, int64_t> batchBytes =
+      return nullptr;
+  run->batchBytes =
       getArgumentBytes(*module, entry, [](unsigned, DictionaryAttr attrs) {
         return attrs && attrs.get("dist.batch_dim");
       });
-  std::map<int64_t, int64_t> middleBytes =
+  run->middleBytes =
       getArgumentBytes(*module, entry, [&](unsigned arg, DictionaryAttr) {
         return middleArgs.contains(arg);
       });
+  for (const auto &[device, report] : sim->devices)
+    run->resident[device] = report.residentBytes;
+  run->simulateSeconds =
+      std::chrono::duration<double>(Clock::now() - transformed).count();
+  return run;
+}
+
+/// Replays `run` in the order of `config`'s schedule.
+static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
+                           const SearchConfig &shape,
+                           const dist::DeviceOrder &order,
+                           const SearchOptions &options) {
+  ConfigResult result;
+  result.config = config;
+  if (run.status != ConfigStatus::Ok) {
+    result.status = run.status;
+    result.reason = run.reason;
+    return result;
+  }
+  int64_t templateK = run.templateK, k = config.microbatches;
+  int64_t extra = k - 2; // repeated links of chains over the microbatches
+  std::map<int64_t, double> free;
+  std::map<int64_t, int64_t> live, peak, resident;
   // Middle pairs per stage in the full program (the template has one).
-  int64_t middles = layersPerStage > 0 ? (layersPerStage - 2) / 2 : 1;
-  std::map<int64_t, int64_t> resident;
-  for (const auto &[device, report] : sim->devices) {
+  int64_t middles = run.layersPerStage > 0 ? (run.layersPerStage - 2) / 2 : 1;
+  for (const auto &[device, bytes] : run.resident) {
     // The template holds `templateK` of the K microbatches of the inputs
-    // and one of the middle layers' weights.
-    auto it = batchBytes.find(device);
-    int64_t perMicrobatch = it == batchBytes.end() ? 0 : it->second / templateK;
-    auto mit = middleBytes.find(device);
-    int64_t perLayer = mit == middleBytes.end() ? 0 : mit->second;
-    resident[device] = report.residentBytes + perMicrobatch * (k - templateK) +
-                       perLayer * (middles - 1);
+    // and one of the middle pairs' weights.
+    auto it = run.batchBytes.find(device);
+    int64_t perMicrobatch =
+        it == run.batchBytes.end() ? 0 : it->second / templateK;
+    auto mit = run.middleBytes.find(device);
+    int64_t perPair = mit == run.middleBytes.end() ? 0 : mit->second;
+    resident[device] =
+        bytes + perMicrobatch * (k - templateK) + perPair * (middles - 1);
     live[device] = peak[device] = resident[device];
   }
   auto playEvents = [&](ArrayRef<TaskEvent> events) {
@@ -546,14 +574,15 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
       for (int64_t i = 0; i < times; ++i)
         for (const TaskMemoryChange &change : changes.take_front(n)) {
           int64_t &level = live[change.device];
-          level += change.bytes;
+          level +=
+              change.outputBuffer ? change.bytes / templateK * k : change.bytes;
           peak[change.device] = std::max(peak[change.device], level);
         }
       changes = changes.drop_front(n);
     }
   };
-  // Items before the middle layer, the middle layer once per middle layer
-  // of the full program, the items after it.
+  // Items before the middle pair, the pair once per pair of the full
+  // program, the items after it.
   auto playFolded = [&](auto items, auto playItems) {
     auto [begin, end] = *middleRun(items);
     playItems(items.take_front(begin));
@@ -565,7 +594,7 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
     playFolded(ArrayRef<TaskEvent>(record.events), playEvents);
     playFolded(ArrayRef<TaskMemoryChange>(record.memory), playMemory);
   };
-  if (auto it = records.find({-1, 0, First}); it != records.end())
+  if (auto it = run.records.find({-1, 0, First}); it != run.records.end())
     play(it->second);
   std::optional<dist::PipelineSchedule> schedule =
       dist::symbolizePipelineSchedule(
@@ -575,8 +604,9 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
     int64_t role = task.phase == PipelinePhase::Update
                        ? First
                        : roleOf(task.microbatch, k);
-    auto it = records.find({task.stage, static_cast<int>(task.phase), role});
-    if (it != records.end())
+    auto it =
+        run.records.find({task.stage, static_cast<int>(task.phase), role});
+    if (it != run.records.end())
       play(it->second);
   }
   double latency = 0;
@@ -586,16 +616,16 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
   // Per-device reports; in inference every replica repeats replica 0's.
   std::map<int64_t, DeviceReport> devices;
   int64_t capacity = options.cluster.device.memoryCapacity;
-  for (const auto &[device, report] : sim->devices) {
+  for (const auto &[device, bytes] : run.resident) {
     SmallVector<int64_t> ids = {device};
     if (shape.dp != config.dp) {
       ids.clear();
       // The template's device is replica 0's (t, s); find t and s again.
       for (int64_t s = 0; s < config.pp; ++s)
         for (int64_t t = 0; t < config.tp; ++t)
-          if (dist::getDeviceId(*order, 0, t, s) == device)
+          if (dist::getDeviceId(order, 0, t, s) == device)
             for (int64_t d = 0; d < config.dp; ++d)
-              ids.push_back(dist::getDeviceId(*order, d, t, s));
+              ids.push_back(dist::getDeviceId(order, d, t, s));
     }
     for (int64_t id : ids) {
       DeviceReport &out = devices[id];
@@ -605,33 +635,90 @@ estimateFrom(OwningOpRef<ModuleOp> module, StringRef entry,
     }
   }
   setSimulatedOutcome(result, latency, devices, capacity);
-  result.simulateSeconds =
-      std::chrono::duration<double>(Clock::now() - transformed).count();
   return result;
 }
 
+struct search::TemplateCache::Impl {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const TemplateRun>> runs;
+};
+
+search::TemplateCache::TemplateCache() : impl(std::make_unique<Impl>()) {}
+search::TemplateCache::~TemplateCache() = default;
+
 ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
                                     const SearchConfig &config,
-                                    const SearchOptions &options) {
+                                    const SearchOptions &options,
+                                    TemplateCache *cache) {
+  using Clock = std::chrono::steady_clock;
   SearchConfig shape = getTemplateConfig(config, options.training);
-  // Fold the layers of each stage when there are enough.
-  if (getFoldableLayersPerStage(templateSource, entry, config.pp)) {
-    auto start = std::chrono::steady_clock::now();
+  std::optional<int64_t> foldable =
+      getFoldableLayersPerStage(templateSource, entry, config.pp);
+  bool sameShape =
+      shape.dp == config.dp && shape.microbatches == config.microbatches;
+  if (!foldable && sameShape)
+    return evaluateConfig(templateSource, entry, config, options);
+  std::string orderError;
+  std::optional<dist::DeviceOrder> order = dist::parseDeviceOrder(
+      config.mapping, config.dp, config.tp, config.pp, orderError);
+  if (!order) {
+    ConfigResult result;
+    result.config = config;
+    result.status = ConfigStatus::Skipped;
+    result.reason = "dist-dtp{" + config.getPassOptions() + "}: " + orderError;
+    return result;
+  }
+
+  // The template's identity: its program and options, and the devices it
+  // is moved to.
+  std::string key;
+  {
+    llvm::raw_string_ostream os(key);
+    os << shape.batch << " " << shape.getPassOptions();
+    if (shape.dp != config.dp)
+      for (int64_t s = 0; s < config.pp; ++s)
+        for (int64_t t = 0; t < config.tp; ++t)
+          os << " " << dist::getDeviceId(*order, 0, t, s);
+  }
+  std::shared_ptr<const TemplateRun> run;
+  if (cache) {
+    std::lock_guard<std::mutex> lock(cache->impl->mutex);
+    auto it = cache->impl->runs.find(key);
+    if (it != cache->impl->runs.end())
+      run = it->second;
+  }
+  bool fresh = !run;
+  if (!run && foldable) {
+    auto start = Clock::now();
     OwningOpRef<ModuleOp> folded = templateSource.clone();
     FailureOr<FoldedLayers> layers = foldLayers(*folded, entry, config.pp);
     double foldSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (succeeded(layers))
-      if (std::optional<ConfigResult> result =
-              estimateFrom(std::move(folded), entry, config, shape, options,
-                           layers->layersPerStage, layers->middleArgs)) {
-        result->transformSeconds += foldSeconds;
-        return *result;
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (succeeded(layers)) {
+      std::shared_ptr<TemplateRun> built =
+          buildTemplate(std::move(folded), entry, config, shape, *order,
+                        options, layers->layersPerStage, layers->middleArgs);
+      if (built) {
+        built->transformSeconds += foldSeconds;
+        run = std::move(built);
       }
+    }
   }
-  if (shape.dp == config.dp && shape.microbatches == config.microbatches)
-    return evaluateConfig(templateSource, entry, config, options);
-  return *estimateFrom(templateSource.clone(), entry, config, shape, options,
-                       /*layersPerStage=*/0, /*middleArgs=*/{});
+  if (!run) {
+    if (sameShape)
+      return evaluateConfig(templateSource, entry, config, options);
+    run = buildTemplate(templateSource.clone(), entry, config, shape, *order,
+                        options, /*layersPerStage=*/0, /*middleArgs=*/{});
+  }
+  if (cache && fresh) {
+    std::lock_guard<std::mutex> lock(cache->impl->mutex);
+    cache->impl->runs.emplace(key, run);
+  }
+  auto start = Clock::now();
+  ConfigResult result = replay(*run, config, shape, *order, options);
+  double replaySeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  result.transformSeconds = fresh ? run->transformSeconds : 0;
+  result.simulateSeconds = (fresh ? run->simulateSeconds : 0) + replaySeconds;
+  return result;
 }

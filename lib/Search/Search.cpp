@@ -427,6 +427,7 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
                                             ArrayRef<SearchConfig> configs,
                                             const SearchOptions &options) {
   std::vector<ConfigResult> results(configs.size());
+  TemplateCache templates;
   std::atomic<size_t> next{0};
   std::mutex progressMutex;
   size_t done = 0;
@@ -462,7 +463,8 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
           result.status = ConfigStatus::Failed;
           result.reason = parseErrors[batch];
         } else if (options.fast) {
-          result = estimateConfig(*it->second, program->entry, config, options);
+          result = estimateConfig(*it->second, program->entry, config, options,
+                                  &templates);
         } else {
           result = evaluateConfig(*it->second, program->entry, config, options);
         }

@@ -201,6 +201,20 @@ ConfigResult evaluateConfig(mlir::ModuleOp source, llvm::StringRef entry,
                             const SearchConfig &config,
                             const SearchOptions &options);
 
+struct TemplateRun;
+
+/// Templates simulated by estimateConfig, shared by the configurations (and
+/// worker threads) of one search: configurations that differ only in K (all
+/// with K >= 3) or, in inference, in the batch per replica and microbatch,
+/// replay the same template.
+class TemplateCache {
+public:
+  TemplateCache();
+  ~TemplateCache();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// The configuration whose program fast estimation simulates for `config`:
 /// at most two microbatches of the same replicas for training (two, so that
 /// gradient accumulation appears), one microbatch of one replica for
@@ -223,7 +237,8 @@ SearchConfig getTemplateConfig(const SearchConfig &config, bool training);
 /// is nothing to save.
 ConfigResult estimateConfig(mlir::ModuleOp templateSource,
                             llvm::StringRef entry, const SearchConfig &config,
-                            const SearchOptions &options);
+                            const SearchOptions &options,
+                            TemplateCache *cache = nullptr);
 
 /// Fills the latency, throughput, peak memory and status of `result` from
 /// per-device reports.
