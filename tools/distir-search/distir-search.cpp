@@ -370,6 +370,10 @@ int main(int argc, char **argv) {
   if (opts.fast && opts.overlap)
     return fail("--fast replays tasks on one stream per device; it cannot "
                 "be combined with --overlap");
+  if (opts.fast && opts.cleanup)
+    return fail("--fast replays the tasks as dist-dtp emits them; it cannot "
+                "be combined with --cleanup (canonicalize and cse merge ops "
+                "across microbatches)");
   searchOptions.fast = opts.fast;
   searchOptions.training = opts.training;
   searchOptions.cleanup = opts.cleanup;
