@@ -216,10 +216,11 @@ public:
 };
 
 /// The configuration whose program fast estimation simulates for `config`:
-/// at most two microbatches of the same replicas for training (two, so that
-/// gradient accumulation appears), one microbatch of one replica for
-/// inference (replicas never communicate). Its batch is the samples those
-/// microbatches hold. Equal to `config` when there is nothing to save.
+/// at most three microbatches (the first, a middle one and the last, which
+/// can differ), of the same replicas in training and of one replica in
+/// inference (replicas never communicate there). Its batch is the samples
+/// those microbatches hold. Equal to `config` when there is nothing to
+/// save.
 SearchConfig getTemplateConfig(const SearchConfig &config, bool training);
 
 /// Estimates `config` from its template program (`templateSource` is the
