@@ -161,17 +161,6 @@ static bool isMiddleOfFolded(int64_t layer) {
   return layer % kFoldedLayers == 1 || layer % kFoldedLayers == 2;
 }
 
-/// Removes from `entry` every layer of each of `pp` stages but the first
-/// three and the last, so that each stage keeps a first layer, a middle pair
-/// and a last layer (renumbered 4s...4s+3). Stages need an even number of
-/// at least 6 layers. A layer is the top-level ops
-/// tagged with its `dist.layer`; each value it passes to other layers must
-/// have an input of the same type that it replaces: one from an earlier
-/// layer for values used by later layers (the forward activation), one from
-/// a later layer for values used by earlier layers (the gradient). Values
-/// it returns (updated weights) are dropped from the results and its
-/// weights (arguments with its `dist.layer`, or used by it alone) from the
-/// arguments. Fails when there is nothing to fold or the layers do not chain.
 namespace {
 struct FoldedLayers {
   /// Layers per stage of the original program.
@@ -180,6 +169,7 @@ struct FoldedLayers {
   llvm::DenseSet<unsigned> middleArgs;
 };
 } // namespace
+
 static int64_t layerOf(Operation *op) {
   auto attr = op ? op->getAttrOfType<IntegerAttr>("dist.layer") : nullptr;
   return attr ? attr.getInt() : -1;
@@ -203,6 +193,17 @@ getFoldableLayersPerStage(ModuleOp module, StringRef entry, int64_t pp) {
   return n;
 }
 
+/// Removes from `entry` every layer of each of `pp` stages but the first
+/// three and the last, so that each stage keeps a first layer, a middle pair
+/// and a last layer (renumbered 4s...4s+3). Stages need an even number of
+/// at least 6 layers. A layer is the top-level ops tagged with its
+/// `dist.layer`; each value it passes to other layers must
+/// have an input of the same type that it replaces: one from an earlier
+/// layer for values used by later layers (the forward activation), one from
+/// a later layer for values used by earlier layers (the gradient). Values
+/// it returns (updated weights) are dropped from the results and its
+/// weights (arguments with its `dist.layer`, or used by it alone) from the
+/// arguments. Fails when there is nothing to fold or the layers do not chain.
 static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
                                           int64_t pp) {
   std::optional<int64_t> perStage =
