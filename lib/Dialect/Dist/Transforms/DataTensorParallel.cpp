@@ -518,14 +518,20 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
   int64_t n = numPoints();
   SmallVector<Value> out(n);
   if (baseAxis(axis) == kTensorAxis) {
+    // After a batch-axis reduction every microbatch of a replica holds the
+    // same sums: such groups share one all-reduce instead of K copies.
+    DenseMap<Value, AllReduceOp> reduced;
     for (int64_t g = 0; g < n; ++g) {
       if (tensorRank(g) != 0)
         continue;
       SmallVector<Value> group;
       for (int64_t t = 0; t < c.tp; ++t)
         group.push_back(locals[g + t]);
-      auto op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
-      assign(op, taskFor(task, g, group));
+      AllReduceOp &op = reduced[group.front()];
+      if (!op || !llvm::equal(op.getOperands(), group)) {
+        op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
+        assign(op, taskFor(task, g, group));
+      }
       for (int64_t t = 0; t < c.tp; ++t)
         out[g + t] = op.getResult(t);
     }
