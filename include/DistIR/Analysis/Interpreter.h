@@ -36,6 +36,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 
 namespace distir {
@@ -208,8 +209,20 @@ private:
               slot = &op;
           }
       });
-    for (auto &[value, op] : last)
-      it->second[op].push_back(value);
+    // In the order the block uses them, not the map's (pointer) order:
+    // releases at the same time are reported (Chrome trace) in this order.
+    llvm::DenseSet<mlir::Value> seen;
+    LastUses &uses = it->second;
+    auto add = [&](mlir::Value value) {
+      auto found = last.find(value);
+      if (found != last.end() && seen.insert(value).second)
+        uses[found->second].push_back(value);
+    };
+    for (mlir::Operation &op : block)
+      op.walk([&](mlir::Operation *nested) {
+        for (mlir::Value operand : nested->getOperands())
+          add(operand);
+      });
     return it->second;
   }
 

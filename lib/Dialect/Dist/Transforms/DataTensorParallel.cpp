@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
@@ -1170,8 +1171,10 @@ LogicalResult DTPRewriter::run() {
     if (auto layer = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
       maxLayer = std::max(maxLayer, layer.getInt());
   numLayers = maxLayer + 1;
+  // At the function's location: an error on the op would print the whole
+  // function as a note.
   if (c.pp > 1 && c.pp > numLayers)
-    return func.emitError()
+    return mlir::emitError(func.getLoc())
            << "pp=" << c.pp << " exceeds the "
            << std::max<int64_t>(numLayers, 0) << " layers of the program";
   std::vector<Task> order = orderTasks(c);
@@ -1256,7 +1259,7 @@ LogicalResult DTPRewriter::run() {
   if (c.dp * c.k > 1 && llvm::none_of(argLayouts, [](const Layout &l) {
         return llvm::is_contained(l, kBatchAxis);
       }))
-    return func.emitError()
+    return mlir::emitError(func.getLoc())
            << "data parallelism and microbatching need the batch inputs "
               "marked with a dist.batch_dim argument attribute";
 
@@ -1582,6 +1585,20 @@ void DistDTPPass::runOnOperation() {
     return fail("dist-dtp degrees must be >= 1 (dp=" + Twine(dp) +
                 ", tp=" + Twine(tp) + ", pp=" + Twine(pp) +
                 ", microbatches=" + Twine(microbatches) + ")");
+  int64_t used = dp * tp * pp;
+  if (devices < 0)
+    return fail("dist-dtp: devices=" + Twine(devices) + " is negative");
+  if (devices > 0 && used != devices)
+    return fail("dist-dtp: dp*tp*pp = " + Twine(used) + " differs from the " +
+                Twine(devices) + " devices given (devices=" + Twine(devices) +
+                ")");
+  if (ClusterAttr cluster = getModuleCluster(module))
+    if (used > cluster.getNumDevices())
+      return fail("dist-dtp: dp*tp*pp = " + Twine(used) + " exceeds the " +
+                  Twine(cluster.getNumDevices()) +
+                  " devices of the attached "
+                  "cluster '" +
+                  cluster.getName() + "'");
   std::string orderError;
   std::optional<DeviceOrder> order =
       parseDeviceOrder(mapping, dp, tp, pp, orderError);

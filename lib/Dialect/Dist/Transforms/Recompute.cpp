@@ -78,8 +78,19 @@ struct DistRecomputePass
     };
     for (int64_t layer : layers)
       if (layer < 0)
-        return func.emitError()
+        return mlir::emitError(func.getLoc())
                << "dist-recompute: layer " << layer << " is negative";
+
+    // A layer the program does not have would silently change nothing.
+    int64_t maxLayer = -1;
+    func.walk([&](Operation *op) {
+      maxLayer = std::max(maxLayer, layerOf(op).value_or(-1));
+    });
+    for (int64_t layer : layers)
+      if (maxLayer >= 0 && layer > maxLayer)
+        return mlir::emitError(func.getLoc())
+               << "dist-recompute: layer " << layer << " does not exist (@"
+               << func.getSymName() << " has layers 0 to " << maxLayer << ")";
 
     Block &body = func.getBody().front();
     // Clones made so far, per backward layer: each layer's backward pass

@@ -1,4 +1,4 @@
-// RUN: not distir-opt %s --dist-dtp=pp=2 2>&1 | FileCheck %s --check-prefix=PP
+// RUN: not distir-opt %s --dist-dtp=pp=2 2>&1 | FileCheck %s --check-prefix=PP --implicit-check-not=note:
 // RUN: not distir-opt %s --dist-dtp=microbatches=3 2>&1 | FileCheck %s --check-prefix=MB
 // RUN: not distir-opt %s --dist-dtp=schedule=zigzag 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: not distir-opt %S/Inputs/dtp-untagged.mlir '--dist-dtp=dp=2 microbatches=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
@@ -9,9 +9,13 @@
 // RUN: not distir-opt %s --dist-dtp=dp=3 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not distir-opt %s --dist-dtp=tp=3 2>&1 | FileCheck %s --check-prefix=TP
 // RUN: not distir-opt %s --dist-dtp=entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
-// RUN: not distir-opt %S/Inputs/dtp-no-batch.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=NOBATCH
+// RUN: not distir-opt %S/Inputs/dtp-no-batch.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=NOBATCH --implicit-check-not=note:
 // RUN: not distir-opt %S/Inputs/dtp-two-devices.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=DEVICES
 // RUN: not distir-opt %S/Inputs/dtp-two-funcs.mlir --dist-dtp=dp=2 2>&1 | FileCheck %s --check-prefix=FUNCS
+// RUN: not distir-opt %s "--dist-dtp=dp=2 devices=4" 2>&1 | FileCheck %s --check-prefix=NDEV
+// RUN: not distir-opt %s "--dist-dtp=dp=2 devices=-1" 2>&1 | FileCheck %s --check-prefix=NEGDEV
+// RUN: not distir-opt %s --dist-attach-cluster=cluster=dgx-h100 "--dist-dtp=dp=4 tp=4" 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: distir-opt %s --dist-attach-cluster=cluster=dgx-h100 "--dist-dtp=dp=4 devices=4" -o /dev/null
 
 // PP: error: pp=2 exceeds the 1 layers of the program
 // MB: error: dp * microbatches = 3 does not divide the batch dimension (4) of argument #0
@@ -27,6 +31,9 @@
 // NOBATCH: error: data parallelism and microbatching need the batch inputs marked with a dist.batch_dim argument attribute
 // DEVICES: error: 'dist.send' op dist-dtp expects a program on one device, found devices 0 and 1
 // FUNCS: error: dist-dtp: several public functions; choose one with entry=NAME
+// NDEV: error: dist-dtp: dp*tp*pp = 2 differs from the 4 devices given (devices=4)
+// NEGDEV: error: dist-dtp: devices=-1 is negative
+// CLUSTER: error: dist-dtp: dp*tp*pp = 16 exceeds the 8 devices of the attached cluster 'dgx-h100'
 
 !x = tensor<4x8xf32, #dist.device<0>>
 !w = tensor<8x8xf32, #dist.device<0>>

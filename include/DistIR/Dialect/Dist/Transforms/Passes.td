@@ -135,6 +135,10 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "significant first)">,
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "Function to distribute (default: the only public function)">,
+    Option<"devices", "devices", "int64_t", /*default=*/"0",
+           "Devices the program must use: dp*tp*pp must equal it (0: not "
+           "checked, except that a `dist.cluster` attached to the module "
+           "bounds dp*tp*pp)">,
     Option<"annotateSchedule", "annotate-schedule", "bool",
            /*default=*/"false",
            "Tag every op of the step function with its task as "
