@@ -136,6 +136,17 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
     emitError(loc) << "--layers, --dim and --batch must be positive";
     return {};
   }
+  // The program has about 20 ops per layer and dim x dim weights: beyond
+  // these bounds it would exhaust memory instead of failing.
+  constexpr int64_t kMaxLayers = 10000, kMaxDim = 1 << 20, kMaxBatch = 1 << 30;
+  if (options.layers > kMaxLayers || options.dim > kMaxDim ||
+      options.batch > kMaxBatch) {
+    emitError(loc) << "MLP too large: --layers " << options.layers
+                   << ", --dim " << options.dim << ", --batch " << options.batch
+                   << " (at most " << kMaxLayers << ", " << kMaxDim << ", "
+                   << kMaxBatch << ")";
+    return {};
+  }
   if (options.device < 0) {
     emitError(loc) << "--device must be >= 0";
     return {};
