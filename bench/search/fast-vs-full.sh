@@ -24,7 +24,7 @@ mkdir -p "$OUT"
 case $WORKLOAD in
 mlp103b-anchor)
   set -- --model mlp:96,32768 --batch 2048 --training --max-dp 1 --max-tp 4 \
-    --max-pp 4 --max-microbatches 64 ;;
+    --max-pp 4 --max-microbatches 64 --no-memory-precheck ;;
 mlp1b)
   set -- --model mlp:16,8192 --batch 64 --training --max-microbatches 8 ;;
 gpt2-1.6b)

@@ -163,8 +163,7 @@ static std::vector<size_t> ranksOf(size_t count, ArrayRef<size_t> ranking) {
 }
 
 static bool wasSimulated(const ConfigResult &result) {
-  return result.status == ConfigStatus::Ok ||
-         result.status == ConfigStatus::OutOfMemory;
+  return result.simulated;
 }
 
 void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Search/Search.h"
+#include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/InitAllDialects.h"
 #include "DistIR/Synthesis/Synthesis.h"
@@ -348,6 +349,32 @@ func::FuncOp search::findStepFunction(ModuleOp module, StringRef entry) {
   return {};
 }
 
+ResidentFootprint search::getResidentFootprint(ModuleOp program,
+                                               StringRef entry, int64_t batch) {
+  ResidentFootprint footprint;
+  auto func = program.lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal() || batch < 1)
+    return footprint;
+  int64_t batchBytes = 0;
+  for (BlockArgument arg : func.getArguments()) {
+    int64_t bytes = getTensorBytes(arg.getType());
+    if (func.getArgAttr(arg.getArgNumber(), "dist.batch_dim"))
+      batchBytes += bytes;
+    else
+      footprint.weightBytes += bytes;
+  }
+  footprint.batchBytesPerSample = static_cast<double>(batchBytes) / batch;
+  return footprint;
+}
+
+int64_t search::getResidentLowerBound(const ResidentFootprint &footprint,
+                                      const SearchConfig &config) {
+  double devices = static_cast<double>(config.dp * config.tp * config.pp);
+  double total = static_cast<double>(footprint.weightBytes) * config.dp +
+                 footprint.batchBytesPerSample * config.batch;
+  return static_cast<int64_t>(total / devices);
+}
+
 ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
                                     const SearchConfig &config,
                                     const SearchOptions &options) {
@@ -397,6 +424,7 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
 void search::setSimulatedOutcome(ConfigResult &result, double latency,
                                  const std::map<int64_t, DeviceReport> &devices,
                                  int64_t capacity) {
+  result.simulated = true;
   result.latency = latency;
   result.throughput = latency > 0 ? result.config.batch / latency : 0;
   bool exceeds = false;
@@ -437,6 +465,9 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
     // Programs parsed into this worker's context, by batch.
     std::map<int64_t, OwningOpRef<ModuleOp>> parsed;
     std::map<int64_t, std::string> parseErrors;
+    std::map<int64_t, ResidentFootprint> footprints;
+    int64_t capacity =
+        options.memoryPrecheck ? options.cluster.device.memoryCapacity : 0;
     for (size_t i = next++; i < configs.size(); i = next++) {
       const SearchConfig &config = configs[i];
       int64_t batch = options.fast
@@ -456,12 +487,26 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
           OwningOpRef<ModuleOp> module = parseProgram(*program, context.get());
           if (!module)
             parseErrors[batch] = "cannot parse the program: " + capture.first;
+          else
+            footprints[batch] =
+                getResidentFootprint(*module, program->entry, batch);
           it = parsed.emplace(batch, std::move(module)).first;
         }
+        int64_t bound =
+            it->second ? getResidentLowerBound(footprints[batch], config) : 0;
         if (!it->second) {
           result.config = config;
           result.status = ConfigStatus::Failed;
           result.reason = parseErrors[batch];
+        } else if (capacity > 0 && bound > capacity) {
+          // Dropped without a transform or a simulation: what the devices
+          // must hold from the start already exceeds their memory.
+          result.config = config;
+          result.status = ConfigStatus::OutOfMemory;
+          result.reason = "weights and inputs need at least " +
+                          formatBytes(bound) +
+                          " per device, more than the capacity " +
+                          formatBytes(capacity) + " (not simulated)";
         } else if (options.fast) {
           result = estimateConfig(*it->second, program->entry, config, options,
                                   &templates);

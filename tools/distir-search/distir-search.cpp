@@ -11,7 +11,8 @@
 //   [--top T] [--jobs J] [--csv out.csv] [--json out.json]
 //   [--plot out.svg|out.png] [--emit-best out.mlir] [--trace-best out.json]
 //   [--cost-model analytic|distir-compat] [--algo ring|tree] [--overlap]
-//   [--fast] [--cleanup] [--no-verify] [--no-progress] [--timing]
+//   [--fast] [--cleanup] [--no-verify] [--no-memory-precheck]
+//   [--no-progress] [--timing]
 //
 // See docs/design/search.md and docs/design/search-estimation.md.
 //
@@ -129,6 +130,12 @@ struct Options {
   cl::opt<bool> noVerify{
       "no-verify",
       cl::desc("Skip dist-verify-placement after the transform (faster)"),
+      cl::cat(category)};
+  cl::opt<bool> noMemoryPrecheck{
+      "no-memory-precheck",
+      cl::desc("Transform and simulate configurations whose weights and "
+               "inputs alone exceed the device memory too (they are oom "
+               "either way; without this option they are dropped first)"),
       cl::cat(category)};
   cl::opt<bool> fast{
       "fast",
@@ -378,6 +385,7 @@ int main(int argc, char **argv) {
   searchOptions.training = opts.training;
   searchOptions.cleanup = opts.cleanup;
   searchOptions.verify = !opts.noVerify;
+  searchOptions.memoryPrecheck = !opts.noMemoryPrecheck;
   searchOptions.verifyIR = opts.verifyIR;
   searchOptions.cluster = *cluster;
   searchOptions.jobs =

@@ -126,6 +126,9 @@ struct ConfigResult {
   int64_t peakDevice = -1;
   /// Largest per-device resident bytes (arguments: weights, inputs).
   int64_t residentBytes = 0;
+  /// Whether the figures above come from a simulation: an OutOfMemory
+  /// configuration may also be dropped before, by its resident bytes.
+  bool simulated = false;
   /// Wall-clock seconds spent on this configuration (transform, simulate).
   /// Not part of the reports (they must not depend on timing).
   double transformSeconds = 0, simulateSeconds = 0;
@@ -154,6 +157,9 @@ struct SearchOptions {
   bool cleanup = false;
   /// Run dist-verify-placement after the transforms.
   bool verify = true;
+  /// Drop configurations whose resident lower bound exceeds the device
+  /// memory before transforming them (getResidentLowerBound).
+  bool memoryPrecheck = true;
   /// Also run MLIR's IR verifier after dist-dtp (structural invariants of
   /// every op; dist-dtp's tests check them, so searches skip it by default).
   bool verifyIR = false;
@@ -195,6 +201,22 @@ transformProgram(mlir::ModuleOp source, llvm::StringRef entry,
 /// The step function that `dist-dtp` produced for `entry` (`<entry>_dtp`).
 mlir::func::FuncOp findStepFunction(mlir::ModuleOp module,
                                     llvm::StringRef entry);
+
+/// What every configuration of a program keeps resident, from the
+/// sequential program: its weights, and its batch inputs per sample.
+struct ResidentFootprint {
+  int64_t weightBytes = 0;
+  double batchBytesPerSample = 0;
+};
+ResidentFootprint getResidentFootprint(mlir::ModuleOp program,
+                                       llvm::StringRef entry, int64_t batch);
+
+/// A lower bound of the largest per-device resident bytes of `config`: each
+/// of its dp replicas holds every weight on some of its tp * pp devices, and
+/// every sample's inputs are on some device, so the devices hold at least
+/// dp * weights + batch inputs in all.
+int64_t getResidentLowerBound(const ResidentFootprint &footprint,
+                              const SearchConfig &config);
 
 /// Transforms and simulates one configuration.
 ConfigResult evaluateConfig(mlir::ModuleOp source, llvm::StringRef entry,

@@ -141,8 +141,8 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
   constexpr int64_t kMaxLayers = 10000, kMaxDim = 1 << 20, kMaxBatch = 1 << 30;
   if (options.layers > kMaxLayers || options.dim > kMaxDim ||
       options.batch > kMaxBatch) {
-    emitError(loc) << "MLP too large: --layers " << options.layers
-                   << ", --dim " << options.dim << ", --batch " << options.batch
+    emitError(loc) << "MLP too large: --layers " << options.layers << ", --dim "
+                   << options.dim << ", --batch " << options.batch
                    << " (at most " << kMaxLayers << ", " << kMaxDim << ", "
                    << kMaxBatch << ")";
     return {};
