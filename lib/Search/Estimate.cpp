@@ -370,6 +370,8 @@ struct search::TemplateRun {
   /// of the kept middle pair's weights.
   std::map<int64_t, int64_t> resident, batchBytes, middleBytes;
   int64_t templateK = 1, layersPerStage = 0;
+  /// One more than the largest device id of the records.
+  int64_t numDevices = 0;
 };
 
 /// Each task's middle-layer items, which must be one run: [begin, end).
@@ -517,8 +519,17 @@ buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
       getArgumentBytes(*module, entry, [&](unsigned arg, DictionaryAttr) {
         return middleArgs.contains(arg);
       });
-  for (const auto &[device, report] : sim->devices)
+  for (const auto &[device, report] : sim->devices) {
     run->resident[device] = report.residentBytes;
+    run->numDevices = std::max(run->numDevices, device + 1);
+  }
+  for (const auto &[kind, record] : records) {
+    for (const TaskEvent &event : record.events)
+      for (int64_t d : event.devices)
+        run->numDevices = std::max(run->numDevices, d + 1);
+    for (const TaskMemoryChange &change : record.memory)
+      run->numDevices = std::max(run->numDevices, change.device + 1);
+  }
   run->simulateSeconds =
       std::chrono::duration<double>(Clock::now() - transformed).count();
   return run;
@@ -538,8 +549,11 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
   }
   int64_t templateK = run.templateK, k = config.microbatches;
   int64_t extra = k - 2; // repeated links of chains over the microbatches
-  std::map<int64_t, double> free;
-  std::map<int64_t, int64_t> live, peak, resident;
+  // Dense by device id: the replay's inner loop (millions of events for
+  // long pipelines) indexes them.
+  std::vector<double> free(run.numDevices, 0.0);
+  std::vector<int64_t> live(run.numDevices, 0), peak(run.numDevices, 0);
+  std::map<int64_t, int64_t> resident;
   // Middle pairs per stage in the full program (the template has one).
   int64_t middles = run.layersPerStage > 0 ? (run.layersPerStage - 2) / 2 : 1;
   for (const auto &[device, bytes] : run.resident) {
@@ -611,7 +625,7 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
       play(it->second);
   }
   double latency = 0;
-  for (const auto &[device, time] : free)
+  for (double time : free)
     latency = std::max(latency, time);
 
   // Per-device reports; in inference every replica repeats replica 0's.
