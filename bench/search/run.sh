@@ -57,7 +57,7 @@ mlp1b)
 # Fixed batch (issue 5's "MLP 1B training at fixed batch").
 $SEARCH --model mlp:16,8192 --batch 64 --training \
   --cluster dgx1-v100:nodes=2 --devices 16 --max-microbatches 8 \
-  --jobs "$JOBS" --top 10 --no-progress --timing \
+  --jobs "$JOBS" --top 10 --no-progress --timing $EXTRA \
   --csv "$OUT/mlp1b-b64.csv" --json "$OUT/mlp1b-b64.json" \
   --plot "$OUT/mlp1b-b64.svg" --emit-best "$OUT/mlp1b-b64-best.mlir" \
   > "$OUT/mlp1b-b64.txt" 2> "$OUT/mlp1b-b64.time"
@@ -67,7 +67,7 @@ mlp1b-sweep)
 # Batch sweep: which configuration wins as the batch grows.
 $SEARCH --model mlp:16,8192 --batch-sweep 8,32,128,512,2048,8192 --training \
   --cluster dgx1-v100:nodes=2 --devices 16 --max-microbatches 8 \
-  --jobs "$JOBS" --top 10 --no-progress --timing \
+  --jobs "$JOBS" --top 10 --no-progress --timing $EXTRA \
   --csv "$OUT/mlp1b-sweep.csv" --json "$OUT/mlp1b-sweep.json" \
   --plot "$OUT/mlp1b-sweep.svg" \
   > "$OUT/mlp1b-sweep.txt" 2> "$OUT/mlp1b-sweep.time"
@@ -78,7 +78,7 @@ mlp1b-dt)
 # Figure 5 setting, no pipeline).
 $SEARCH --model mlp:16,8192 --batch-sweep 8,32,128,512,2048,8192 --training \
   --cluster dgx1-v100:nodes=2 --devices 16 --max-pp 1 \
-  --jobs "$JOBS" --top 10 --no-progress --timing \
+  --jobs "$JOBS" --top 10 --no-progress --timing $EXTRA \
   --csv "$OUT/mlp1b-dt-sweep.csv" --plot "$OUT/mlp1b-dt-sweep.svg" \
   > "$OUT/mlp1b-dt-sweep.txt" 2> "$OUT/mlp1b-dt-sweep.time"
 cat "$OUT/mlp1b-dt-sweep.txt" "$OUT/mlp1b-dt-sweep.time"

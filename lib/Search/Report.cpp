@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -329,7 +330,9 @@ void search::writeSVG(llvm::raw_ostream &os, const SearchSummary &summary,
      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   os << "<text x=\"" << num(width / 2) << "\" y=\"24\" text-anchor=\"middle\" "
      << "font-size=\"15\">"
-     << xmlEscape("Peak memory vs throughput: " + summary.model +
+     // The file name only: a long path would not fit the title.
+     << xmlEscape("Peak memory vs throughput: " +
+                  llvm::sys::path::filename(summary.model).str() +
                   (summary.training ? " (training)" : "") + " on " +
                   summary.cluster)
      << "</text>\n";
