@@ -390,53 +390,87 @@ static std::optional<std::pair<size_t, size_t>> middleRun(ArrayRef<T> items) {
   return std::make_pair(begin, end);
 }
 
-/// Transforms `module` (a copy of the template's source) as `shape`, places
-/// it on replica 0's devices of `config` when `shape` has one replica, and
-/// records its events and memory changes by task. `layersPerStage` > 0: the
-/// stages were folded to four layers (foldLayers). Returns null when the
-/// folded template's middle layers do not form one run in each task (then
-/// it cannot be replayed).
+/// A template program after dist-dtp with the canonical device order
+/// (tp-inner). Programs that differ only in their device mapping are this
+/// one with other device ids, so configurations that differ only in
+/// mapping simulate it with their own device map instead of transforming
+/// again (SimulatorOptions::deviceMap).
+struct search::TransformedTemplate {
+  /// Null when dist-dtp rejected the template (`error` says why).
+  OwningOpRef<ModuleOp> module;
+  std::string error;
+  double seconds = 0;
+  /// > 0 when the stages were folded to four layers (foldLayers).
+  int64_t layersPerStage = 0;
+  llvm::DenseSet<unsigned> middleArgs;
+};
+
+/// The template of `shape` with the canonical order, folded when `fold`;
+/// null when the layers do not fold.
+static std::shared_ptr<const TransformedTemplate>
+transformTemplate(ModuleOp source, StringRef entry, const SearchConfig &shape,
+                  const SearchOptions &options, bool fold) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  auto t = std::make_shared<TransformedTemplate>();
+  OwningOpRef<ModuleOp> module = source.clone();
+  if (fold) {
+    FailureOr<FoldedLayers> layers = foldLayers(*module, entry, shape.pp);
+    if (failed(layers))
+      return nullptr;
+    t->layersPerStage = layers->layersPerStage;
+    t->middleArgs = std::move(layers->middleArgs);
+  }
+  SearchConfig canonical = shape;
+  canonical.mapping = "tp-inner";
+  // Errors that depend on the full configuration (batch / dp < K) are
+  // excluded by the enumeration; the others show up in the template too.
+  if (failed(transformInPlace(*module, entry, canonical, options, t->error,
+                              /*annotate=*/true)))
+    module = nullptr;
+  t->module = std::move(module);
+  t->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return t;
+}
+
+/// For each device id of the canonical template of `shape`, the device that
+/// runs it in `config` (in inference, replica 0's).
+static std::vector<int64_t>
+getTemplateDeviceMap(const SearchConfig &config, const SearchConfig &shape,
+                     const dist::DeviceOrder &order) {
+  std::string error;
+  std::optional<dist::DeviceOrder> canonical =
+      dist::parseDeviceOrder("tp-inner", shape.dp, shape.tp, shape.pp, error);
+  std::vector<int64_t> map(shape.dp * shape.tp * shape.pp);
+  for (int64_t d = 0; d < shape.dp; ++d)
+    for (int64_t t = 0; t < shape.tp; ++t)
+      for (int64_t s = 0; s < shape.pp; ++s)
+        map[dist::getDeviceId(*canonical, d, t, s)] =
+            dist::getDeviceId(order, shape.dp == config.dp ? d : 0, t, s);
+  return map;
+}
+
+/// Simulates `transformed` on the devices of `deviceMap` and records its
+/// events and memory changes by task. Returns null when a folded template's
+/// middle layers do not form one run in each task (then it cannot be
+/// replayed).
 static std::shared_ptr<TemplateRun>
-buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
-              const SearchConfig &config, const SearchConfig &shape,
-              const dist::DeviceOrder &order, const SearchOptions &options,
-              int64_t layersPerStage,
-              const llvm::DenseSet<unsigned> &middleArgs) {
+buildTemplate(const TransformedTemplate &transformed, StringRef entry,
+              const SearchConfig &shape, ArrayRef<int64_t> deviceMap,
+              const SearchOptions &options) {
   using Clock = std::chrono::steady_clock;
   auto run = std::make_shared<TemplateRun>();
   run->templateK = shape.microbatches;
+  int64_t layersPerStage = transformed.layersPerStage;
   run->layersPerStage = layersPerStage;
-  auto start = Clock::now();
-  std::string error;
-  // Errors that depend on the full configuration (batch / dp < K) are
-  // excluded by the enumeration; the others show up in the template too.
-  if (failed(transformInPlace(*module, entry, shape, options, error,
-                              /*annotate=*/true))) {
-    run->transformSeconds =
-        std::chrono::duration<double>(Clock::now() - start).count();
+  if (!transformed.module) {
     run->status = ConfigStatus::Skipped;
-    run->reason = error;
+    run->reason = transformed.error;
     return run;
   }
-  // Inference template: replica 0 alone, on the devices it has in the full
-  // configuration (collective and link costs depend on them).
-  if (shape.dp != config.dp) {
-    MLIRContext *context = module->getContext();
-    AttrTypeReplacer replacer;
-    replacer.addReplacement([&](dist::DeviceAttr device) -> Attribute {
-      int64_t id = device.getId();
-      return dist::DeviceAttr::get(
-          context, dist::getDeviceId(order, 0, id % config.tp, id / config.tp));
-    });
-    replacer.recursivelyReplaceElementsIn(*module, /*replaceAttrs=*/true,
-                                          /*replaceLocs=*/false,
-                                          /*replaceTypes=*/true);
-  }
-  auto transformed = Clock::now();
-  run->transformSeconds =
-      std::chrono::duration<double>(transformed - start).count();
-
-  func::FuncOp step = findStepFunction(*module, entry);
+  ModuleOp module = *transformed.module;
+  auto start = Clock::now();
+  func::FuncOp step = findStepFunction(module, entry);
   if (!step) {
     run->status = ConfigStatus::Failed;
     run->reason = "dist-dtp produced no step function @" + entry.str() + "_dtp";
@@ -445,7 +479,7 @@ buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
   std::string simError;
   FailureOr<SimulationResult> sim;
   {
-    ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
       if (d.getSeverity() == DiagnosticSeverity::Error && simError.empty())
         simError = d.str();
       return success();
@@ -455,6 +489,7 @@ buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
     simOptions.planMemory = false;
     simOptions.recordMemoryChanges = true;
     simOptions.describeEvents = false;
+    simOptions.deviceMap.assign(deviceMap.begin(), deviceMap.end());
     sim = simulate(step, options.cluster, simOptions);
   }
   if (failed(sim)) {
@@ -511,14 +546,21 @@ buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
     if (!middleRun(ArrayRef<TaskEvent>(record.events)) ||
         !middleRun(ArrayRef<TaskMemoryChange>(record.memory)))
       return nullptr;
-  run->batchBytes =
-      getArgumentBytes(*module, entry, [](unsigned, DictionaryAttr attrs) {
+  // By the template's (canonical) device: moved to the real devices.
+  auto onDevices = [&](std::map<int64_t, int64_t> bytes) {
+    std::map<int64_t, int64_t> moved;
+    for (const auto &[device, n] : bytes)
+      moved[deviceMap[device]] += n;
+    return moved;
+  };
+  run->batchBytes = onDevices(
+      getArgumentBytes(module, entry, [](unsigned, DictionaryAttr attrs) {
         return attrs && attrs.get("dist.batch_dim");
-      });
-  run->middleBytes =
-      getArgumentBytes(*module, entry, [&](unsigned arg, DictionaryAttr) {
-        return middleArgs.contains(arg);
-      });
+      }));
+  run->middleBytes = onDevices(
+      getArgumentBytes(module, entry, [&](unsigned arg, DictionaryAttr) {
+        return transformed.middleArgs.contains(arg);
+      }));
   for (const auto &[device, report] : sim->devices) {
     run->resident[device] = report.residentBytes;
     run->numDevices = std::max(run->numDevices, device + 1);
@@ -531,7 +573,7 @@ buildTemplate(OwningOpRef<ModuleOp> module, StringRef entry,
       run->numDevices = std::max(run->numDevices, change.device + 1);
   }
   run->simulateSeconds =
-      std::chrono::duration<double>(Clock::now() - transformed).count();
+      std::chrono::duration<double>(Clock::now() - start).count();
   return run;
 }
 
@@ -661,10 +703,42 @@ struct search::TemplateCache::Impl {
 search::TemplateCache::TemplateCache() : impl(std::make_unique<Impl>()) {}
 search::TemplateCache::~TemplateCache() = default;
 
+/// Most recently used first; a few entries cover the mappings and, in
+/// inference, the data-parallel degrees of a configuration.
+struct search::TransformCache::Impl {
+  static constexpr size_t kEntries = 4;
+  std::vector<
+      std::pair<std::string, std::shared_ptr<const TransformedTemplate>>>
+      entries;
+};
+
+search::TransformCache::TransformCache() : impl(std::make_unique<Impl>()) {}
+search::TransformCache::~TransformCache() = default;
+
+std::shared_ptr<const TransformedTemplate>
+search::TransformCache::lookup(llvm::StringRef key) {
+  auto &entries = impl->entries;
+  auto it =
+      llvm::find_if(entries, [&](const auto &e) { return e.first == key; });
+  if (it == entries.end())
+    return nullptr;
+  std::rotate(entries.begin(), it, it + 1);
+  return entries.front().second;
+}
+
+void search::TransformCache::insert(
+    llvm::StringRef key, std::shared_ptr<const TransformedTemplate> t) {
+  auto &entries = impl->entries;
+  entries.insert(entries.begin(), {key.str(), std::move(t)});
+  if (entries.size() > Impl::kEntries)
+    entries.pop_back();
+}
+
 ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
                                     const SearchConfig &config,
                                     const SearchOptions &options,
-                                    TemplateCache *cache) {
+                                    TemplateCache *cache,
+                                    TransformCache *transforms) {
   using Clock = std::chrono::steady_clock;
   SearchConfig shape = getTemplateConfig(config, options.training);
   std::optional<int64_t> foldable =
@@ -684,16 +758,17 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     return result;
   }
 
-  // The template's identity: its program and options, and the devices it
-  // is moved to.
+  // The template's identity: its program and options, and the devices
+  // that run it.
+  std::vector<int64_t> deviceMap = getTemplateDeviceMap(config, shape, *order);
+  SearchConfig canonical = shape;
+  canonical.mapping = "tp-inner";
   std::string key;
   {
     llvm::raw_string_ostream os(key);
-    os << shape.batch << " " << shape.getPassOptions();
-    if (shape.dp != config.dp)
-      for (int64_t s = 0; s < config.pp; ++s)
-        for (int64_t t = 0; t < config.tp; ++t)
-          os << " " << dist::getDeviceId(*order, 0, t, s);
+    os << shape.batch << " " << canonical.getPassOptions() << " on";
+    for (int64_t device : deviceMap)
+      os << " " << device;
   }
   std::shared_ptr<const TemplateRun> run;
   if (cache) {
@@ -703,27 +778,41 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
       run = it->second;
   }
   bool fresh = !run;
-  if (!run && foldable) {
-    auto start = Clock::now();
-    OwningOpRef<ModuleOp> folded = templateSource.clone();
-    FailureOr<FoldedLayers> layers = foldLayers(*folded, entry, config.pp);
-    double foldSeconds =
-        std::chrono::duration<double>(Clock::now() - start).count();
-    if (succeeded(layers)) {
-      std::shared_ptr<TemplateRun> built =
-          buildTemplate(std::move(folded), entry, config, shape, *order,
-                        options, layers->layersPerStage, layers->middleArgs);
-      if (built) {
-        built->transformSeconds += foldSeconds;
-        run = std::move(built);
-      }
+  // The transformed template, from this worker's recent ones when another
+  // mapping of the same configuration was just estimated.
+  double transformSeconds = 0;
+  auto getTransformed =
+      [&](bool fold) -> std::shared_ptr<const TransformedTemplate> {
+    std::string transformKey = std::to_string(shape.batch) + " " +
+                               canonical.getPassOptions() +
+                               (fold ? " folded" : "");
+    if (transforms)
+      if (auto hit = transforms->lookup(transformKey))
+        return hit;
+    std::shared_ptr<const TransformedTemplate> t =
+        transformTemplate(templateSource, entry, shape, options, fold);
+    if (t) {
+      transformSeconds += t->seconds;
+      if (transforms)
+        transforms->insert(transformKey, t);
     }
-  }
+    return t;
+  };
+  if (!run && foldable)
+    if (std::shared_ptr<const TransformedTemplate> t = getTransformed(true))
+      if (std::shared_ptr<TemplateRun> built =
+              buildTemplate(*t, entry, shape, deviceMap, options))
+        run = std::move(built);
   if (!run) {
     if (sameShape)
       return evaluateConfig(templateSource, entry, config, options);
-    run = buildTemplate(templateSource.clone(), entry, config, shape, *order,
-                        options, /*layersPerStage=*/0, /*middleArgs=*/{});
+    std::shared_ptr<const TransformedTemplate> t = getTransformed(false);
+    run = buildTemplate(*t, entry, shape, deviceMap, options);
+  }
+  if (fresh) {
+    // Transform time belongs to the configuration that paid for it.
+    auto mutableRun = std::const_pointer_cast<TemplateRun>(run);
+    mutableRun->transformSeconds = transformSeconds;
   }
   if (cache && fresh) {
     std::lock_guard<std::mutex> lock(cache->impl->mutex);

@@ -456,73 +456,94 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
                                             const SearchOptions &options) {
   std::vector<ConfigResult> results(configs.size());
   TemplateCache templates;
+  // Workers take groups of configurations that differ only in their device
+  // mapping (consecutive in the enumeration), so that one worker transforms
+  // their --fast template once (TransformCache).
+  std::vector<size_t> groupStarts;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const SearchConfig &c = configs[i];
+    if (i == 0 || !options.fast) {
+      groupStarts.push_back(i);
+      continue;
+    }
+    const SearchConfig &p = configs[i - 1];
+    if (std::tie(c.batch, c.dp, c.tp, c.pp, c.microbatches, c.schedule) !=
+        std::tie(p.batch, p.dp, p.tp, p.pp, p.microbatches, p.schedule))
+      groupStarts.push_back(i);
+  }
+  groupStarts.push_back(configs.size());
   std::atomic<size_t> next{0};
   std::mutex progressMutex;
   size_t done = 0;
 
   auto worker = [&]() {
     std::unique_ptr<MLIRContext> context = createSearchContext();
+    // Declared after the context: its modules die first.
+    TransformCache transforms;
     // Programs parsed into this worker's context, by batch.
     std::map<int64_t, OwningOpRef<ModuleOp>> parsed;
     std::map<int64_t, std::string> parseErrors;
     std::map<int64_t, ResidentFootprint> footprints;
     int64_t capacity =
         options.memoryPrecheck ? options.cluster.device.memoryCapacity : 0;
-    for (size_t i = next++; i < configs.size(); i = next++) {
-      const SearchConfig &config = configs[i];
-      int64_t batch = options.fast
-                          ? getTemplateConfig(config, options.training).batch
-                          : config.batch;
-      const SearchProgram *program = llvm::find_if(
-          programs, [&](const SearchProgram &p) { return p.batch == batch; });
-      ConfigResult &result = results[i];
-      if (program == programs.end()) {
-        result.config = config;
-        result.status = ConfigStatus::Failed;
-        result.reason = "no program for batch " + std::to_string(batch);
-      } else {
-        auto it = parsed.find(batch);
-        if (it == parsed.end()) {
-          ErrorCapture capture(context.get());
-          OwningOpRef<ModuleOp> module = parseProgram(*program, context.get());
-          if (!module)
-            parseErrors[batch] = "cannot parse the program: " + capture.first;
-          else
-            footprints[batch] =
-                getResidentFootprint(*module, program->entry, batch);
-          it = parsed.emplace(batch, std::move(module)).first;
-        }
-        int64_t bound =
-            it->second ? getResidentLowerBound(footprints[batch], config) : 0;
-        if (!it->second) {
+    for (size_t group = next++; group + 1 < groupStarts.size(); group = next++)
+      for (size_t i = groupStarts[group]; i < groupStarts[group + 1]; ++i) {
+        const SearchConfig &config = configs[i];
+        int64_t batch = options.fast
+                            ? getTemplateConfig(config, options.training).batch
+                            : config.batch;
+        const SearchProgram *program = llvm::find_if(
+            programs, [&](const SearchProgram &p) { return p.batch == batch; });
+        ConfigResult &result = results[i];
+        if (program == programs.end()) {
           result.config = config;
           result.status = ConfigStatus::Failed;
-          result.reason = parseErrors[batch];
-        } else if (capacity > 0 && bound > capacity) {
-          // Dropped without a transform or a simulation: what the devices
-          // must hold from the start already exceeds their memory.
-          result.config = config;
-          result.status = ConfigStatus::OutOfMemory;
-          result.reason = "weights and inputs need at least " +
-                          formatBytes(bound) +
-                          " per device, more than the capacity " +
-                          formatBytes(capacity) + " (not simulated)";
-        } else if (options.fast) {
-          result = estimateConfig(*it->second, program->entry, config, options,
-                                  &templates);
+          result.reason = "no program for batch " + std::to_string(batch);
         } else {
-          result = evaluateConfig(*it->second, program->entry, config, options);
+          auto it = parsed.find(batch);
+          if (it == parsed.end()) {
+            ErrorCapture capture(context.get());
+            OwningOpRef<ModuleOp> module =
+                parseProgram(*program, context.get());
+            if (!module)
+              parseErrors[batch] = "cannot parse the program: " + capture.first;
+            else
+              footprints[batch] =
+                  getResidentFootprint(*module, program->entry, batch);
+            it = parsed.emplace(batch, std::move(module)).first;
+          }
+          int64_t bound =
+              it->second ? getResidentLowerBound(footprints[batch], config) : 0;
+          if (!it->second) {
+            result.config = config;
+            result.status = ConfigStatus::Failed;
+            result.reason = parseErrors[batch];
+          } else if (capacity > 0 && bound > capacity) {
+            // Dropped without a transform or a simulation: what the devices
+            // must hold from the start already exceeds their memory.
+            result.config = config;
+            result.status = ConfigStatus::OutOfMemory;
+            result.reason = "weights and inputs need at least " +
+                            formatBytes(bound) +
+                            " per device, more than the capacity " +
+                            formatBytes(capacity) + " (not simulated)";
+          } else if (options.fast) {
+            result = estimateConfig(*it->second, program->entry, config,
+                                    options, &templates, &transforms);
+          } else {
+            result =
+                evaluateConfig(*it->second, program->entry, config, options);
+          }
         }
+        std::lock_guard<std::mutex> lock(progressMutex);
+        ++done;
+        if (options.progress)
+          options.progress(done, configs.size());
       }
-      std::lock_guard<std::mutex> lock(progressMutex);
-      ++done;
-      if (options.progress)
-        options.progress(done, configs.size());
-    }
   };
 
   unsigned jobs = std::max(1u, options.jobs);
-  jobs = std::min<size_t>(jobs, std::max<size_t>(1, configs.size()));
+  jobs = std::min<size_t>(jobs, std::max<size_t>(1, groupStarts.size() - 1));
   if (jobs == 1) {
     worker();
   } else {

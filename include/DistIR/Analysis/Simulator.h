@@ -73,6 +73,10 @@ struct SimulatorOptions {
   /// Fill SimEvent::name and SimEvent::location (for reports and traces;
   /// searches that only need the totals skip the string formatting).
   bool describeEvents = true;
+  /// The cluster device that runs each device id of the program (empty:
+  /// the same id). One program then stands for the programs that differ
+  /// from it only in which devices run what (a search's device mappings).
+  std::vector<int64_t> deviceMap;
 };
 
 /// One op's execution.

@@ -258,10 +258,28 @@ SearchConfig getTemplateConfig(const SearchConfig &config, bool training);
 /// (docs/design/search-estimation.md); the search rejects
 /// `--fast` with `--overlap`. Evaluates the configuration itself when there
 /// is nothing to save.
+struct TransformedTemplate;
+
+/// A worker's most recent transformed templates (they live in the worker's
+/// context): configurations that differ only in their device mapping, or in
+/// inference in their data-parallel degree, transform their template once.
+/// Destroy it before the context.
+class TransformCache {
+public:
+  TransformCache();
+  ~TransformCache();
+  std::shared_ptr<const TransformedTemplate> lookup(llvm::StringRef key);
+  void insert(llvm::StringRef key,
+              std::shared_ptr<const TransformedTemplate> transformed);
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 ConfigResult estimateConfig(mlir::ModuleOp templateSource,
                             llvm::StringRef entry, const SearchConfig &config,
                             const SearchOptions &options,
-                            TemplateCache *cache = nullptr);
+                            TemplateCache *cache = nullptr,
+                            TransformCache *transforms = nullptr);
 
 /// Fills the latency, throughput, peak memory and status of `result` from
 /// per-device reports.

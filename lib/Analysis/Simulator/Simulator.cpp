@@ -154,13 +154,22 @@ private:
                       << "; run --dist-verify-placement";
       return failure();
     }
-    if (device.getId() >= cluster.getNumDevices()) {
-      op->emitError() << "device " << device.getId() << " is outside cluster '"
+    int64_t id = device.getId();
+    if (!options.deviceMap.empty()) {
+      if (id >= static_cast<int64_t>(options.deviceMap.size())) {
+        op->emitError() << "device " << id << " has no entry in the device "
+                        << "map of " << options.deviceMap.size() << " devices";
+        return failure();
+      }
+      id = options.deviceMap[id];
+    }
+    if (id >= cluster.getNumDevices()) {
+      op->emitError() << "device " << id << " is outside cluster '"
                       << cluster.name << "' of " << cluster.getNumDevices()
                       << " devices";
       return failure();
     }
-    return device.getId();
+    return id;
   }
 
   int64_t allocate(int64_t device, int64_t bytes, double time) {
@@ -430,13 +439,15 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
     value.type = resultValue.getType();
     value.producer = event;
     value.ready = result.events[event].end;
-    int64_t device = dist::getDevice(resultValue.getType()).getId();
+    FailureOr<int64_t> device = getDeviceOf(op, resultValue.getType());
+    if (failed(device))
+      return failure();
     // NCCL all-reduces in place when the input is not needed afterwards.
     if (isa<dist::AllReduceOp>(op) && isLastUse(op->getOperand(i), op))
       value.buffer = operands[i].buffer;
     else
       value.buffer =
-          allocate(device, getTensorBytes(resultValue.getType()), start);
+          allocate(*device, getTensorBytes(resultValue.getType()), start);
     results.push_back(value);
   }
   return success();
