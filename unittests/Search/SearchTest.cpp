@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Search/Search.h"
+#include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -146,6 +147,78 @@ TEST(SearchRun, DeterministicAcrossJobs) {
   EXPECT_EQ(one, csv(2));
   EXPECT_EQ(one, csv(4));
   EXPECT_NE(one.find(",ok,"), std::string::npos);
+}
+
+// The simulator's device map makes one transformed program stand for its
+// other device mappings (--fast transforms a template once per mapping
+// group): the tp-inner program on dp-inner's devices is the dp-inner program.
+TEST(SearchEstimate, DeviceMapEqualsRemappedProgram) {
+  std::unique_ptr<mlir::MLIRContext> context = createSearchContext();
+  MLPOptions mlp;
+  mlp.layers = 2;
+  mlp.dim = 32;
+  mlp.batch = 8;
+  mlp.training = true;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      buildMLP(mlp, mlir::UnknownLoc::get(context.get()));
+  ASSERT_TRUE(module);
+  SearchOptions options;
+  options.cluster =
+      *getClusterPreset("dgx1-v100:nodes=2", [](const llvm::Twine &) {});
+  SearchConfig config;
+  config.batch = 8;
+  config.dp = 2;
+  config.tp = 8;
+  auto simulateAs = [&](llvm::StringRef mapping,
+                        std::vector<int64_t> deviceMap) {
+    config.mapping = mapping.str();
+    std::string error;
+    mlir::OwningOpRef<mlir::ModuleOp> transformed =
+        transformProgram(*module, "mlp", config, options, error);
+    EXPECT_TRUE(transformed) << error;
+    SimulatorOptions sim;
+    sim.deviceMap = std::move(deviceMap);
+    mlir::FailureOr<SimulationResult> result =
+        simulate(findStepFunction(*transformed, "mlp"), options.cluster, sim);
+    EXPECT_TRUE(mlir::succeeded(result));
+    return *result;
+  };
+  std::string error;
+  auto tpInner = *dist::parseDeviceOrder("tp-inner", 2, 8, 1, error);
+  auto dpInner = *dist::parseDeviceOrder("dp-inner", 2, 8, 1, error);
+  std::vector<int64_t> map(16);
+  for (int64_t d = 0; d < 2; ++d)
+    for (int64_t t = 0; t < 8; ++t)
+      map[dist::getDeviceId(tpInner, d, t, 0)] =
+          dist::getDeviceId(dpInner, d, t, 0);
+  SimulationResult direct = simulateAs("dp-inner", {});
+  SimulationResult mapped = simulateAs("tp-inner", map);
+  SimulationResult unmapped = simulateAs("tp-inner", {});
+  EXPECT_EQ(direct.latency, mapped.latency);
+  // The mapping matters on two nodes, so the map is not a no-op.
+  EXPECT_NE(direct.latency, unmapped.latency);
+  ASSERT_EQ(direct.devices.size(), mapped.devices.size());
+  for (const auto &[device, report] : direct.devices) {
+    EXPECT_EQ(report.peakBytes, mapped.devices.at(device).peakBytes);
+    EXPECT_EQ(report.finish, mapped.devices.at(device).finish);
+  }
+}
+
+// Each replica holds every weight on its tp * pp devices, and the batch
+// inputs live somewhere: (dp * weights + inputs) / devices.
+TEST(SearchMemory, ResidentLowerBound) {
+  ResidentFootprint footprint;
+  footprint.weightBytes = 1000;
+  footprint.batchBytesPerSample = 10;
+  SearchConfig config;
+  config.batch = 40;
+  config.dp = 2;
+  config.tp = 2;
+  config.pp = 1;
+  EXPECT_EQ(getResidentLowerBound(footprint, config), (2 * 1000 + 400) / 4);
+  config.dp = 1;
+  config.tp = 4;
+  EXPECT_EQ(getResidentLowerBound(footprint, config), (1000 + 400) / 4);
 }
 
 } // namespace
