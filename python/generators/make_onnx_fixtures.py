@@ -343,6 +343,37 @@ def non_tensor_inputs():
     return model(seq, 13), model(text, 13)
 
 
+def int_div_overflow():
+    """Known integer Div/Mod whose C++ evaluation would trap: INT64_MIN / -1
+    (and INT32_MIN / -1), Mod by -1 with fmod=0 and fmod=1."""
+    i64min = np.iinfo(np.int64).min
+    i32min = np.iinfo(np.int32).min
+    nodes = [helper.make_node("Div", ["a", "b"], ["q"], name="div"),
+             helper.make_node("Mod", ["a", "b"], ["m"], name="mod"),
+             helper.make_node("Mod", ["a", "b"], ["t"], name="fmod", fmod=1),
+             helper.make_node("Div", ["a32", "b32"], ["q32"], name="div32")]
+    g = helper.make_graph(
+        nodes, "int_div_overflow", [],
+        [helper.make_tensor_value_info("q", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("m", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("t", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("q32", TensorProto.INT32, [1])],
+        [ints("a", [i64min, 7, i64min]), ints("b", [-1, -1, 2]),
+         numpy_helper.from_array(np.array([i32min], np.int32), "a32"),
+         numpy_helper.from_array(np.array([-1], np.int32), "b32")])
+    return model(g, 13)
+
+
+def int_div_zero():
+    """Known integer Div by zero."""
+    nodes = [helper.make_node("Div", ["a", "b"], ["q"], name="div")]
+    g = helper.make_graph(
+        nodes, "int_div_zero", [],
+        [helper.make_tensor_value_info("q", TensorProto.INT64, [2])],
+        [ints("a", [1, 2]), ints("b", [1, 0])])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -369,6 +400,8 @@ def main():
     save(text, out_dir, "string-input.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
+    save(int_div_overflow(), out_dir, "int-div-overflow.onnx")
+    save(int_div_zero(), out_dir, "int-div-zero.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

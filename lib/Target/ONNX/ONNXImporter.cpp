@@ -1097,13 +1097,23 @@ static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
 /// Evaluates a scalar op on integers at import time. Unsigned operands are
 /// zero-extended; their division, remainder, comparisons and min/max are
 /// computed in uint64. Signed Mod is Python's % (fmod=0) unless `truncMod`
-/// (fmod=1: C's %).
-static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
-                       bool truncMod) {
+/// (fmod=1: C's %). Arithmetic wraps around (two's complement) like the
+/// emitted arith ops, e.g. Div(INT64_MIN, -1) is INT64_MIN; narrower types
+/// are truncated to their width afterwards (intsAttr). Returns std::nullopt
+/// for an integer division or remainder by zero.
+static std::optional<int64_t> evalInt(StringRef op, ArrayRef<int64_t> a,
+                                      bool isUnsigned, bool truncMod) {
   int64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
   uint64_t ux = x, uy = y;
+  if ((op == "Div" || op == "Mod") && y == 0)
+    return std::nullopt;
+  // x / -1 and x % -1 without the overflow trap of INT64_MIN / -1.
+  if (!isUnsigned && y == -1 && op == "Div")
+    return int64_t(uint64_t(0) - ux);
+  if (!isUnsigned && y == -1 && op == "Mod")
+    return int64_t(0);
   if (op == "Mod" && truncMod && !isUnsigned)
-    return y == 0 || y == -1 ? 0 : x % y;
+    return x % y;
   // BitShift (unsigned operands): shifting by the width or more gives 0.
   if (op == "BitShiftLeft")
     return uy >= 64 ? 0 : int64_t(ux << uy);
@@ -1112,8 +1122,8 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
   if (isUnsigned) {
     std::optional<int64_t> r =
         llvm::StringSwitch<std::function<std::optional<int64_t>()>>(op)
-            .Case("Div", [&] { return int64_t(uy == 0 ? 0 : ux / uy); })
-            .Case("Mod", [&] { return int64_t(uy == 0 ? 0 : ux % uy); })
+            .Case("Div", [&] { return int64_t(ux / uy); })
+            .Case("Mod", [&] { return int64_t(ux % uy); })
             .Case("Max", [&] { return int64_t(std::max(ux, uy)); })
             .Case("Min", [&] { return int64_t(std::min(ux, uy)); })
             .Case("Less", [&] { return int64_t(ux < uy); })
@@ -1126,27 +1136,24 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
       return *r;
   }
   return llvm::StringSwitch<std::function<int64_t()>>(op)
-      .Case("Add", [&] { return x + y; })
-      .Case("Sub", [&] { return x - y; })
-      .Case("Mul", [&] { return x * y; })
-      .Case("Div",
-            [&] {
-              // ONNX integer Div truncates toward zero.
-              return y == 0 ? int64_t(0) : x / y;
-            })
+      .Case("Add", [&] { return int64_t(ux + uy); })
+      .Case("Sub", [&] { return int64_t(ux - uy); })
+      .Case("Mul", [&] { return int64_t(ux * uy); })
+      // ONNX integer Div truncates toward zero.
+      .Case("Div", [&] { return x / y; })
       .Case("Pow",
             [&] {
-              int64_t r = 1;
-              for (int64_t i = 0; i < y && i < 64; ++i)
-                r *= x;
-              return y < 0 ? int64_t(0) : r;
+              // Square-and-multiply, exact modulo 2^64.
+              uint64_t r = 1, base = ux;
+              for (uint64_t e = y < 0 ? 0 : uy; e; e >>= 1, base *= base)
+                if (e & 1)
+                  r *= base;
+              return y < 0 ? int64_t(0) : int64_t(r);
             })
       .Case("Max", [&] { return std::max(x, y); })
       .Case("Min", [&] { return std::min(x, y); })
       .Case("Mod",
             [&] {
-              if (y == 0)
-                return int64_t(0);
               int64_t r = x % y;
               return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
             })
@@ -1160,8 +1167,8 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
       .Case("Xor", [&] { return int64_t(bool(x) != bool(y)); })
       .Case("Not", [&] { return int64_t(!x); })
       .Case("Where", [&] { return x ? a[1] : a[2]; })
-      .Case("Neg", [&] { return -x; })
-      .Case("Abs", [&] { return x < 0 ? -x : x; })
+      .Case("Neg", [&] { return int64_t(uint64_t(0) - ux); })
+      .Case("Abs", [&] { return x < 0 ? int64_t(uint64_t(0) - ux) : x; })
       .Case("Relu", [&] { return std::max<int64_t>(x, 0); })
       .Default([] { return int64_t(0); })();
 }
@@ -1400,7 +1407,11 @@ LogicalResult Importer::importElementwise(StringRef op) {
         SmallVector<int64_t> args;
         for (unsigned i = 0; i < info.arity; ++i)
           args.push_back(vals[i][idx[i][j]]);
-        out[j] = evalInt(scalarOp, args, opUnsigned, attrInt("fmod", 0) != 0);
+        std::optional<int64_t> r =
+            evalInt(scalarOp, args, opUnsigned, attrInt("fmod", 0) != 0);
+        if (!r)
+          return fail("integer division by zero");
+        out[j] = *r;
       }
       setKnown(0, intsAttr(outShape, outElt, out));
     }
