@@ -374,6 +374,47 @@ def int_div_zero():
     return model(g, 13)
 
 
+def scalar(name, value, dtype):
+    return numpy_helper.from_array(np.array(value, dtype=dtype), name)
+
+
+def range_large():
+    """Range results above the fold limit (65,536 elements): computed at
+    run time. A Slice of a huge ConstantOfShape splat is not expanded."""
+    nodes = [helper.make_node("Range", ["s", "l", "d"], ["r"], name="range"),
+             helper.make_node("Range", ["fs", "fl", "fd"], ["fr"],
+                              name="frange"),
+             helper.make_node("ConstantOfShape", ["big"], ["z"], name="zeros",
+                              value=helper.make_tensor(
+                                  "v", TensorProto.FLOAT, [1], [1.5])),
+             helper.make_node("Slice", ["z", "st", "en"], ["y"],
+                              name="slice")]
+    g = helper.make_graph(
+        nodes, "range_large", [],
+        [helper.make_tensor_value_info("r", TensorProto.INT64, [100000]),
+         helper.make_tensor_value_info("fr", TensorProto.FLOAT, [70000]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        [scalar("s", 5, np.int64), scalar("l", 300005, np.int64),
+         scalar("d", 3, np.int64), scalar("fs", 0.5, np.float32),
+         scalar("fl", 17500.5, np.float32), scalar("fd", 0.25, np.float32),
+         ints("big", [1 << 40]), ints("st", [3]), ints("en", [5])])
+    return model(g, 13)
+
+
+def range_huge(dtype):
+    """Range of 2^40 (int64) or ~1e30 (float) elements: rejected before
+    anything is allocated."""
+    np_type = np.int64 if dtype == TensorProto.INT64 else np.float32
+    limit = (1 << 40) if dtype == TensorProto.INT64 else 1e30
+    nodes = [helper.make_node("Range", ["s", "l", "d"], ["r"], name="range")]
+    g = helper.make_graph(
+        nodes, "range_huge", [],
+        [helper.make_tensor_value_info("r", dtype, ["N"])],
+        [scalar("s", 0, np_type), scalar("l", limit, np_type),
+         scalar("d", 1, np_type)])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -402,6 +443,9 @@ def main():
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
     save(int_div_overflow(), out_dir, "int-div-overflow.onnx")
     save(int_div_zero(), out_dir, "int-div-zero.onnx")
+    save(range_large(), out_dir, "range-large.onnx")
+    save(range_huge(TensorProto.INT64), out_dir, "range-huge.onnx")
+    save(range_huge(TensorProto.FLOAT), out_dir, "range-huge-float.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

@@ -37,12 +37,14 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include "onnx/onnx_pb.h"
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -142,14 +144,20 @@ namespace {
 
 /// Known values larger than this are not evaluated at import time.
 constexpr int64_t kMaxFoldElements = 1 << 16;
+/// Range results above this element count are rejected before anything is
+/// allocated (no static tensor program holds such a tensor).
+constexpr int64_t kMaxRangeElements = int64_t(1) << 31;
 /// Integer initializers up to this size are treated as known values (shape
 /// operands), not as weights.
 constexpr int64_t kMaxShapeInitializer = 1 << 12;
 
+/// The element count of `shape`, saturated at INT64_MAX (known values may
+/// have absurd shapes, e.g. ConstantOfShape splats).
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (llvm::MulOverflow(n, d, n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -367,9 +375,25 @@ private:
   bool canFold(int64_t numel) {
     if (numel > kMaxFoldElements)
       return false;
+    // A small result of a huge known input (a Slice or Gather of a
+    // ConstantOfShape splat) is computed at run time too: folding would
+    // expand the whole input.
     for (unsigned i = 0; i < numInputs(); ++i)
-      if (hasInput(i) && !isKnown(i))
+      if (hasInput(i) &&
+          (!isKnown(i) || numElements(inShape(i)) > kMaxFoldElements))
         return false;
+    return true;
+  }
+
+  /// If input `i` is a known splat (a ConstantOfShape, of any size), sets
+  /// output 0 to the same splat of `shape` and returns true: a Slice,
+  /// Gather, Split part or Transpose of a splat is that splat.
+  bool forwardSplat(unsigned i, ArrayRef<int64_t> shape, unsigned out = 0) {
+    if (!isKnown(i) || !in(i).constant.isSplat())
+      return false;
+    setKnown(out,
+             DenseElementsAttr::get(unplaced(shape, inElt(i)),
+                                    in(i).constant.getSplatValue<Attribute>()));
     return true;
   }
 
@@ -696,6 +720,10 @@ FailureOr<SmallVector<int64_t>> Importer::knownInts(unsigned i,
            failure();
   if (isa<FloatType>(inElt(i)))
     return (void)fail(what + " must be an integer tensor"), failure();
+  if (numElements(inShape(i)) > kMaxFoldElements)
+    return (void)fail(what + " has more than " + Twine(kMaxFoldElements) +
+                      " elements"),
+           failure();
   return knownIntsOf(i);
 }
 
@@ -1885,6 +1913,8 @@ LogicalResult Importer::importTranspose() {
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
+  if (forwardSplat(0, shape))
+    return success();
   if (canFold(numElements(shape))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
     SmallVector<int64_t> inStrides = stridesOf(type.getShape());
@@ -1932,7 +1962,8 @@ LogicalResult Importer::importSplit() {
     return fail("split sizes " + shapeStr(sizes) + " do not divide dimension " +
                 Twine(*axis) + " of size " + Twine(dimSize) + " into " +
                 Twine(numOut) + " outputs");
-  Value x = isKnown(0) && numElements(type.getShape()) <= kMaxFoldElements
+  Value x = isKnown(0) && (numElements(type.getShape()) <= kMaxFoldElements ||
+                           in(0).constant.isSplat())
                 ? Value()
                 : inValue(0);
   int64_t offset = 0;
@@ -1941,7 +1972,9 @@ LogicalResult Importer::importSplit() {
         strides(type.getRank(), 1);
     offsets[*axis] = offset;
     shape[*axis] = sizes[i];
-    if (!x) {
+    if (forwardSplat(0, shape, i)) {
+      // A part of a splat is that splat.
+    } else if (!x) {
       SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
       SmallVector<int64_t> inStrides = stridesOf(type.getShape());
       SmallVector<int64_t> outStrides = stridesOf(shape);
@@ -2032,7 +2065,9 @@ LogicalResult Importer::importSlice() {
     strides[*a] = step;
   }
   bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
-  if (isKnown(0) && numElements(sizes) <= kMaxFoldElements) {
+  if (forwardSplat(0, sizes))
+    return success();
+  if (canFold(numElements(sizes))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
     SmallVector<int64_t> inStrides = stridesOf(type.getShape());
     SmallVector<int64_t> outStrides = stridesOf(sizes);
@@ -2160,12 +2195,25 @@ LogicalResult Importer::importGather() {
   llvm::append_range(shape, idxType.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
   bool idxUnsigned = in(1).isUnsigned;
+  // Known indices are range-checked here (a huge known index tensor, e.g.
+  // a splat, only through its first element).
   if (isKnown(1)) {
-    for (int64_t i : knownIntsOf(1))
+    SmallVector<int64_t> known =
+        numElements(idxType.getShape()) <= kMaxFoldElements
+            ? knownIntsOf(1)
+            : SmallVector<int64_t>();
+    if (known.empty() && in(1).constant.isSplat())
+      known = intsOf(
+          DenseElementsAttr::get(unplaced({1}, idxType.getElementType()),
+                                 in(1).constant.getSplatValue<Attribute>()),
+          idxUnsigned);
+    for (int64_t i : known)
       if (i < -dim || i >= dim)
         return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
                     ", " + Twine(dim) + ")");
   }
+  if (forwardSplat(0, shape))
+    return success();
   if (canFold(numElements(shape))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
     SmallVector<int64_t> idx = knownIntsOf(1);
@@ -2351,22 +2399,98 @@ LogicalResult Importer::importRange() {
     if (!isKnown(i))
       return fail("unresolvable dynamic shape: " + Twine(names[i]) + " ('" +
                   curNode->input(i) + "') is not known at import time");
+    if (numElements(inShape(i)) != 1)
+      return fail("start, limit and delta must be scalars");
   }
   Type elt = inElt(0);
-  SmallVector<double> s = knownFloatsOf(0), l = knownFloatsOf(1),
-                      d = knownFloatsOf(2);
-  if (s.size() != 1 || l.size() != 1 || d.size() != 1)
-    return fail("start, limit and delta must be scalars");
-  if (d[0] == 0)
-    return fail("delta is 0");
-  int64_t n = std::max<int64_t>(
-      0, static_cast<int64_t>(std::ceil((l[0] - s[0]) / d[0])));
-  if (n > (int64_t(1) << 31))
-    return fail("range of " + Twine(n) + " elements is too large");
-  SmallVector<double> vals;
-  for (int64_t i = 0; i < n; ++i)
-    vals.push_back(s[0] + i * d[0]);
-  setKnown(0, floatsAttr({n}, elt, vals));
+  if (inElt(1) != elt || inElt(2) != elt)
+    return fail("start, limit and delta differ in element type");
+  // The element count max(ceil((limit - start) / delta), 0), checked
+  // before anything is allocated: integers exactly (in 128 bits), floats
+  // in double.
+  bool isFloat = isa<FloatType>(elt);
+  int64_t si = 0, di = 0;
+  double sf = 0, df = 0;
+  int64_t n;
+  if (isFloat) {
+    sf = knownFloatsOf(0)[0];
+    double lf = knownFloatsOf(1)[0];
+    df = knownFloatsOf(2)[0];
+    if (df == 0)
+      return fail("delta is 0");
+    double count = std::ceil((lf - sf) / df);
+    if (std::isnan(count))
+      return fail("range bounds are not finite");
+    if (count > static_cast<double>(kMaxRangeElements))
+      return fail("range has more than " + Twine(kMaxRangeElements) +
+                  " elements");
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+  } else {
+    si = knownIntsOf(0)[0];
+    int64_t li = knownIntsOf(1)[0];
+    di = knownIntsOf(2)[0];
+    if (di == 0)
+      return fail("delta is 0");
+    __int128 diff = static_cast<__int128>(li) - si;
+    __int128 count = diff / di;
+    if (diff % di != 0 && ((diff > 0) == (di > 0)))
+      ++count;
+    if (count > kMaxRangeElements)
+      return fail("range has more than " + Twine(kMaxRangeElements) +
+                  " elements");
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+  }
+  if (n <= kMaxFoldElements) {
+    if (isFloat) {
+      SmallVector<double> vals;
+      for (int64_t i = 0; i < n; ++i)
+        vals.push_back(sf + i * df);
+      setKnown(0, floatsAttr({n}, elt, vals));
+    } else {
+      SmallVector<int64_t> vals;
+      for (int64_t i = 0; i < n; ++i)
+        vals.push_back(si + i * di);
+      setKnown(0, intsAttr({n}, elt, vals));
+    }
+    return success();
+  }
+  // Too large to evaluate: start + i * delta at run time (floats in f64,
+  // rounded once to the element type).
+  Value init = empty({n}, elt);
+  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(1)};
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel};
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange) {
+            Value i = arith::IndexCastOp::create(
+                b, loc, b.getI64Type(), linalg::IndexOp::create(b, loc, 0));
+            Value v;
+            if (isFloat) {
+              Type f64 = b.getF64Type();
+              Value fi = arith::SIToFPOp::create(b, loc, f64, i);
+              v = arith::AddFOp::create(
+                  b, loc, scalarConst(b, loc, f64, sf),
+                  arith::MulFOp::create(b, loc, fi,
+                                        scalarConst(b, loc, f64, df)));
+              if (!elt.isF64())
+                v = arith::TruncFOp::create(b, loc, elt, v);
+            } else {
+              if (elt.getIntOrFloatBitWidth() < 64)
+                i = arith::TruncIOp::create(b, loc, elt, i);
+              v = arith::AddIOp::create(
+                  b, loc,
+                  arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, si)),
+                  arith::MulIOp::create(
+                      b, loc, i,
+                      arith::ConstantOp::create(b, loc,
+                                                b.getIntegerAttr(elt, di))));
+            }
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
+  setOutput(0, r);
   return success();
 }
 
