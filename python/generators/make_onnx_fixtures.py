@@ -415,6 +415,46 @@ def range_huge(dtype):
     return model(g, 13)
 
 
+def bad_tensor_data():
+    """An initializer and Constant tensors whose data disagree with their
+    dims (ONNX shape inference would read past them), and a sparse
+    Constant. Not valid ONNX: saved unchecked."""
+    bad_init = TensorProto()
+    bad_init.name = "s"
+    bad_init.data_type = TensorProto.INT64
+    bad_init.dims.extend([2])
+    bad_init.raw_data = b"\x01\x00"
+    init_graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+        "bad_init",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])],
+        [bad_init])
+    bad_const = TensorProto()
+    bad_const.name = "v"
+    bad_const.data_type = TensorProto.INT64
+    bad_const.dims.extend([2])
+    bad_const.raw_data = b"\x03\x00\x00\x00\x00"
+    const_graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], name="c", value=bad_const),
+         helper.make_node("Reshape", ["x", "c"], ["y"], name="reshape")],
+        "bad_const",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])])
+    sparse = helper.make_sparse_tensor(
+        helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]),
+        helper.make_tensor("i", TensorProto.INT64, [1], [2]), [4])
+    sparse_graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], name="c",
+                          sparse_value=sparse),
+         helper.make_node("Add", ["x", "c"], ["y"], name="add")],
+        "sparse_const",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    return model(init_graph, 13), model(const_graph, 13), \
+        model(sparse_graph, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -446,6 +486,10 @@ def main():
     save(range_large(), out_dir, "range-large.onnx")
     save(range_huge(TensorProto.INT64), out_dir, "range-huge.onnx")
     save(range_huge(TensorProto.FLOAT), out_dir, "range-huge-float.onnx")
+    for m, name in zip(bad_tensor_data(),
+                       ("bad-initializer-data", "bad-constant-data",
+                        "sparse-constant")):
+        onnx.save(m, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

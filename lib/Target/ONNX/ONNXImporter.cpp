@@ -213,6 +213,141 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// Why the data of `t` do not match its dims and data type, or "" if they
+/// do (or are external). No data at all is accepted when `allowNoData`
+/// (architecture-only initializers). ONNX shape inference reads tensor
+/// data without checking its length, so this runs before it.
+std::string tensorDataError(const onnx::TensorProto &t, bool allowNoData) {
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return "negative dimension " + std::to_string(d);
+    if (llvm::MulOverflow(n, d, n))
+      return "too many elements";
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return {};
+  // Bytes per element in raw_data, values per element in the typed field.
+  int64_t width = 0, perElement = 1, have = 0;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    width = 4, have = t.float_data_size();
+    break;
+  case onnx::TensorProto::COMPLEX64:
+    width = 8, perElement = 2, have = t.float_data_size();
+    break;
+  case onnx::TensorProto::DOUBLE:
+    width = 8, have = t.double_data_size();
+    break;
+  case onnx::TensorProto::COMPLEX128:
+    width = 16, perElement = 2, have = t.double_data_size();
+    break;
+  case onnx::TensorProto::INT64:
+    width = 8, have = t.int64_data_size();
+    break;
+  case onnx::TensorProto::UINT64:
+    width = 8, have = t.uint64_data_size();
+    break;
+  case onnx::TensorProto::UINT32:
+    width = 4, have = t.uint64_data_size();
+    break;
+  case onnx::TensorProto::INT32:
+    width = 4, have = t.int32_data_size();
+    break;
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    width = 2, have = t.int32_data_size();
+    break;
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    width = 1, have = t.int32_data_size();
+    break;
+  case onnx::TensorProto::STRING:
+    have = t.string_data_size();
+    break;
+  default:
+    return {}; // Left to the checker.
+  }
+  if (t.has_raw_data()) {
+    int64_t bytes;
+    if (width == 0)
+      return "raw_data is not allowed for this data type";
+    if (llvm::MulOverflow(n, width, bytes))
+      return "too many elements";
+    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
+      return "raw_data holds " + std::to_string(t.raw_data().size()) +
+             " bytes, expected " + std::to_string(bytes);
+    return {};
+  }
+  if (have == 0 && allowNoData)
+    return {};
+  int64_t values;
+  if (llvm::MulOverflow(n, perElement, values))
+    return "too many elements";
+  if (have != values)
+    return "holds " + std::to_string(have) + " values, expected " +
+           std::to_string(values);
+  return {};
+}
+
+/// Why the tensors held by `graph` (initializers, node attributes, nested
+/// subgraphs) are malformed, prefixed by where they are, or "".
+/// `node` is set to the index of the node at fault, if any, `initializer`
+/// to the name of the initializer at fault.
+std::string graphDataError(const onnx::GraphProto &graph, int &node,
+                           std::string &initializer) {
+  node = -1;
+  for (const onnx::TensorProto &t : graph.initializer())
+    if (std::string err = tensorDataError(t, /*allowNoData=*/true);
+        !err.empty()) {
+      initializer = t.name();
+      return "initializer '" + t.name() + "': " + err;
+    }
+  if (graph.sparse_initializer_size())
+    return "sparse initializer '" +
+           graph.sparse_initializer(0).values().name() +
+           "': sparse tensors are not supported";
+  for (int i = 0; i < graph.node_size(); ++i) {
+    node = i;
+    for (const onnx::AttributeProto &a : graph.node(i).attribute()) {
+      std::string what = "attribute '" + a.name() + "'";
+      if (a.has_sparse_tensor() || a.sparse_tensors_size())
+        return what + ": sparse tensors are not supported";
+      if (a.has_t())
+        if (std::string err = tensorDataError(a.t(), /*allowNoData=*/false);
+            !err.empty())
+          return what + ": " + err;
+      for (const onnx::TensorProto &t : a.tensors())
+        if (std::string err = tensorDataError(t, /*allowNoData=*/false);
+            !err.empty())
+          return what + ": " + err;
+      auto sub = [&](const onnx::GraphProto &g) -> std::string {
+        int inner;
+        std::string unused;
+        std::string err = graphDataError(g, inner, unused);
+        if (err.empty())
+          return err;
+        if (inner >= 0) {
+          const onnx::NodeProto &n = g.node(inner);
+          err = "node '" + n.name() + "' (" + n.op_type() + "): " + err;
+        }
+        return what + ": " + err;
+      };
+      if (a.has_g())
+        if (std::string err = sub(a.g()); !err.empty())
+          return err;
+      for (const onnx::GraphProto &g : a.graphs())
+        if (std::string err = sub(g); !err.empty())
+          return err;
+    }
+  }
+  node = -1;
+  return {};
+}
+
 /// One ONNX value during import.
 struct TensorInfo {
   /// Static type, placed on the import device.
@@ -3285,6 +3420,21 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const auto &[name, texts] : options.inputValues)
     if (failed(bindInputValue(name, texts, initializerNames)))
       return {};
+  // Tensor data that disagree with their dims would crash ONNX inference.
+  {
+    int node;
+    std::string initializer;
+    std::string err = graphDataError(*graph, node, initializer);
+    if (!err.empty()) {
+      // An initializer's error names the first node reading it.
+      if (node >= 0)
+        setCurrentNode(graph->node(node), node);
+      else if (!initializer.empty())
+        setFirstConsumer(initializer);
+      (void)fail(err);
+      return {};
+    }
+  }
   {
     onnx::ModelProto checked;
     const onnx::ModelProto *toCheck = &model;
