@@ -455,6 +455,20 @@ def bad_tensor_data():
         model(sparse_graph, 13)
 
 
+def bad_window(op, **attrs):
+    """A Conv or pooling node with an invalid window attribute (ONNX shape
+    inference divides by strides)."""
+    inputs = ["x", "w"] if op.startswith("Conv") else ["x"]
+    nodes = [helper.make_node(op, inputs, ["y"], name="window", **attrs)]
+    g = helper.make_graph(
+        nodes, "bad_window",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["N", "C", "H", "W"])],
+        [init("w", (1, 1, 3, 3))] if op.startswith("Conv") else [])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -490,6 +504,18 @@ def main():
                        ("bad-initializer-data", "bad-constant-data",
                         "sparse-constant")):
         onnx.save(m, os.path.join(out_dir, name + ".onnx"))
+    for name, op, attrs in (
+            ("conv-stride0", "Conv", {"strides": [1, 0]}),
+            ("conv-group0", "Conv", {"group": 0}),
+            ("convtranspose-dilation0", "ConvTranspose",
+             {"dilations": [0, 1]}),
+            ("maxpool-kernel0", "MaxPool", {"kernel_shape": [0, 2]}),
+            ("avgpool-stride0", "AveragePool",
+             {"kernel_shape": [2, 2], "strides": [0, 1]}),
+            ("lppool-negative-pads", "LpPool",
+             {"kernel_shape": [2, 2], "pads": [0, -1, 0, 0]})):
+        onnx.save(bad_window(op, **attrs),
+                  os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

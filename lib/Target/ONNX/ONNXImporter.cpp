@@ -3435,6 +3435,35 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     }
   }
+  // Window attributes that ONNX inference divides by or sizes with
+  // (convPoolShapeInference: strides 0 is a SIGFPE).
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &node = graph->node(i);
+    if ((!node.domain().empty() && node.domain() != "ai.onnx") ||
+        !llvm::is_contained(
+            {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"},
+            node.op_type()))
+      continue;
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      bool positive = llvm::is_contained(
+          {"strides", "dilations", "kernel_shape"}, a.name());
+      bool group =
+          a.name() == "group" && StringRef(node.op_type()).starts_with("Conv");
+      if (!positive && !group && a.name() != "pads")
+        continue;
+      SmallVector<int64_t> vals(a.ints().begin(), a.ints().end());
+      if (group)
+        vals = {a.i()};
+      int64_t min = a.name() == "pads" ? 0 : 1;
+      if (llvm::any_of(vals, [&](int64_t v) { return v < min; })) {
+        setCurrentNode(node, i);
+        (void)fail("attribute '" + a.name() + "' must be " +
+                   (min ? "positive" : "non-negative") + ", got " +
+                   (group ? std::to_string(a.i()) : shapeStr(vals)));
+        return {};
+      }
+    }
+  }
   {
     onnx::ModelProto checked;
     const onnx::ModelProto *toCheck = &model;
