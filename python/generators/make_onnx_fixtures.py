@@ -469,6 +469,18 @@ def bad_window(op, **attrs):
     return model(g, 13)
 
 
+def opset18():
+    """ReduceMean with an axes attribute at opset 18, after the last opset
+    of Debian's ONNX 1.12 (17)."""
+    nodes = [helper.make_node("ReduceMean", ["x"], ["y"], name="mean",
+                              axes=[1])]
+    g = helper.make_graph(
+        nodes, "opset18",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 1])])
+    return model(g, 18)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -516,6 +528,8 @@ def main():
              {"kernel_shape": [2, 2], "pads": [0, -1, 0, 0]})):
         onnx.save(bad_window(op, **attrs),
                   os.path.join(out_dir, name + ".onnx"))
+    # ONNX 1.12's checker knows opsets up to 17: saved unchecked.
+    onnx.save(opset18(), os.path.join(out_dir, "opset-18.onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

@@ -78,3 +78,15 @@ int distir::onnx_import::schemaSinceVersion(const std::string &opType,
   }
   return 0;
 }
+
+int distir::onnx_import::maxOpset() {
+  try {
+    const auto &map =
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = map.find(onnx::ONNX_DOMAIN);
+    if (it != map.end())
+      return it->second.second;
+  } catch (...) {
+  }
+  return 0;
+}

@@ -645,6 +645,8 @@ private:
   /// Outputs of the current node are unsigned by default (setOutput).
   bool outUnsigned = false;
   int64_t opset = 0;
+  /// The last opset of the default domain that the ONNX library knows.
+  int64_t maxOpset = 0;
   llvm::StringMap<TensorInfo> values;
   /// Graph inputs bound by --input-value: known values whatever their size.
   llvm::StringSet<> boundInputs;
@@ -1884,6 +1886,8 @@ LogicalResult Importer::importReduce(StringRef op) {
     return fail("expects an input");
   RankedTensorType type = inType(0);
   int64_t rank = type.getRank();
+  // The other reductions take axes as an input from opset 18, which is
+  // after ONNX 1.12's last opset (17): kept for a newer ONNX library.
   FailureOr<std::optional<SmallVector<int64_t>>> axesOr =
       axesOperand(op == "ReduceSum" ? 13 : 18);
   if (failed(axesOr))
@@ -3132,8 +3136,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     int at7 = onnx_import::schemaSinceVersion(node.op_type(), 7);
     if (since == 0 || since != at7)
       return fail("unsupported opset " + Twine(opset) +
-                  " for this op (supported: 7 to 18; older opsets only for "
-                  "ops unchanged up to opset 7)");
+                  " for this op (supported: 7 to " + Twine(maxOpset) +
+                  "; older opsets only for ops unchanged up to opset 7)");
   }
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values.count(node.input(i)))
@@ -3357,9 +3361,13 @@ OwningOpRef<ModuleOp> Importer::run() {
     return {};
   }
   // Opsets 1-6 are accepted per node, for ops unchanged since (importNode).
-  if (opset < 1 || opset > 18) {
-    emitError(fileLoc) << "unsupported opset " << opset
-                       << " (supported: 7 to 18)";
+  // The last one is the ONNX library's: the checker and shape inference
+  // know no later schemas (a later model would be checked, and its
+  // attributes read, against the wrong ones).
+  maxOpset = onnx_import::maxOpset();
+  if (opset < 1 || opset > maxOpset) {
+    emitError(fileLoc) << "unsupported opset " << opset << " (supported: 7 to "
+                       << maxOpset << ")";
     return {};
   }
   onnx::GraphProto *graph = model.mutable_graph();
