@@ -481,6 +481,21 @@ def opset18():
     return model(g, 18)
 
 
+def cast_half_bfloat():
+    """Cast float16 -> bfloat16 -> float16 (same width, neither holds the
+    other)."""
+    nodes = [helper.make_node("Cast", ["x"], ["b"], name="to_bf16",
+                              to=TensorProto.BFLOAT16),
+             helper.make_node("Cast", ["b"], ["y"], name="to_f16",
+                              to=TensorProto.FLOAT16)]
+    g = helper.make_graph(
+        nodes, "cast_half_bfloat",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [3])],
+        [helper.make_tensor_value_info("b", TensorProto.BFLOAT16, [3]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT16, [3])])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -530,6 +545,7 @@ def main():
                   os.path.join(out_dir, name + ".onnx"))
     # ONNX 1.12's checker knows opsets up to 17: saved unchecked.
     onnx.save(opset18(), os.path.join(out_dir, "opset-18.onnx"))
+    save(cast_half_bfloat(), out_dir, "cast-half-bfloat.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

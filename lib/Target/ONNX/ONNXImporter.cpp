@@ -1338,6 +1338,22 @@ static std::optional<int64_t> evalInt(StringRef op, ArrayRef<int64_t> a,
       .Default([] { return int64_t(0); })();
 }
 
+/// Converts scalar `x` to the float type `to` (rounding to nearest even).
+/// float16 <-> bfloat16 goes through f32, which holds both: neither holds
+/// the other, and arith.extf/truncf need a wider/narrower target.
+static Value castFloat(OpBuilder &b, Location loc, Value x, FloatType to) {
+  auto from = cast<FloatType>(x.getType());
+  if (from == to)
+    return x;
+  if (from.getWidth() == to.getWidth()) {
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (from.getWidth() < to.getWidth())
+    return arith::ExtFOp::create(b, loc, to, x);
+  return arith::TruncFOp::create(b, loc, to, x);
+}
+
 /// Emits the scalar op; operands already have the op's element types.
 /// `isUnsigned`: integer operands are unsigned.
 static Value emitScalar(OpBuilder &b, Location loc, StringRef op,
@@ -2674,9 +2690,7 @@ LogicalResult Importer::importCast(bool like) {
         Type t = *to;
         auto ft = dyn_cast<FloatType>(from), tt = dyn_cast<FloatType>(t);
         if (ft && tt)
-          return ft.getWidth() < tt.getWidth()
-                     ? Value(arith::ExtFOp::create(b, loc, t, x))
-                     : Value(arith::TruncFOp::create(b, loc, t, x));
+          return castFloat(b, loc, x, tt);
         if (t.isInteger(1)) {
           if (ft)
             return Value(arith::CmpFOp::create(
