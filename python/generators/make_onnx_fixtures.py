@@ -496,6 +496,20 @@ def cast_half_bfloat():
     return model(g, 13)
 
 
+def declared_type_mismatch():
+    """A Reshape to Abs(Shape(x)), which ONNX cannot infer (no data
+    propagation through Abs): the graph declares its output [3,2], the
+    importer computes [2,3]."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+             helper.make_node("Abs", ["s"], ["a"], name="abs"),
+             helper.make_node("Reshape", ["x", "a"], ["y"], name="reshape")]
+    g = helper.make_graph(
+        nodes, "declared_type_mismatch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -546,6 +560,7 @@ def main():
     # ONNX 1.12's checker knows opsets up to 17: saved unchecked.
     onnx.save(opset18(), os.path.join(out_dir, "opset-18.onnx"))
     save(cast_half_bfloat(), out_dir, "cast-half-bfloat.onnx")
+    save(declared_type_mismatch(), out_dir, "declared-type-mismatch.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

@@ -348,6 +348,14 @@ std::string graphDataError(const onnx::GraphProto &graph, int &node,
   return {};
 }
 
+/// What ONNX shape inference (or the graph's declaration) says about a
+/// value: its element type (0 if unknown) and, if its rank is known, its
+/// dims (-1 where unknown).
+struct OnnxType {
+  int32_t elemType = 0;
+  std::optional<SmallVector<int64_t>> dims;
+};
+
 /// One ONNX value during import.
 struct TensorInfo {
   /// Static type, placed on the import device.
@@ -602,6 +610,10 @@ private:
   /// it), so that a diagnostic about a graph input or initializer names
   /// the node and op that use it.
   void setFirstConsumer(StringRef name);
+  /// Fails if output `name` of the current node, as imported, disagrees
+  /// with the type ONNX inference gives it (a safety net: the importer
+  /// computes every type itself).
+  LogicalResult checkOutputType(StringRef name);
   LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
   LogicalResult importElementwise(StringRef op);
   LogicalResult importMatMul();
@@ -650,6 +662,9 @@ private:
   llvm::StringMap<TensorInfo> values;
   /// Graph inputs bound by --input-value: known values whatever their size.
   llvm::StringSet<> boundInputs;
+  /// Types of the values as ONNX inference and the graph outputs' declared
+  /// types give them; every node output is checked against them.
+  llvm::StringMap<OnnxType> onnxTypes;
 };
 
 } // namespace
@@ -3137,6 +3152,63 @@ void Importer::setFirstConsumer(StringRef name) {
     }
 }
 
+/// `tensor<2x?xf32>`-style rendering; unsigned integers as `ui8` etc.,
+/// an unknown rank as `*`, an element type MLIR lacks by its ONNX name.
+static std::string typeStr(std::optional<ArrayRef<int64_t>> dims,
+                           StringRef elt) {
+  std::string s = "tensor<";
+  if (!dims)
+    s += "*x";
+  else
+    for (int64_t d : *dims)
+      s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return s + elt.str() + ">";
+}
+
+LogicalResult Importer::checkOutputType(StringRef name) {
+  auto it = onnxTypes.find(name);
+  auto vit = values.find(name);
+  if (it == onnxTypes.end() || vit == values.end())
+    return success();
+  const OnnxType &want = it->second;
+  const TensorInfo &got = vit->second;
+  auto eltName = [](Type t, bool isUnsigned) {
+    std::string str;
+    llvm::raw_string_ostream os(str);
+    if (isUnsigned && t.isInteger() && !t.isInteger(1))
+      os << "ui" << t.getIntOrFloatBitWidth();
+    else
+      os << t;
+    return str;
+  };
+  bool ok = true;
+  std::string wantElt = "?";
+  if (want.elemType != 0) {
+    Type t = supportedElementType(want.elemType);
+    bool isUnsigned = isUnsignedType(want.elemType);
+    ok = t == got.type.getElementType() && isUnsigned == got.isUnsigned;
+    wantElt = t ? eltName(t, isUnsigned)
+              : onnx::TensorProto_DataType_IsValid(want.elemType)
+                  ? onnx::TensorProto_DataType_Name(want.elemType)
+                  : std::to_string(want.elemType);
+  }
+  ArrayRef<int64_t> shape = got.type.getShape();
+  if (want.dims) {
+    ok &= want.dims->size() == shape.size();
+    for (auto [w, g] : llvm::zip(*want.dims, shape))
+      ok &= w < 0 || w == g;
+  }
+  if (ok)
+    return success();
+  std::optional<ArrayRef<int64_t>> wantDims;
+  if (want.dims)
+    wantDims = ArrayRef<int64_t>(*want.dims);
+  return fail(
+      "output '" + name + "' has type " +
+      typeStr(shape, eltName(got.type.getElementType(), got.isUnsigned)) +
+      ", but ONNX expects " + typeStr(wantDims, wantElt));
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node,
                                    unsigned index) {
   setCurrentNode(node, index);
@@ -3523,6 +3595,25 @@ OwningOpRef<ModuleOp> Importer::run() {
       emitError(fileLoc) << "ONNX shape inference failed: " << err;
       return {};
     }
+    // Remember what inference says (and the graph outputs' declarations,
+    // which it merged into the outputs) for checkOutputType.
+    auto remember = [&](const onnx::ValueInfoProto &vi) {
+      if (!vi.type().has_tensor_type())
+        return;
+      const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+      OnnxType t;
+      t.elemType = tt.elem_type();
+      if (tt.has_shape()) {
+        t.dims.emplace();
+        for (const auto &dim : tt.shape().dim())
+          t.dims->push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+      }
+      onnxTypes[vi.name()] = std::move(t);
+    };
+    for (const onnx::ValueInfoProto &vi : inferred.graph().value_info())
+      remember(vi);
+    for (const onnx::ValueInfoProto &vi : inferred.graph().output())
+      remember(vi);
   }
 
   // Function signature: graph inputs, then weights.
@@ -3638,11 +3729,14 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     // Every output must have been defined (e.g. no unsupported optional
     // outputs left dangling).
-    for (const std::string &out : node.output())
+    for (const std::string &out : node.output()) {
       if (!out.empty() && !values.count(out)) {
         (void)fail("output '" + out + "' is not supported");
         return {};
       }
+      if (!out.empty() && failed(checkOutputType(out)))
+        return {};
+    }
   }
   curNode = nullptr;
   curLoc = fileLoc;
