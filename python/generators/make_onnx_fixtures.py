@@ -510,6 +510,19 @@ def declared_type_mismatch():
     return model(g, 13)
 
 
+def dropout_mask(opset):
+    """Dropout in inference with its mask output: of the input's type T at
+    opsets 7-9, bool from opset 10."""
+    mask_type = TensorProto.FLOAT if opset < 10 else TensorProto.BOOL
+    nodes = [helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")]
+    g = helper.make_graph(
+        nodes, "dropout_mask",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("mask", mask_type, [2, 3])])
+    return model(g, opset)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -561,6 +574,8 @@ def main():
     onnx.save(opset18(), os.path.join(out_dir, "opset-18.onnx"))
     save(cast_half_bfloat(), out_dir, "cast-half-bfloat.onnx")
     save(declared_type_mismatch(), out_dir, "declared-type-mismatch.onnx")
+    save(dropout_mask(7), out_dir, "dropout7-mask.onnx")
+    save(dropout_mask(12), out_dir, "dropout12-mask.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

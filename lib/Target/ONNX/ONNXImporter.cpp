@@ -3305,9 +3305,18 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
         return fail("training mode is not supported");
     }
     values[node.output(0)] = in(0);
-    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty())
-      setKnown(1, DenseElementsAttr::get(
-                      unplaced(inShape(0), builder.getI1Type()), true));
+    // The mask keeps everything: true (bool) from opset 10, ones of the
+    // input's type T before.
+    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty()) {
+      Type elt = inElt(0);
+      Attribute one = opset >= 10 ? Attribute(builder.getBoolAttr(true))
+                      : isa<FloatType>(elt)
+                          ? Attribute(builder.getFloatAttr(elt, 1.0))
+                          : Attribute(builder.getIntegerAttr(elt, 1));
+      Type maskElt = opset >= 10 ? builder.getI1Type() : elt;
+      setKnown(1, DenseElementsAttr::get(unplaced(inShape(0), maskElt), one),
+               /*isUnsigned=*/opset < 10 && in(0).isUnsigned);
+    }
     return success();
   }
   return fail("unsupported operator");
