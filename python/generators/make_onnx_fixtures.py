@@ -523,6 +523,25 @@ def dropout_mask(opset):
     return model(g, opset)
 
 
+def slice_extreme_steps():
+    """Slice with step INT64_MIN (reverse; -step overflows) and INT64_MAX
+    (forward): one element each."""
+    i64 = np.iinfo(np.int64)
+    nodes = [helper.make_node("Slice", ["x", "s1", "e1", "a", "min"], ["y1"],
+                              name="reverse"),
+             helper.make_node("Slice", ["x", "s2", "e2", "a", "max"], ["y2"],
+                              name="forward")]
+    g = helper.make_graph(
+        nodes, "slice_extreme_steps",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [1]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1])],
+        [ints("s1", [-1]), ints("e1", [i64.min]), ints("a", [0]),
+         ints("min", [i64.min]), ints("s2", [1]), ints("e2", [i64.max]),
+         ints("max", [i64.max])])
+    return model(g, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -576,6 +595,7 @@ def main():
     save(declared_type_mismatch(), out_dir, "declared-type-mismatch.onnx")
     save(dropout_mask(7), out_dir, "dropout7-mask.onnx")
     save(dropout_mask(12), out_dir, "dropout12-mask.onnx")
+    save(slice_extreme_steps(), out_dir, "slice-extreme-steps.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

@@ -2220,16 +2220,29 @@ LogicalResult Importer::importSlice() {
       start += dim;
     if (end < 0)
       end += dim;
+    // Counts in uint64: -step overflows for INT64_MIN, and end - start +
+    // step - 1 for huge steps.
     int64_t count;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      count = end > start ? (end - start + step - 1) / step : 0;
+      count = end > start ? 1 + static_cast<int64_t>(uint64_t(end - start - 1) /
+                                                     uint64_t(step))
+                          : 0;
+    } else if (dim == 0) {
+      start = end = count = 0;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      count = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+      count = start > end
+                  ? 1 + static_cast<int64_t>(uint64_t(start - end - 1) /
+                                             (uint64_t(0) - uint64_t(step)))
+                  : 0;
     }
+    // One element read: the step does not matter (and an extreme one
+    // would only overflow index arithmetic downstream).
+    if (count <= 1)
+      step = 1;
     offsets[*a] = start;
     sizes[*a] = count;
     strides[*a] = step;
