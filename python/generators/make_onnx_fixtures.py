@@ -542,6 +542,24 @@ def slice_extreme_steps():
     return model(g, 13)
 
 
+def layernorm_stash(stash_type):
+    """LayerNormalization on float16 with its Mean and InvStdDev outputs,
+    which have stash_type (float by default)."""
+    attrs = {} if stash_type is None else {"stash_type": stash_type}
+    out_type = TensorProto.FLOAT if stash_type is None else stash_type
+    nodes = [helper.make_node("LayerNormalization", ["x", "s", "b"],
+                              ["y", "mean", "inv"], name="ln", **attrs)]
+    g = helper.make_graph(
+        nodes, "layernorm_stash",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2, 4]),
+         helper.make_tensor_value_info("mean", out_type, [2, 1]),
+         helper.make_tensor_value_info("inv", out_type, [2, 1])],
+        [init("s", (4,), np.float16, seed=1), init("b", (4,), np.float16,
+                                                    seed=2)])
+    return model(g, 17)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -596,6 +614,10 @@ def main():
     save(dropout_mask(7), out_dir, "dropout7-mask.onnx")
     save(dropout_mask(12), out_dir, "dropout12-mask.onnx")
     save(slice_extreme_steps(), out_dir, "slice-extreme-steps.onnx")
+    save(layernorm_stash(None), out_dir, "layernorm-f16.onnx")
+    # stash_type INT64 is not a float type: saved unchecked.
+    onnx.save(layernorm_stash(TensorProto.INT64),
+              os.path.join(out_dir, "layernorm-stash-int.onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

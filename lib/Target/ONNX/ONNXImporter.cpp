@@ -1804,6 +1804,17 @@ LogicalResult Importer::importLayerNorm() {
   Type elt = type.getElementType();
   if (!isa<FloatType>(elt))
     return fail("integer operands are not supported");
+  // Mean and variance are computed in stash_type, which is also the type
+  // of the Mean and InvStdDev outputs; the normalized value returns to T
+  // before Scale and B (the ONNX function body of LayerNormalization-17).
+  int64_t stashCode = attrInt("stash_type", onnx::TensorProto::FLOAT);
+  Type stash = supportedElementType(stashCode);
+  if (!stash || !isa<FloatType>(stash))
+    return fail("stash_type " +
+                Twine(onnx::TensorProto_DataType_IsValid(stashCode)
+                          ? onnx::TensorProto_DataType_Name(stashCode)
+                          : std::to_string(stashCode)) +
+                " is not supported (a float type is needed)");
   int64_t rank = type.getRank();
   FailureOr<int64_t> axis = normAxis(attrInt("axis", -1), rank);
   if (failed(axis))
@@ -1813,9 +1824,17 @@ LogicalResult Importer::importLayerNorm() {
   for (int64_t d = *axis; d < rank; ++d)
     axes.push_back(d);
   int64_t count = numElements(type.getShape().drop_front(*axis));
-  Value x = inValue(0);
+  auto convert = [&](Value v, Type to) {
+    if (cast<RankedTensorType>(v.getType()).getElementType() == to)
+      return v;
+    return *elementwise({v}, to,
+                        [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+                          return castFloat(b, loc, a[0], cast<FloatType>(to));
+                        });
+  };
+  Value x = convert(inValue(0), stash);
   auto binary = [&](StringRef op, Value a, Value b) {
-    return *elementwise({a, b}, elt,
+    return *elementwise({a, b}, stash,
                         [&](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
                           return emitScalar(bb, loc, op, v, 0, 0);
                         });
@@ -1823,17 +1842,17 @@ LogicalResult Importer::importLayerNorm() {
   Value mean = scale(reduce(x, axes, ReduceKind::Sum, true), 1.0 / count);
   Value centered = binary("Sub", x, mean);
   Value sq = *elementwise(
-      {centered}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+      {centered}, stash, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
         return Value(arith::MulFOp::create(b, loc, v[0], v[0]));
       });
   Value var = scale(reduce(sq, axes, ReduceKind::Sum, true), 1.0 / count);
   Value invStd = *elementwise(
-      {var}, elt, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
-        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, eps));
+      {var}, stash, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(stash, eps));
         return Value(math::RsqrtOp::create(
             b, loc, arith::AddFOp::create(b, loc, v[0], e)));
       });
-  Value y = binary("Mul", centered, invStd);
+  Value y = convert(binary("Mul", centered, invStd), elt);
   FailureOr<Value> scaled = elementwise(
       {y, inValue(1)}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
         return Value(arith::MulFOp::create(b, loc, v[0], v[1]));
