@@ -560,6 +560,25 @@ def layernorm_stash(stash_type):
     return model(g, 17)
 
 
+def batchnorm_spatial0():
+    """BatchNormalization-7 with spatial=0: per-activation [C,H,W]
+    parameters, broadcast over the batch dimension."""
+    shape = (2, 3, 2)
+    nodes = [helper.make_node("BatchNormalization",
+                              ["x", "s", "b", "m", "v"], ["y"], name="bn",
+                              spatial=0)]
+    g = helper.make_graph(
+        nodes, "batchnorm_spatial0",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2,) + shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2,) + shape)],
+        [init("s", shape, seed=1), init("b", shape, seed=2),
+         init("m", shape, seed=3),
+         numpy_helper.from_array(
+             np.linspace(0.5, 1.6, 12, dtype=np.float32).reshape(shape),
+             "v")])
+    return model(g, 7)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -618,6 +637,7 @@ def main():
     # stash_type INT64 is not a float type: saved unchecked.
     onnx.save(layernorm_stash(TensorProto.INT64),
               os.path.join(out_dir, "layernorm-stash-int.onnx"))
+    save(batchnorm_spatial0(), out_dir, "batchnorm-spatial0.onnx")
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

@@ -1891,13 +1891,21 @@ LogicalResult Importer::importBatchNorm() {
   if (!isa<FloatType>(elt) || type.getRank() < 2)
     return fail("X must be a float tensor of rank >= 2");
   int64_t c = type.getDimSize(1);
-  SmallVector<int64_t> paramShape = {c};
-  paramShape.append(type.getRank() - 2, 1);
+  // spatial=0 (opsets 7 and 8): one parameter per activation, [C,D1,...],
+  // broadcast over the batch dimension only. Otherwise one per channel,
+  // [C], broadcast over the batch and spatial dimensions.
+  bool perActivation = opset < 9 && attrInt("spatial", 1) == 0;
+  ArrayRef<int64_t> want =
+      perActivation ? type.getShape().drop_front() : ArrayRef<int64_t>(c);
+  SmallVector<int64_t> paramShape(want);
+  if (!perActivation)
+    paramShape.append(type.getRank() - 2, 1);
   SmallVector<Value> params;
   for (unsigned i = 1; i < 5; ++i) {
-    if (inShape(i) != ArrayRef<int64_t>{c} || inElt(i) != elt)
-      return fail("parameter " + Twine(i) + " must be a [" + Twine(c) +
-                  "] tensor of the input's element type");
+    if (inShape(i) != want || inElt(i) != elt)
+      return fail("parameter " + Twine(i) + " must be a " + shapeStr(want) +
+                  " tensor of the input's element type" +
+                  (perActivation ? " (spatial=0)" : ""));
     params.push_back(reshape(inValue(i), paramShape));
   }
   double eps = attrFloat("epsilon", 1e-5f);
