@@ -579,6 +579,25 @@ def batchnorm_spatial0():
     return model(g, 7)
 
 
+def checker_errors():
+    """An op ONNX does not know, an unnamed Add with one input (the checker
+    says `Node ()`) and a Relu whose declared output type conflicts with
+    inference. Not valid ONNX: saved unchecked."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    unknown = helper.make_graph(
+        [helper.make_node("FooBar", ["x"], ["y"], name="weird")],
+        "unknown_op", [x], [y])
+    arity = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("Add", ["r"], ["y"])], "unnamed_arity", [x], [y])
+    conflict = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "declared_conflict", [x],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2])])
+    return model(unknown, 13), model(arity, 13), model(conflict, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -638,6 +657,10 @@ def main():
     onnx.save(layernorm_stash(TensorProto.INT64),
               os.path.join(out_dir, "layernorm-stash-int.onnx"))
     save(batchnorm_spatial0(), out_dir, "batchnorm-spatial0.onnx")
+    for m, name in zip(checker_errors(),
+                       ("unknown-op", "unnamed-node-arity",
+                        "declared-type-conflict")):
+        onnx.save(m, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

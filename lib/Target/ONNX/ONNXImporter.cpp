@@ -610,6 +610,14 @@ private:
   /// it), so that a diagnostic about a graph input or initializer names
   /// the node and op that use it.
   void setFirstConsumer(StringRef name);
+  /// ` (first read by node 'N' (Op))` for the node that setFirstConsumer
+  /// made current, or "" if none.
+  std::string readBy() const {
+    if (!curNode)
+      return {};
+    return " (first read by node '" + curNodeName + "' (" + curNode->op_type() +
+           "))";
+  }
   /// Fails if output `name` of the current node, as imported, disagrees
   /// with the type ONNX inference gives it (a safety net: the importer
   /// computes every type itself).
@@ -3563,6 +3571,26 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const auto &[name, texts] : options.inputValues)
     if (failed(bindInputValue(name, texts, initializerNames)))
       return {};
+  // Unnamed nodes get the names diagnostics give them (`<OpType>_<index>`),
+  // so that the checker's and inference's messages name them too (they
+  // say `Node ()` otherwise).
+  for (int i = 0; i < graph->node_size(); ++i)
+    if (graph->node(i).name().empty())
+      graph->mutable_node(i)->set_name(graph->node(i).op_type() + "_" +
+                                       std::to_string(i));
+  // An op that ONNX does not know at this opset: the checker would say
+  // `No Op registered for FooBar ...` without naming the node.
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &node = graph->node(i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      continue;
+    if (!onnx_import::checkSchema(node.op_type(), "", opset).empty()) {
+      setCurrentNode(node, i);
+      (void)fail("unknown operator: ONNX has no schema for it at opset " +
+                 Twine(opset));
+      return {};
+    }
+  }
   // Tensor data that disagree with their dims would crash ONNX inference.
   {
     int node;
@@ -3633,15 +3661,28 @@ OwningOpRef<ModuleOp> Importer::run() {
       }
       toCheck = &checked;
     }
+    // The checker's and inference's messages name a node as `Node (NAME)`
+    // or `node name: NAME)`: report them at that node.
+    auto failAtNamedNode = [&](const Twine &what, StringRef err) {
+      for (int i = 0; i < graph->node_size(); ++i) {
+        const std::string &name = graph->node(i).name();
+        if (err.contains("Node (" + name + ")") ||
+            err.contains("node name: " + name + ")")) {
+          setCurrentNode(graph->node(i), i);
+          break;
+        }
+      }
+      return fail(what + ": " + err);
+    };
     std::string err = onnx_import::checkModel(*toCheck);
     if (!err.empty()) {
-      emitError(fileLoc) << "invalid ONNX model: " << err;
+      (void)failAtNamedNode("invalid ONNX model", err);
       return {};
     }
     onnx::ModelProto inferred = *toCheck;
     err = onnx_import::inferShapes(inferred);
     if (!err.empty()) {
-      emitError(fileLoc) << "ONNX shape inference failed: " << err;
+      (void)failAtNamedNode("ONNX shape inference failed", err);
       return {};
     }
     // Remember what inference says (and the graph outputs' declarations,
@@ -3712,22 +3753,26 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (failed(elt))
       return {};
     if (!tt.has_shape()) {
-      emitError(fileLoc) << "input '" << vi.name()
-                         << "' has no shape: pass --input-shape " << vi.name()
-                         << "=d0,d1,...";
+      setFirstConsumer(vi.name());
+      emitError(curLoc) << "input '" << vi.name()
+                        << "' has no shape: pass --input-shape " << vi.name()
+                        << "=d0,d1,..." << readBy();
       return {};
     }
     SmallVector<int64_t> shape;
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto &dim = tt.shape().dim(i);
       if (!dim.has_dim_value() || dim.dim_value() < 0) {
-        emitError(fileLoc) << "unresolvable dynamic shape: dimension " << i
-                           << (dim.has_dim_param()
-                                   ? " ('" + dim.dim_param() + "')"
-                                   : std::string())
-                           << " of input '" << vi.name()
-                           << "' is dynamic: pass --input-shape " << vi.name()
-                           << "=d0,d1,...";
+        // Reported at the first node reading the input (the message text
+        // stays as tools match it).
+        setFirstConsumer(vi.name());
+        emitError(curLoc) << "unresolvable dynamic shape: dimension " << i
+                          << (dim.has_dim_param()
+                                  ? " ('" + dim.dim_param() + "')"
+                                  : std::string())
+                          << " of input '" << vi.name()
+                          << "' is dynamic: pass --input-shape " << vi.name()
+                          << "=d0,d1,..." << readBy();
         return {};
       }
       shape.push_back(dim.dim_value());
