@@ -598,6 +598,21 @@ def checker_errors():
     return model(unknown, 13), model(arity, 13), model(conflict, 13)
 
 
+def control_characters():
+    """A node name with a newline and an op type with a control character:
+    each diagnostic must stay on one line. Not valid ONNX: saved
+    unchecked."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    name = helper.make_graph(
+        [helper.make_node("Einsum", ["x"], ["y"], name="bad\nname",
+                          equation="i->i")], "newline_name", [x], [y])
+    op = helper.make_graph(
+        [helper.make_node("Foo\x01Bar", ["x"], ["y"], name="tab\tnode")],
+        "control_op", [x], [y])
+    return model(name, 13), model(op, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -660,6 +675,9 @@ def main():
     for m, name in zip(checker_errors(),
                        ("unknown-op", "unnamed-node-arity",
                         "declared-type-conflict")):
+        onnx.save(m, os.path.join(out_dir, name + ".onnx"))
+    for m, name in zip(control_characters(),
+                       ("newline-node-name", "control-op-type")):
         onnx.save(m, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")

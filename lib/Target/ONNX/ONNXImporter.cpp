@@ -34,6 +34,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
@@ -356,6 +357,26 @@ struct OnnxType {
   std::optional<SmallVector<int64_t>> dims;
 };
 
+/// Emits `msg` as one diagnostic line: control characters in it (node, op,
+/// tensor or input names are arbitrary bytes) are escaped as \n, \r, \t
+/// or \xNN.
+void emitLine(Location loc, const Twine &msg) {
+  std::string out;
+  for (unsigned char c : msg.str()) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f)
+      out += "\\x" + llvm::utohexstr(c, /*LowerCase=*/true, /*Width=*/2);
+    else
+      out += static_cast<char>(c);
+  }
+  emitError(loc) << out;
+}
+
 /// One ONNX value during import.
 struct TensorInfo {
   /// Static type, placed on the import device.
@@ -393,10 +414,10 @@ private:
   /// Reports `reason` for the node being imported.
   LogicalResult fail(const Twine &reason) {
     if (curNode)
-      emitError(curLoc) << "node '" << curNodeName << "' ("
-                        << curNode->op_type() << "): " << reason;
+      emitLine(curLoc, "node '" + curNodeName + "' (" + curNode->op_type() +
+                           "): " + reason);
     else
-      emitError(curLoc) << reason;
+      emitLine(curLoc, reason);
     return failure();
   }
 
@@ -3375,7 +3396,7 @@ LogicalResult Importer::bindInputValue(StringRef name,
                                        llvm::StringSet<> &initializerNames) {
   onnx::GraphProto *graph = model.mutable_graph();
   auto error = [&](const Twine &msg) {
-    emitError(fileLoc) << msg;
+    emitLine(fileLoc, msg);
     return failure();
   };
   int index = -1;
@@ -3500,7 +3521,7 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (o.domain().empty() || o.domain() == "ai.onnx")
       opset = o.version();
   if (opset == 0) {
-    emitError(fileLoc) << "model imports no opset of the default ONNX domain";
+    emitLine(fileLoc, "model imports no opset of the default ONNX domain");
     return {};
   }
   // Opsets 1-6 are accepted per node, for ops unchanged since (importNode).
@@ -3536,8 +3557,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     for (const onnx::ValueInfoProto &vi : graph->input())
       found |= vi.name() == name && !initializerNames.count(name);
     if (!found) {
-      emitError(fileLoc) << "--input-shape names '" << name
-                         << "', which is not a graph input";
+      emitLine(fileLoc, "--input-shape names '" + name +
+                            "', which is not a graph input");
       return {};
     }
     shapes[name] = dims;
@@ -3549,18 +3570,18 @@ OwningOpRef<ModuleOp> Importer::run() {
     onnx::TensorShapeProto *shape =
         vi.mutable_type()->mutable_tensor_type()->mutable_shape();
     if (shape->dim_size() != static_cast<int>(it->second.size())) {
-      emitError(fileLoc) << "--input-shape gives " << it->second.size()
-                         << " dimensions for input '" << vi.name()
-                         << "' of rank " << shape->dim_size();
+      emitLine(fileLoc, "--input-shape gives " + Twine(it->second.size()) +
+                            " dimensions for input '" + vi.name() +
+                            "' of rank " + Twine(shape->dim_size()));
       return {};
     }
     for (int i = 0; i < shape->dim_size(); ++i) {
       onnx::TensorShapeProto::Dimension *dim = shape->mutable_dim(i);
       if (dim->has_dim_value() && dim->dim_value() != it->second[i]) {
-        emitError(fileLoc) << "--input-shape gives " << it->second[i]
-                           << " for dimension " << i << " of input '"
-                           << vi.name() << "', which the model fixes to "
-                           << dim->dim_value();
+        emitLine(fileLoc, "--input-shape gives " + Twine(it->second[i]) +
+                              " for dimension " + Twine(i) + " of input '" +
+                              vi.name() + "', which the model fixes to " +
+                              Twine(dim->dim_value()));
         return {};
       }
       dim->set_dim_value(it->second[i]);
@@ -3754,9 +3775,9 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     if (!tt.has_shape()) {
       setFirstConsumer(vi.name());
-      emitError(curLoc) << "input '" << vi.name()
-                        << "' has no shape: pass --input-shape " << vi.name()
-                        << "=d0,d1,..." << readBy();
+      emitLine(curLoc, "input '" + vi.name() +
+                           "' has no shape: pass --input-shape " + vi.name() +
+                           "=d0,d1,..." + readBy());
       return {};
     }
     SmallVector<int64_t> shape;
@@ -3766,13 +3787,13 @@ OwningOpRef<ModuleOp> Importer::run() {
         // Reported at the first node reading the input (the message text
         // stays as tools match it).
         setFirstConsumer(vi.name());
-        emitError(curLoc) << "unresolvable dynamic shape: dimension " << i
-                          << (dim.has_dim_param()
-                                  ? " ('" + dim.dim_param() + "')"
-                                  : std::string())
-                          << " of input '" << vi.name()
-                          << "' is dynamic: pass --input-shape " << vi.name()
-                          << "=d0,d1,..." << readBy();
+        emitLine(curLoc,
+                 "unresolvable dynamic shape: dimension " + Twine(i) +
+                     (dim.has_dim_param() ? " ('" + dim.dim_param() + "')"
+                                          : std::string()) +
+                     " of input '" + vi.name() +
+                     "' is dynamic: pass --input-shape " + vi.name() +
+                     "=d0,d1,..." + readBy());
         return {};
       }
       shape.push_back(dim.dim_value());
@@ -3790,7 +3811,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
     if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
-      emitError(fileLoc) << what << " has a negative dimension";
+      emitLine(fileLoc, what + " has a negative dimension");
       return {};
     }
     int64_t n = numElements(shape);
@@ -3809,8 +3830,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       continue;
     }
     if (options.weightsAsConstants && !hasData) {
-      emitError(fileLoc) << what
-                         << " has no data: --weights=constants needs them";
+      emitLine(fileLoc, what + " has no data: --weights=constants needs them");
       return {};
     }
     addArg(t.name(), placed(shape, *elt));
@@ -3840,8 +3860,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const onnx::ValueInfoProto &vi : graph->output()) {
     auto it = values.find(vi.name());
     if (it == values.end()) {
-      emitError(fileLoc) << "graph output '" << vi.name()
-                         << "' is not computed by any node";
+      emitLine(fileLoc,
+               "graph output '" + vi.name() + "' is not computed by any node");
       return {};
     }
     results.push_back(materialize(it->second));
@@ -3942,7 +3962,7 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
     std::pair<std::string, SmallVector<int64_t>> shape;
     std::string err = parseInputShape(spec, shape);
     if (!err.empty()) {
-      emitError(loc) << err;
+      emitLine(loc, err);
       return {};
     }
     options.inputShapes.push_back(std::move(shape));
@@ -3951,7 +3971,7 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
     std::pair<std::string, SmallVector<std::string>> value;
     std::string err = parseInputValue(spec, value);
     if (!err.empty()) {
-      emitError(loc) << err;
+      emitLine(loc, err);
       return {};
     }
     options.inputValues.push_back(std::move(value));
