@@ -3556,9 +3556,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     bool found = false;
     for (const onnx::ValueInfoProto &vi : graph->input())
       found |= vi.name() == name && !initializerNames.count(name);
-    if (!found) {
-      emitLine(fileLoc, "--input-shape names '" + name +
-                            "', which is not a graph input");
+    if (!found || shapes.count(name)) {
+      emitLine(fileLoc,
+               "--input-shape names '" + name +
+                   (found ? "' twice" : "', which is not a graph input"));
       return {};
     }
     shapes[name] = dims;
