@@ -10,7 +10,9 @@ For each test: `distir-translate --import-onnx model.onnx` (input shapes
 from test_data_set_0/input_*.pb), then `distir-run` on those inputs
 (matched by name through `dist.name`), then a comparison of output_*.pb
 with the results (rtol 1e-3, atol 1e-5, as the ONNX backend tests; rtol
-1.6e-2 for bfloat16 outputs, torch.testing's default for that type). Each
+1.6e-2 for bfloat16 outputs, torch.testing's default for that type); the
+program's result element types (and signedness) must be the expected
+outputs' data types. Each
 test lands in one of:
   passed        imported, executed, every output matches;
   failed        imported but executing failed or an output differs;
@@ -52,6 +54,35 @@ SUPPORTED_TYPES = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16,
                    TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8,
                    TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64,
                    TensorProto.BOOL}
+
+
+# The MLIR element type of each ONNX type (unsigned integers are signless,
+# marked `dist.unsigned` on the function result).
+MLIR_ELEMENT = {TensorProto.FLOAT: "f32", TensorProto.DOUBLE: "f64",
+                TensorProto.FLOAT16: "f16", TensorProto.BFLOAT16: "bf16",
+                TensorProto.INT8: "i8", TensorProto.UINT8: "i8",
+                TensorProto.INT16: "i16", TensorProto.UINT16: "i16",
+                TensorProto.INT32: "i32", TensorProto.UINT32: "i32",
+                TensorProto.INT64: "i64", TensorProto.UINT64: "i64",
+                TensorProto.BOOL: "i1"}
+UNSIGNED = {TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32,
+            TensorProto.UINT64}
+RESULT_TYPE = re.compile(r"tensor<(?:[0-9?]+x)*([a-z]+[0-9]+)"
+                         r"(?:, #dist\.device<\d+>)?>(\s*\{[^}]*\})?")
+
+
+def result_types(prog):
+    """(element type, unsigned) of each result of the imported @main, from
+    its signature; None if there is none."""
+    with open(prog) as f:
+        for line in f:
+            if line.lstrip().startswith("func.func @main("):
+                _, sep, results = line.partition(") -> ")
+                if not sep:
+                    return []
+                return [(m.group(1), "dist.unsigned" in (m.group(2) or ""))
+                        for m in RESULT_TYPE.finditer(results)]
+    return None
 
 
 def read_pb(path):
@@ -117,6 +148,8 @@ def run_test(bin_dir, test_dir, bound=frozenset()):
                     shapes.append(input_value_arg(input_name, path))
         out_types = [o.type.tensor_type.elem_type for o in model.graph.output]
         outputs = []
+        # The ONNX element type of each expected output.
+        want_types = []
         bf16_outputs = set()
         k = 0
         while os.path.exists(os.path.join(data_dir, f"output_{k}.pb")):
@@ -126,7 +159,9 @@ def run_test(bin_dir, test_dir, bound=frozenset()):
                     bin_dir, model_path,
                     f"expected output {k} has data type {proto.data_type}")
             want = numpy_helper.to_array(proto)
+            want_types.append(proto.data_type)
             if k < len(out_types) and out_types[k] == TensorProto.BFLOAT16:
+                want_types[-1] = TensorProto.BFLOAT16
                 bf16_outputs.add(k)
                 if proto.data_type == TensorProto.UINT16:
                     # bfloat16 bit patterns (older test data): the high half
@@ -166,6 +201,20 @@ def run_test(bin_dir, test_dir, bound=frozenset()):
             if any(m in first for m in UNSUPPORTED_MARKERS):
                 return name, "unsupported", "execution: " + first
             return name, "failed", "execution: " + first
+        # The imported program's result types must be the expected ones:
+        # the values below are compared after conversions that would hide
+        # a wrong type (e.g. float16 and float32 are both written as f4).
+        types = result_types(prog)
+        if types is None or len(types) < len(outputs):
+            return name, "failed", "cannot read the result types of @main"
+        for k, onnx_type in enumerate(want_types):
+            elt, is_unsigned = types[k]
+            if (elt, is_unsigned) != (MLIR_ELEMENT[onnx_type],
+                                      onnx_type in UNSIGNED):
+                return name, "failed", (
+                    f"output {k}: element type "
+                    f"{'unsigned ' if is_unsigned else ''}{elt}, expected "
+                    f"{TensorProto.DataType.Name(onnx_type)}")
         for k, want in enumerate(outputs):
             path = os.path.join(work, "out", f"output_{k}.npy")
             if not os.path.exists(path):

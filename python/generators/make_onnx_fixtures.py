@@ -343,6 +343,276 @@ def non_tensor_inputs():
     return model(seq, 13), model(text, 13)
 
 
+def int_div_overflow():
+    """Known integer Div/Mod whose C++ evaluation would trap: INT64_MIN / -1
+    (and INT32_MIN / -1), Mod by -1 with fmod=0 and fmod=1."""
+    i64min = np.iinfo(np.int64).min
+    i32min = np.iinfo(np.int32).min
+    nodes = [helper.make_node("Div", ["a", "b"], ["q"], name="div"),
+             helper.make_node("Mod", ["a", "b"], ["m"], name="mod"),
+             helper.make_node("Mod", ["a", "b"], ["t"], name="fmod", fmod=1),
+             helper.make_node("Div", ["a32", "b32"], ["q32"], name="div32")]
+    g = helper.make_graph(
+        nodes, "int_div_overflow", [],
+        [helper.make_tensor_value_info("q", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("m", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("t", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("q32", TensorProto.INT32, [1])],
+        [ints("a", [i64min, 7, i64min]), ints("b", [-1, -1, 2]),
+         numpy_helper.from_array(np.array([i32min], np.int32), "a32"),
+         numpy_helper.from_array(np.array([-1], np.int32), "b32")])
+    return model(g, 13)
+
+
+def int_div_zero():
+    """Known integer Div by zero."""
+    nodes = [helper.make_node("Div", ["a", "b"], ["q"], name="div")]
+    g = helper.make_graph(
+        nodes, "int_div_zero", [],
+        [helper.make_tensor_value_info("q", TensorProto.INT64, [2])],
+        [ints("a", [1, 2]), ints("b", [1, 0])])
+    return model(g, 13)
+
+
+def scalar(name, value, dtype):
+    return numpy_helper.from_array(np.array(value, dtype=dtype), name)
+
+
+def range_large():
+    """Range results above the fold limit (65,536 elements): computed at
+    run time. A Slice of a huge ConstantOfShape splat is not expanded."""
+    nodes = [helper.make_node("Range", ["s", "l", "d"], ["r"], name="range"),
+             helper.make_node("Range", ["fs", "fl", "fd"], ["fr"],
+                              name="frange"),
+             helper.make_node("ConstantOfShape", ["big"], ["z"], name="zeros",
+                              value=helper.make_tensor(
+                                  "v", TensorProto.FLOAT, [1], [1.5])),
+             helper.make_node("Slice", ["z", "st", "en"], ["y"],
+                              name="slice")]
+    g = helper.make_graph(
+        nodes, "range_large", [],
+        [helper.make_tensor_value_info("r", TensorProto.INT64, [100000]),
+         helper.make_tensor_value_info("fr", TensorProto.FLOAT, [70000]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        [scalar("s", 5, np.int64), scalar("l", 300005, np.int64),
+         scalar("d", 3, np.int64), scalar("fs", 0.5, np.float32),
+         scalar("fl", 17500.5, np.float32), scalar("fd", 0.25, np.float32),
+         ints("big", [1 << 40]), ints("st", [3]), ints("en", [5])])
+    return model(g, 13)
+
+
+def range_huge(dtype):
+    """Range of 2^40 (int64) or ~1e30 (float) elements: rejected before
+    anything is allocated."""
+    np_type = np.int64 if dtype == TensorProto.INT64 else np.float32
+    limit = (1 << 40) if dtype == TensorProto.INT64 else 1e30
+    nodes = [helper.make_node("Range", ["s", "l", "d"], ["r"], name="range")]
+    g = helper.make_graph(
+        nodes, "range_huge", [],
+        [helper.make_tensor_value_info("r", dtype, ["N"])],
+        [scalar("s", 0, np_type), scalar("l", limit, np_type),
+         scalar("d", 1, np_type)])
+    return model(g, 13)
+
+
+def bad_tensor_data():
+    """An initializer and Constant tensors whose data disagree with their
+    dims (ONNX shape inference would read past them), and a sparse
+    Constant. Not valid ONNX: saved unchecked."""
+    bad_init = TensorProto()
+    bad_init.name = "s"
+    bad_init.data_type = TensorProto.INT64
+    bad_init.dims.extend([2])
+    bad_init.raw_data = b"\x01\x00"
+    init_graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+        "bad_init",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])],
+        [bad_init])
+    bad_const = TensorProto()
+    bad_const.name = "v"
+    bad_const.data_type = TensorProto.INT64
+    bad_const.dims.extend([2])
+    bad_const.raw_data = b"\x03\x00\x00\x00\x00"
+    const_graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], name="c", value=bad_const),
+         helper.make_node("Reshape", ["x", "c"], ["y"], name="reshape")],
+        "bad_const",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])])
+    sparse = helper.make_sparse_tensor(
+        helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]),
+        helper.make_tensor("i", TensorProto.INT64, [1], [2]), [4])
+    sparse_graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], name="c",
+                          sparse_value=sparse),
+         helper.make_node("Add", ["x", "c"], ["y"], name="add")],
+        "sparse_const",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    return model(init_graph, 13), model(const_graph, 13), \
+        model(sparse_graph, 13)
+
+
+def bad_window(op, **attrs):
+    """A Conv or pooling node with an invalid window attribute (ONNX shape
+    inference divides by strides)."""
+    inputs = ["x", "w"] if op.startswith("Conv") else ["x"]
+    nodes = [helper.make_node(op, inputs, ["y"], name="window", **attrs)]
+    g = helper.make_graph(
+        nodes, "bad_window",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["N", "C", "H", "W"])],
+        [init("w", (1, 1, 3, 3))] if op.startswith("Conv") else [])
+    return model(g, 13)
+
+
+def opset18():
+    """ReduceMean with an axes attribute at opset 18, after the last opset
+    of Debian's ONNX 1.12 (17)."""
+    nodes = [helper.make_node("ReduceMean", ["x"], ["y"], name="mean",
+                              axes=[1])]
+    g = helper.make_graph(
+        nodes, "opset18",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 1])])
+    return model(g, 18)
+
+
+def cast_half_bfloat():
+    """Cast float16 -> bfloat16 -> float16 (same width, neither holds the
+    other)."""
+    nodes = [helper.make_node("Cast", ["x"], ["b"], name="to_bf16",
+                              to=TensorProto.BFLOAT16),
+             helper.make_node("Cast", ["b"], ["y"], name="to_f16",
+                              to=TensorProto.FLOAT16)]
+    g = helper.make_graph(
+        nodes, "cast_half_bfloat",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [3])],
+        [helper.make_tensor_value_info("b", TensorProto.BFLOAT16, [3]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT16, [3])])
+    return model(g, 13)
+
+
+def declared_type_mismatch():
+    """A Reshape to Abs(Shape(x)), which ONNX cannot infer (no data
+    propagation through Abs): the graph declares its output [3,2], the
+    importer computes [2,3]."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+             helper.make_node("Abs", ["s"], ["a"], name="abs"),
+             helper.make_node("Reshape", ["x", "a"], ["y"], name="reshape")]
+    g = helper.make_graph(
+        nodes, "declared_type_mismatch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])])
+    return model(g, 13)
+
+
+def dropout_mask(opset):
+    """Dropout in inference with its mask output: of the input's type T at
+    opsets 7-9, bool from opset 10."""
+    mask_type = TensorProto.FLOAT if opset < 10 else TensorProto.BOOL
+    nodes = [helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")]
+    g = helper.make_graph(
+        nodes, "dropout_mask",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("mask", mask_type, [2, 3])])
+    return model(g, opset)
+
+
+def slice_extreme_steps():
+    """Slice with step INT64_MIN (reverse; -step overflows) and INT64_MAX
+    (forward): one element each."""
+    i64 = np.iinfo(np.int64)
+    nodes = [helper.make_node("Slice", ["x", "s1", "e1", "a", "min"], ["y1"],
+                              name="reverse"),
+             helper.make_node("Slice", ["x", "s2", "e2", "a", "max"], ["y2"],
+                              name="forward")]
+    g = helper.make_graph(
+        nodes, "slice_extreme_steps",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [1]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1])],
+        [ints("s1", [-1]), ints("e1", [i64.min]), ints("a", [0]),
+         ints("min", [i64.min]), ints("s2", [1]), ints("e2", [i64.max]),
+         ints("max", [i64.max])])
+    return model(g, 13)
+
+
+def layernorm_stash(stash_type):
+    """LayerNormalization on float16 with its Mean and InvStdDev outputs,
+    which have stash_type (float by default)."""
+    attrs = {} if stash_type is None else {"stash_type": stash_type}
+    out_type = TensorProto.FLOAT if stash_type is None else stash_type
+    nodes = [helper.make_node("LayerNormalization", ["x", "s", "b"],
+                              ["y", "mean", "inv"], name="ln", **attrs)]
+    g = helper.make_graph(
+        nodes, "layernorm_stash",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2, 4]),
+         helper.make_tensor_value_info("mean", out_type, [2, 1]),
+         helper.make_tensor_value_info("inv", out_type, [2, 1])],
+        [init("s", (4,), np.float16, seed=1), init("b", (4,), np.float16,
+                                                    seed=2)])
+    return model(g, 17)
+
+
+def batchnorm_spatial0():
+    """BatchNormalization-7 with spatial=0: per-activation [C,H,W]
+    parameters, broadcast over the batch dimension."""
+    shape = (2, 3, 2)
+    nodes = [helper.make_node("BatchNormalization",
+                              ["x", "s", "b", "m", "v"], ["y"], name="bn",
+                              spatial=0)]
+    g = helper.make_graph(
+        nodes, "batchnorm_spatial0",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2,) + shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2,) + shape)],
+        [init("s", shape, seed=1), init("b", shape, seed=2),
+         init("m", shape, seed=3),
+         numpy_helper.from_array(
+             np.linspace(0.5, 1.6, 12, dtype=np.float32).reshape(shape),
+             "v")])
+    return model(g, 7)
+
+
+def checker_errors():
+    """An op ONNX does not know, an unnamed Add with one input (the checker
+    says `Node ()`) and a Relu whose declared output type conflicts with
+    inference. Not valid ONNX: saved unchecked."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    unknown = helper.make_graph(
+        [helper.make_node("FooBar", ["x"], ["y"], name="weird")],
+        "unknown_op", [x], [y])
+    arity = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("Add", ["r"], ["y"])], "unnamed_arity", [x], [y])
+    conflict = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "declared_conflict", [x],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2])])
+    return model(unknown, 13), model(arity, 13), model(conflict, 13)
+
+
+def control_characters():
+    """A node name with a newline and an op type with a control character:
+    each diagnostic must stay on one line. Not valid ONNX: saved
+    unchecked."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    name = helper.make_graph(
+        [helper.make_node("Einsum", ["x"], ["y"], name="bad\nname",
+                          equation="i->i")], "newline_name", [x], [y])
+    op = helper.make_graph(
+        [helper.make_node("Foo\x01Bar", ["x"], ["y"], name="tab\tnode")],
+        "control_op", [x], [y])
+    return model(name, 13), model(op, 13)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out_dir, exist_ok=True)
@@ -369,6 +639,46 @@ def main():
     save(text, out_dir, "string-input.onnx")
     # The checker rejects data-less initializers: save without checking.
     onnx.save(arch_only(), os.path.join(out_dir, "arch-only.onnx"))
+    save(int_div_overflow(), out_dir, "int-div-overflow.onnx")
+    save(int_div_zero(), out_dir, "int-div-zero.onnx")
+    save(range_large(), out_dir, "range-large.onnx")
+    save(range_huge(TensorProto.INT64), out_dir, "range-huge.onnx")
+    save(range_huge(TensorProto.FLOAT), out_dir, "range-huge-float.onnx")
+    for m, name in zip(bad_tensor_data(),
+                       ("bad-initializer-data", "bad-constant-data",
+                        "sparse-constant")):
+        onnx.save(m, os.path.join(out_dir, name + ".onnx"))
+    for name, op, attrs in (
+            ("conv-stride0", "Conv", {"strides": [1, 0]}),
+            ("conv-group0", "Conv", {"group": 0}),
+            ("convtranspose-dilation0", "ConvTranspose",
+             {"dilations": [0, 1]}),
+            ("maxpool-kernel0", "MaxPool", {"kernel_shape": [0, 2]}),
+            ("avgpool-stride0", "AveragePool",
+             {"kernel_shape": [2, 2], "strides": [0, 1]}),
+            ("lppool-negative-pads", "LpPool",
+             {"kernel_shape": [2, 2], "pads": [0, -1, 0, 0]})):
+        onnx.save(bad_window(op, **attrs),
+                  os.path.join(out_dir, name + ".onnx"))
+    # ONNX 1.12's checker knows opsets up to 17: saved unchecked.
+    onnx.save(opset18(), os.path.join(out_dir, "opset-18.onnx"))
+    save(cast_half_bfloat(), out_dir, "cast-half-bfloat.onnx")
+    save(declared_type_mismatch(), out_dir, "declared-type-mismatch.onnx")
+    save(dropout_mask(7), out_dir, "dropout7-mask.onnx")
+    save(dropout_mask(12), out_dir, "dropout12-mask.onnx")
+    save(slice_extreme_steps(), out_dir, "slice-extreme-steps.onnx")
+    save(layernorm_stash(None), out_dir, "layernorm-f16.onnx")
+    # stash_type INT64 is not a float type: saved unchecked.
+    onnx.save(layernorm_stash(TensorProto.INT64),
+              os.path.join(out_dir, "layernorm-stash-int.onnx"))
+    save(batchnorm_spatial0(), out_dir, "batchnorm-spatial0.onnx")
+    for m, name in zip(checker_errors(),
+                       ("unknown-op", "unnamed-node-arity",
+                        "declared-type-conflict")):
+        onnx.save(m, os.path.join(out_dir, name + ".onnx"))
+    for m, name in zip(control_characters(),
+                       ("newline-node-name", "control-op-type")):
+        onnx.save(m, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07\x12\xffnot a protobuf\x00\x01")
 

@@ -28,6 +28,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 
+#include <limits>
 #include <random>
 
 using namespace mlir;
@@ -166,6 +167,11 @@ int main(int argc, char **argv) {
         llvm::outs() << (static_cast<uint64_t>(static_cast<int64_t>(data[e])) &
                          (width >= 64 ? ~uint64_t(0)
                                       : (uint64_t(1) << width) - 1));
+      else if (result.elementType.isIntOrIndex())
+        // Exactly, not as %g: the values are already wrapped to the type.
+        llvm::outs() << (data[e] >= 9.2233720368547758e18
+                             ? std::numeric_limits<int64_t>::max()
+                             : static_cast<int64_t>(data[e]));
       else
         llvm::outs() << llvm::format("%.9g", data[e]);
     }

@@ -176,9 +176,11 @@ FailureOr<ScalarOp> distir::detail::compileScalarOp(Operation *op) {
     if (auto f = dyn_cast<FloatAttr>(value))
       scalar.constant = f.getValueAsDouble();
     else if (auto i = dyn_cast<IntegerAttr>(value))
-      scalar.constant = static_cast<double>(i.getType().isInteger(1)
-                                                ? i.getValue().getZExtValue()
-                                                : i.getValue().getSExtValue());
+      // Convert each branch separately: a conditional of uint64_t and
+      // int64_t is uint64_t, which read INT64_MIN as +2^63.
+      scalar.constant = i.getType().isInteger(1)
+                            ? static_cast<double>(i.getValue().getZExtValue())
+                            : static_cast<double>(i.getValue().getSExtValue());
     else {
       op->emitError() << "reference executor: unsupported constant";
       return failure();

@@ -20,10 +20,12 @@
 
 using namespace distir::onnx_import;
 
-/// First line of `msg`, so that every diagnostic stays on one line.
+/// First line of `msg`, so that every diagnostic stays on one line, without
+/// a trailing period (diagnostic style).
 static std::string firstLine(const std::string &msg) {
   std::string line = msg.substr(0, msg.find('\n'));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+  while (!line.empty() &&
+         (line.back() == ' ' || line.back() == '\r' || line.back() == '.'))
     line.pop_back();
   return line.empty() ? std::string("unknown error") : line;
 }
@@ -74,6 +76,18 @@ int distir::onnx_import::schemaSinceVersion(const std::string &opType,
     if (const onnx::OpSchema *s =
             onnx::OpSchemaRegistry::Schema(opType, opset, ""))
       return s->since_version();
+  } catch (...) {
+  }
+  return 0;
+}
+
+int distir::onnx_import::maxOpset() {
+  try {
+    const auto &map =
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = map.find(onnx::ONNX_DOMAIN);
+    if (it != map.end())
+      return it->second.second;
   } catch (...) {
   }
   return 0;

@@ -38,6 +38,11 @@ std::string checkSchema(const std::string &opType, const std::string &domain,
 /// `opset` was introduced (its since_version), or 0 if there is none.
 int schemaSinceVersion(const std::string &opType, int opset);
 
+/// The highest opset of the default domain whose schemas this ONNX library
+/// holds (17 for ONNX 1.12): a model at a later opset would be checked and
+/// inferred against older schemas.
+int maxOpset();
+
 } // namespace distir::onnx_import
 
 #endif // DISTIR_LIB_TARGET_ONNX_ONNXCHECKER_H

@@ -34,15 +34,18 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include "onnx/onnx_pb.h"
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -142,14 +145,20 @@ namespace {
 
 /// Known values larger than this are not evaluated at import time.
 constexpr int64_t kMaxFoldElements = 1 << 16;
+/// Range results above this element count are rejected before anything is
+/// allocated (no static tensor program holds such a tensor).
+constexpr int64_t kMaxRangeElements = int64_t(1) << 31;
 /// Integer initializers up to this size are treated as known values (shape
 /// operands), not as weights.
 constexpr int64_t kMaxShapeInitializer = 1 << 12;
 
+/// The element count of `shape`, saturated at INT64_MAX (known values may
+/// have absurd shapes, e.g. ConstantOfShape splats).
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (llvm::MulOverflow(n, d, n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -205,6 +214,169 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// Why the data of `t` do not match its dims and data type, or "" if they
+/// do (or are external). No data at all is accepted when `allowNoData`
+/// (architecture-only initializers). ONNX shape inference reads tensor
+/// data without checking its length, so this runs before it.
+std::string tensorDataError(const onnx::TensorProto &t, bool allowNoData) {
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return "negative dimension " + std::to_string(d);
+    if (llvm::MulOverflow(n, d, n))
+      return "too many elements";
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return {};
+  // Bytes per element in raw_data, values per element in the typed field.
+  int64_t width = 0, perElement = 1, have = 0;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    width = 4, have = t.float_data_size();
+    break;
+  case onnx::TensorProto::COMPLEX64:
+    width = 8, perElement = 2, have = t.float_data_size();
+    break;
+  case onnx::TensorProto::DOUBLE:
+    width = 8, have = t.double_data_size();
+    break;
+  case onnx::TensorProto::COMPLEX128:
+    width = 16, perElement = 2, have = t.double_data_size();
+    break;
+  case onnx::TensorProto::INT64:
+    width = 8, have = t.int64_data_size();
+    break;
+  case onnx::TensorProto::UINT64:
+    width = 8, have = t.uint64_data_size();
+    break;
+  case onnx::TensorProto::UINT32:
+    width = 4, have = t.uint64_data_size();
+    break;
+  case onnx::TensorProto::INT32:
+    width = 4, have = t.int32_data_size();
+    break;
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    width = 2, have = t.int32_data_size();
+    break;
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    width = 1, have = t.int32_data_size();
+    break;
+  case onnx::TensorProto::STRING:
+    have = t.string_data_size();
+    break;
+  default:
+    return {}; // Left to the checker.
+  }
+  if (t.has_raw_data()) {
+    int64_t bytes;
+    if (width == 0)
+      return "raw_data is not allowed for this data type";
+    if (llvm::MulOverflow(n, width, bytes))
+      return "too many elements";
+    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
+      return "raw_data holds " + std::to_string(t.raw_data().size()) +
+             " bytes, expected " + std::to_string(bytes);
+    return {};
+  }
+  if (have == 0 && allowNoData)
+    return {};
+  int64_t values;
+  if (llvm::MulOverflow(n, perElement, values))
+    return "too many elements";
+  if (have != values)
+    return "holds " + std::to_string(have) + " values, expected " +
+           std::to_string(values);
+  return {};
+}
+
+/// Why the tensors held by `graph` (initializers, node attributes, nested
+/// subgraphs) are malformed, prefixed by where they are, or "".
+/// `node` is set to the index of the node at fault, if any, `initializer`
+/// to the name of the initializer at fault.
+std::string graphDataError(const onnx::GraphProto &graph, int &node,
+                           std::string &initializer) {
+  node = -1;
+  for (const onnx::TensorProto &t : graph.initializer())
+    if (std::string err = tensorDataError(t, /*allowNoData=*/true);
+        !err.empty()) {
+      initializer = t.name();
+      return "initializer '" + t.name() + "': " + err;
+    }
+  if (graph.sparse_initializer_size())
+    return "sparse initializer '" +
+           graph.sparse_initializer(0).values().name() +
+           "': sparse tensors are not supported";
+  for (int i = 0; i < graph.node_size(); ++i) {
+    node = i;
+    for (const onnx::AttributeProto &a : graph.node(i).attribute()) {
+      std::string what = "attribute '" + a.name() + "'";
+      if (a.has_sparse_tensor() || a.sparse_tensors_size())
+        return what + ": sparse tensors are not supported";
+      if (a.has_t())
+        if (std::string err = tensorDataError(a.t(), /*allowNoData=*/false);
+            !err.empty())
+          return what + ": " + err;
+      for (const onnx::TensorProto &t : a.tensors())
+        if (std::string err = tensorDataError(t, /*allowNoData=*/false);
+            !err.empty())
+          return what + ": " + err;
+      auto sub = [&](const onnx::GraphProto &g) -> std::string {
+        int inner;
+        std::string unused;
+        std::string err = graphDataError(g, inner, unused);
+        if (err.empty())
+          return err;
+        if (inner >= 0) {
+          const onnx::NodeProto &n = g.node(inner);
+          err = "node '" + n.name() + "' (" + n.op_type() + "): " + err;
+        }
+        return what + ": " + err;
+      };
+      if (a.has_g())
+        if (std::string err = sub(a.g()); !err.empty())
+          return err;
+      for (const onnx::GraphProto &g : a.graphs())
+        if (std::string err = sub(g); !err.empty())
+          return err;
+    }
+  }
+  node = -1;
+  return {};
+}
+
+/// What ONNX shape inference (or the graph's declaration) says about a
+/// value: its element type (0 if unknown) and, if its rank is known, its
+/// dims (-1 where unknown).
+struct OnnxType {
+  int32_t elemType = 0;
+  std::optional<SmallVector<int64_t>> dims;
+};
+
+/// Emits `msg` as one diagnostic line: control characters in it (node, op,
+/// tensor or input names are arbitrary bytes) are escaped as \n, \r, \t
+/// or \xNN.
+void emitLine(Location loc, const Twine &msg) {
+  std::string out;
+  for (unsigned char c : msg.str()) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f)
+      out += "\\x" + llvm::utohexstr(c, /*LowerCase=*/true, /*Width=*/2);
+    else
+      out += static_cast<char>(c);
+  }
+  emitError(loc) << out;
+}
+
 /// One ONNX value during import.
 struct TensorInfo {
   /// Static type, placed on the import device.
@@ -242,10 +414,10 @@ private:
   /// Reports `reason` for the node being imported.
   LogicalResult fail(const Twine &reason) {
     if (curNode)
-      emitError(curLoc) << "node '" << curNodeName << "' ("
-                        << curNode->op_type() << "): " << reason;
+      emitLine(curLoc, "node '" + curNodeName + "' (" + curNode->op_type() +
+                           "): " + reason);
     else
-      emitError(curLoc) << reason;
+      emitLine(curLoc, reason);
     return failure();
   }
 
@@ -367,9 +539,25 @@ private:
   bool canFold(int64_t numel) {
     if (numel > kMaxFoldElements)
       return false;
+    // A small result of a huge known input (a Slice or Gather of a
+    // ConstantOfShape splat) is computed at run time too: folding would
+    // expand the whole input.
     for (unsigned i = 0; i < numInputs(); ++i)
-      if (hasInput(i) && !isKnown(i))
+      if (hasInput(i) &&
+          (!isKnown(i) || numElements(inShape(i)) > kMaxFoldElements))
         return false;
+    return true;
+  }
+
+  /// If input `i` is a known splat (a ConstantOfShape, of any size), sets
+  /// output 0 to the same splat of `shape` and returns true: a Slice,
+  /// Gather, Split part or Transpose of a splat is that splat.
+  bool forwardSplat(unsigned i, ArrayRef<int64_t> shape, unsigned out = 0) {
+    if (!isKnown(i) || !in(i).constant.isSplat())
+      return false;
+    setKnown(out,
+             DenseElementsAttr::get(unplaced(shape, inElt(i)),
+                                    in(i).constant.getSplatValue<Attribute>()));
     return true;
   }
 
@@ -443,6 +631,18 @@ private:
   /// it), so that a diagnostic about a graph input or initializer names
   /// the node and op that use it.
   void setFirstConsumer(StringRef name);
+  /// ` (first read by node 'N' (Op))` for the node that setFirstConsumer
+  /// made current, or "" if none.
+  std::string readBy() const {
+    if (!curNode)
+      return {};
+    return " (first read by node '" + curNodeName + "' (" + curNode->op_type() +
+           "))";
+  }
+  /// Fails if output `name` of the current node, as imported, disagrees
+  /// with the type ONNX inference gives it (a safety net: the importer
+  /// computes every type itself).
+  LogicalResult checkOutputType(StringRef name);
   LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
   LogicalResult importElementwise(StringRef op);
   LogicalResult importMatMul();
@@ -486,9 +686,14 @@ private:
   /// Outputs of the current node are unsigned by default (setOutput).
   bool outUnsigned = false;
   int64_t opset = 0;
+  /// The last opset of the default domain that the ONNX library knows.
+  int64_t maxOpset = 0;
   llvm::StringMap<TensorInfo> values;
   /// Graph inputs bound by --input-value: known values whatever their size.
   llvm::StringSet<> boundInputs;
+  /// Types of the values as ONNX inference and the graph outputs' declared
+  /// types give them; every node output is checked against them.
+  llvm::StringMap<OnnxType> onnxTypes;
 };
 
 } // namespace
@@ -696,6 +901,10 @@ FailureOr<SmallVector<int64_t>> Importer::knownInts(unsigned i,
            failure();
   if (isa<FloatType>(inElt(i)))
     return (void)fail(what + " must be an integer tensor"), failure();
+  if (numElements(inShape(i)) > kMaxFoldElements)
+    return (void)fail(what + " has more than " + Twine(kMaxFoldElements) +
+                      " elements"),
+           failure();
   return knownIntsOf(i);
 }
 
@@ -1097,13 +1306,23 @@ static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
 /// Evaluates a scalar op on integers at import time. Unsigned operands are
 /// zero-extended; their division, remainder, comparisons and min/max are
 /// computed in uint64. Signed Mod is Python's % (fmod=0) unless `truncMod`
-/// (fmod=1: C's %).
-static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
-                       bool truncMod) {
+/// (fmod=1: C's %). Arithmetic wraps around (two's complement) like the
+/// emitted arith ops, e.g. Div(INT64_MIN, -1) is INT64_MIN; narrower types
+/// are truncated to their width afterwards (intsAttr). Returns std::nullopt
+/// for an integer division or remainder by zero.
+static std::optional<int64_t> evalInt(StringRef op, ArrayRef<int64_t> a,
+                                      bool isUnsigned, bool truncMod) {
   int64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
   uint64_t ux = x, uy = y;
+  if ((op == "Div" || op == "Mod") && y == 0)
+    return std::nullopt;
+  // x / -1 and x % -1 without the overflow trap of INT64_MIN / -1.
+  if (!isUnsigned && y == -1 && op == "Div")
+    return int64_t(uint64_t(0) - ux);
+  if (!isUnsigned && y == -1 && op == "Mod")
+    return int64_t(0);
   if (op == "Mod" && truncMod && !isUnsigned)
-    return y == 0 || y == -1 ? 0 : x % y;
+    return x % y;
   // BitShift (unsigned operands): shifting by the width or more gives 0.
   if (op == "BitShiftLeft")
     return uy >= 64 ? 0 : int64_t(ux << uy);
@@ -1112,8 +1331,8 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
   if (isUnsigned) {
     std::optional<int64_t> r =
         llvm::StringSwitch<std::function<std::optional<int64_t>()>>(op)
-            .Case("Div", [&] { return int64_t(uy == 0 ? 0 : ux / uy); })
-            .Case("Mod", [&] { return int64_t(uy == 0 ? 0 : ux % uy); })
+            .Case("Div", [&] { return int64_t(ux / uy); })
+            .Case("Mod", [&] { return int64_t(ux % uy); })
             .Case("Max", [&] { return int64_t(std::max(ux, uy)); })
             .Case("Min", [&] { return int64_t(std::min(ux, uy)); })
             .Case("Less", [&] { return int64_t(ux < uy); })
@@ -1126,27 +1345,24 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
       return *r;
   }
   return llvm::StringSwitch<std::function<int64_t()>>(op)
-      .Case("Add", [&] { return x + y; })
-      .Case("Sub", [&] { return x - y; })
-      .Case("Mul", [&] { return x * y; })
-      .Case("Div",
-            [&] {
-              // ONNX integer Div truncates toward zero.
-              return y == 0 ? int64_t(0) : x / y;
-            })
+      .Case("Add", [&] { return int64_t(ux + uy); })
+      .Case("Sub", [&] { return int64_t(ux - uy); })
+      .Case("Mul", [&] { return int64_t(ux * uy); })
+      // ONNX integer Div truncates toward zero.
+      .Case("Div", [&] { return x / y; })
       .Case("Pow",
             [&] {
-              int64_t r = 1;
-              for (int64_t i = 0; i < y && i < 64; ++i)
-                r *= x;
-              return y < 0 ? int64_t(0) : r;
+              // Square-and-multiply, exact modulo 2^64.
+              uint64_t r = 1, base = ux;
+              for (uint64_t e = y < 0 ? 0 : uy; e; e >>= 1, base *= base)
+                if (e & 1)
+                  r *= base;
+              return y < 0 ? int64_t(0) : int64_t(r);
             })
       .Case("Max", [&] { return std::max(x, y); })
       .Case("Min", [&] { return std::min(x, y); })
       .Case("Mod",
             [&] {
-              if (y == 0)
-                return int64_t(0);
               int64_t r = x % y;
               return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
             })
@@ -1160,10 +1376,26 @@ static int64_t evalInt(StringRef op, ArrayRef<int64_t> a, bool isUnsigned,
       .Case("Xor", [&] { return int64_t(bool(x) != bool(y)); })
       .Case("Not", [&] { return int64_t(!x); })
       .Case("Where", [&] { return x ? a[1] : a[2]; })
-      .Case("Neg", [&] { return -x; })
-      .Case("Abs", [&] { return x < 0 ? -x : x; })
+      .Case("Neg", [&] { return int64_t(uint64_t(0) - ux); })
+      .Case("Abs", [&] { return x < 0 ? int64_t(uint64_t(0) - ux) : x; })
       .Case("Relu", [&] { return std::max<int64_t>(x, 0); })
       .Default([] { return int64_t(0); })();
+}
+
+/// Converts scalar `x` to the float type `to` (rounding to nearest even).
+/// float16 <-> bfloat16 goes through f32, which holds both: neither holds
+/// the other, and arith.extf/truncf need a wider/narrower target.
+static Value castFloat(OpBuilder &b, Location loc, Value x, FloatType to) {
+  auto from = cast<FloatType>(x.getType());
+  if (from == to)
+    return x;
+  if (from.getWidth() == to.getWidth()) {
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (from.getWidth() < to.getWidth())
+    return arith::ExtFOp::create(b, loc, to, x);
+  return arith::TruncFOp::create(b, loc, to, x);
 }
 
 /// Emits the scalar op; operands already have the op's element types.
@@ -1400,7 +1632,11 @@ LogicalResult Importer::importElementwise(StringRef op) {
         SmallVector<int64_t> args;
         for (unsigned i = 0; i < info.arity; ++i)
           args.push_back(vals[i][idx[i][j]]);
-        out[j] = evalInt(scalarOp, args, opUnsigned, attrInt("fmod", 0) != 0);
+        std::optional<int64_t> r =
+            evalInt(scalarOp, args, opUnsigned, attrInt("fmod", 0) != 0);
+        if (!r)
+          return fail("integer division by zero");
+        out[j] = *r;
       }
       setKnown(0, intsAttr(outShape, outElt, out));
     }
@@ -1597,6 +1833,17 @@ LogicalResult Importer::importLayerNorm() {
   Type elt = type.getElementType();
   if (!isa<FloatType>(elt))
     return fail("integer operands are not supported");
+  // Mean and variance are computed in stash_type, which is also the type
+  // of the Mean and InvStdDev outputs; the normalized value returns to T
+  // before Scale and B (the ONNX function body of LayerNormalization-17).
+  int64_t stashCode = attrInt("stash_type", onnx::TensorProto::FLOAT);
+  Type stash = supportedElementType(stashCode);
+  if (!stash || !isa<FloatType>(stash))
+    return fail("stash_type " +
+                Twine(onnx::TensorProto_DataType_IsValid(stashCode)
+                          ? onnx::TensorProto_DataType_Name(stashCode)
+                          : std::to_string(stashCode)) +
+                " is not supported (a float type is needed)");
   int64_t rank = type.getRank();
   FailureOr<int64_t> axis = normAxis(attrInt("axis", -1), rank);
   if (failed(axis))
@@ -1606,9 +1853,17 @@ LogicalResult Importer::importLayerNorm() {
   for (int64_t d = *axis; d < rank; ++d)
     axes.push_back(d);
   int64_t count = numElements(type.getShape().drop_front(*axis));
-  Value x = inValue(0);
+  auto convert = [&](Value v, Type to) {
+    if (cast<RankedTensorType>(v.getType()).getElementType() == to)
+      return v;
+    return *elementwise({v}, to,
+                        [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+                          return castFloat(b, loc, a[0], cast<FloatType>(to));
+                        });
+  };
+  Value x = convert(inValue(0), stash);
   auto binary = [&](StringRef op, Value a, Value b) {
-    return *elementwise({a, b}, elt,
+    return *elementwise({a, b}, stash,
                         [&](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
                           return emitScalar(bb, loc, op, v, 0, 0);
                         });
@@ -1616,17 +1871,17 @@ LogicalResult Importer::importLayerNorm() {
   Value mean = scale(reduce(x, axes, ReduceKind::Sum, true), 1.0 / count);
   Value centered = binary("Sub", x, mean);
   Value sq = *elementwise(
-      {centered}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+      {centered}, stash, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
         return Value(arith::MulFOp::create(b, loc, v[0], v[0]));
       });
   Value var = scale(reduce(sq, axes, ReduceKind::Sum, true), 1.0 / count);
   Value invStd = *elementwise(
-      {var}, elt, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
-        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, eps));
+      {var}, stash, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(stash, eps));
         return Value(math::RsqrtOp::create(
             b, loc, arith::AddFOp::create(b, loc, v[0], e)));
       });
-  Value y = binary("Mul", centered, invStd);
+  Value y = convert(binary("Mul", centered, invStd), elt);
   FailureOr<Value> scaled = elementwise(
       {y, inValue(1)}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
         return Value(arith::MulFOp::create(b, loc, v[0], v[1]));
@@ -1665,13 +1920,21 @@ LogicalResult Importer::importBatchNorm() {
   if (!isa<FloatType>(elt) || type.getRank() < 2)
     return fail("X must be a float tensor of rank >= 2");
   int64_t c = type.getDimSize(1);
-  SmallVector<int64_t> paramShape = {c};
-  paramShape.append(type.getRank() - 2, 1);
+  // spatial=0 (opsets 7 and 8): one parameter per activation, [C,D1,...],
+  // broadcast over the batch dimension only. Otherwise one per channel,
+  // [C], broadcast over the batch and spatial dimensions.
+  bool perActivation = opset < 9 && attrInt("spatial", 1) == 0;
+  ArrayRef<int64_t> want =
+      perActivation ? type.getShape().drop_front() : ArrayRef<int64_t>(c);
+  SmallVector<int64_t> paramShape(want);
+  if (!perActivation)
+    paramShape.append(type.getRank() - 2, 1);
   SmallVector<Value> params;
   for (unsigned i = 1; i < 5; ++i) {
-    if (inShape(i) != ArrayRef<int64_t>{c} || inElt(i) != elt)
-      return fail("parameter " + Twine(i) + " must be a [" + Twine(c) +
-                  "] tensor of the input's element type");
+    if (inShape(i) != want || inElt(i) != elt)
+      return fail("parameter " + Twine(i) + " must be a " + shapeStr(want) +
+                  " tensor of the input's element type" +
+                  (perActivation ? " (spatial=0)" : ""));
     params.push_back(reshape(inValue(i), paramShape));
   }
   double eps = attrFloat("epsilon", 1e-5f);
@@ -1710,6 +1973,8 @@ LogicalResult Importer::importReduce(StringRef op) {
     return fail("expects an input");
   RankedTensorType type = inType(0);
   int64_t rank = type.getRank();
+  // The other reductions take axes as an input from opset 18, which is
+  // after ONNX 1.12's last opset (17): kept for a newer ONNX library.
   FailureOr<std::optional<SmallVector<int64_t>>> axesOr =
       axesOperand(op == "ReduceSum" ? 13 : 18);
   if (failed(axesOr))
@@ -1874,6 +2139,8 @@ LogicalResult Importer::importTranspose() {
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
+  if (forwardSplat(0, shape))
+    return success();
   if (canFold(numElements(shape))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
     SmallVector<int64_t> inStrides = stridesOf(type.getShape());
@@ -1921,7 +2188,8 @@ LogicalResult Importer::importSplit() {
     return fail("split sizes " + shapeStr(sizes) + " do not divide dimension " +
                 Twine(*axis) + " of size " + Twine(dimSize) + " into " +
                 Twine(numOut) + " outputs");
-  Value x = isKnown(0) && numElements(type.getShape()) <= kMaxFoldElements
+  Value x = isKnown(0) && (numElements(type.getShape()) <= kMaxFoldElements ||
+                           in(0).constant.isSplat())
                 ? Value()
                 : inValue(0);
   int64_t offset = 0;
@@ -1930,7 +2198,9 @@ LogicalResult Importer::importSplit() {
         strides(type.getRank(), 1);
     offsets[*axis] = offset;
     shape[*axis] = sizes[i];
-    if (!x) {
+    if (forwardSplat(0, shape, i)) {
+      // A part of a splat is that splat.
+    } else if (!x) {
       SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
       SmallVector<int64_t> inStrides = stridesOf(type.getShape());
       SmallVector<int64_t> outStrides = stridesOf(shape);
@@ -2006,22 +2276,37 @@ LogicalResult Importer::importSlice() {
       start += dim;
     if (end < 0)
       end += dim;
+    // Counts in uint64: -step overflows for INT64_MIN, and end - start +
+    // step - 1 for huge steps.
     int64_t count;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      count = end > start ? (end - start + step - 1) / step : 0;
+      count = end > start ? 1 + static_cast<int64_t>(uint64_t(end - start - 1) /
+                                                     uint64_t(step))
+                          : 0;
+    } else if (dim == 0) {
+      start = end = count = 0;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      count = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+      count = start > end
+                  ? 1 + static_cast<int64_t>(uint64_t(start - end - 1) /
+                                             (uint64_t(0) - uint64_t(step)))
+                  : 0;
     }
+    // One element read: the step does not matter (and an extreme one
+    // would only overflow index arithmetic downstream).
+    if (count <= 1)
+      step = 1;
     offsets[*a] = start;
     sizes[*a] = count;
     strides[*a] = step;
   }
   bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
-  if (isKnown(0) && numElements(sizes) <= kMaxFoldElements) {
+  if (forwardSplat(0, sizes))
+    return success();
+  if (canFold(numElements(sizes))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
     SmallVector<int64_t> inStrides = stridesOf(type.getShape());
     SmallVector<int64_t> outStrides = stridesOf(sizes);
@@ -2149,12 +2434,25 @@ LogicalResult Importer::importGather() {
   llvm::append_range(shape, idxType.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
   bool idxUnsigned = in(1).isUnsigned;
+  // Known indices are range-checked here (a huge known index tensor, e.g.
+  // a splat, only through its first element).
   if (isKnown(1)) {
-    for (int64_t i : knownIntsOf(1))
+    SmallVector<int64_t> known =
+        numElements(idxType.getShape()) <= kMaxFoldElements
+            ? knownIntsOf(1)
+            : SmallVector<int64_t>();
+    if (known.empty() && in(1).constant.isSplat())
+      known = intsOf(
+          DenseElementsAttr::get(unplaced({1}, idxType.getElementType()),
+                                 in(1).constant.getSplatValue<Attribute>()),
+          idxUnsigned);
+    for (int64_t i : known)
       if (i < -dim || i >= dim)
         return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
                     ", " + Twine(dim) + ")");
   }
+  if (forwardSplat(0, shape))
+    return success();
   if (canFold(numElements(shape))) {
     SmallVector<Attribute> src(in(0).constant.getValues<Attribute>());
     SmallVector<int64_t> idx = knownIntsOf(1);
@@ -2340,22 +2638,98 @@ LogicalResult Importer::importRange() {
     if (!isKnown(i))
       return fail("unresolvable dynamic shape: " + Twine(names[i]) + " ('" +
                   curNode->input(i) + "') is not known at import time");
+    if (numElements(inShape(i)) != 1)
+      return fail("start, limit and delta must be scalars");
   }
   Type elt = inElt(0);
-  SmallVector<double> s = knownFloatsOf(0), l = knownFloatsOf(1),
-                      d = knownFloatsOf(2);
-  if (s.size() != 1 || l.size() != 1 || d.size() != 1)
-    return fail("start, limit and delta must be scalars");
-  if (d[0] == 0)
-    return fail("delta is 0");
-  int64_t n = std::max<int64_t>(
-      0, static_cast<int64_t>(std::ceil((l[0] - s[0]) / d[0])));
-  if (n > (int64_t(1) << 31))
-    return fail("range of " + Twine(n) + " elements is too large");
-  SmallVector<double> vals;
-  for (int64_t i = 0; i < n; ++i)
-    vals.push_back(s[0] + i * d[0]);
-  setKnown(0, floatsAttr({n}, elt, vals));
+  if (inElt(1) != elt || inElt(2) != elt)
+    return fail("start, limit and delta differ in element type");
+  // The element count max(ceil((limit - start) / delta), 0), checked
+  // before anything is allocated: integers exactly (in 128 bits), floats
+  // in double.
+  bool isFloat = isa<FloatType>(elt);
+  int64_t si = 0, di = 0;
+  double sf = 0, df = 0;
+  int64_t n;
+  if (isFloat) {
+    sf = knownFloatsOf(0)[0];
+    double lf = knownFloatsOf(1)[0];
+    df = knownFloatsOf(2)[0];
+    if (df == 0)
+      return fail("delta is 0");
+    double count = std::ceil((lf - sf) / df);
+    if (std::isnan(count))
+      return fail("range bounds are not finite");
+    if (count > static_cast<double>(kMaxRangeElements))
+      return fail("range has more than " + Twine(kMaxRangeElements) +
+                  " elements");
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+  } else {
+    si = knownIntsOf(0)[0];
+    int64_t li = knownIntsOf(1)[0];
+    di = knownIntsOf(2)[0];
+    if (di == 0)
+      return fail("delta is 0");
+    __int128 diff = static_cast<__int128>(li) - si;
+    __int128 count = diff / di;
+    if (diff % di != 0 && ((diff > 0) == (di > 0)))
+      ++count;
+    if (count > kMaxRangeElements)
+      return fail("range has more than " + Twine(kMaxRangeElements) +
+                  " elements");
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+  }
+  if (n <= kMaxFoldElements) {
+    if (isFloat) {
+      SmallVector<double> vals;
+      for (int64_t i = 0; i < n; ++i)
+        vals.push_back(sf + i * df);
+      setKnown(0, floatsAttr({n}, elt, vals));
+    } else {
+      SmallVector<int64_t> vals;
+      for (int64_t i = 0; i < n; ++i)
+        vals.push_back(si + i * di);
+      setKnown(0, intsAttr({n}, elt, vals));
+    }
+    return success();
+  }
+  // Too large to evaluate: start + i * delta at run time (floats in f64,
+  // rounded once to the element type).
+  Value init = empty({n}, elt);
+  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(1)};
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel};
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange) {
+            Value i = arith::IndexCastOp::create(
+                b, loc, b.getI64Type(), linalg::IndexOp::create(b, loc, 0));
+            Value v;
+            if (isFloat) {
+              Type f64 = b.getF64Type();
+              Value fi = arith::SIToFPOp::create(b, loc, f64, i);
+              v = arith::AddFOp::create(
+                  b, loc, scalarConst(b, loc, f64, sf),
+                  arith::MulFOp::create(b, loc, fi,
+                                        scalarConst(b, loc, f64, df)));
+              if (!elt.isF64())
+                v = arith::TruncFOp::create(b, loc, elt, v);
+            } else {
+              if (elt.getIntOrFloatBitWidth() < 64)
+                i = arith::TruncIOp::create(b, loc, elt, i);
+              v = arith::AddIOp::create(
+                  b, loc,
+                  arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, si)),
+                  arith::MulIOp::create(
+                      b, loc, i,
+                      arith::ConstantOp::create(b, loc,
+                                                b.getIntegerAttr(elt, di))));
+            }
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
+  setOutput(0, r);
   return success();
 }
 
@@ -2400,9 +2774,7 @@ LogicalResult Importer::importCast(bool like) {
         Type t = *to;
         auto ft = dyn_cast<FloatType>(from), tt = dyn_cast<FloatType>(t);
         if (ft && tt)
-          return ft.getWidth() < tt.getWidth()
-                     ? Value(arith::ExtFOp::create(b, loc, t, x))
-                     : Value(arith::TruncFOp::create(b, loc, t, x));
+          return castFloat(b, loc, x, tt);
         if (t.isInteger(1)) {
           if (ft)
             return Value(arith::CmpFOp::create(
@@ -2849,6 +3221,63 @@ void Importer::setFirstConsumer(StringRef name) {
     }
 }
 
+/// `tensor<2x?xf32>`-style rendering; unsigned integers as `ui8` etc.,
+/// an unknown rank as `*`, an element type MLIR lacks by its ONNX name.
+static std::string typeStr(std::optional<ArrayRef<int64_t>> dims,
+                           StringRef elt) {
+  std::string s = "tensor<";
+  if (!dims)
+    s += "*x";
+  else
+    for (int64_t d : *dims)
+      s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return s + elt.str() + ">";
+}
+
+LogicalResult Importer::checkOutputType(StringRef name) {
+  auto it = onnxTypes.find(name);
+  auto vit = values.find(name);
+  if (it == onnxTypes.end() || vit == values.end())
+    return success();
+  const OnnxType &want = it->second;
+  const TensorInfo &got = vit->second;
+  auto eltName = [](Type t, bool isUnsigned) {
+    std::string str;
+    llvm::raw_string_ostream os(str);
+    if (isUnsigned && t.isInteger() && !t.isInteger(1))
+      os << "ui" << t.getIntOrFloatBitWidth();
+    else
+      os << t;
+    return str;
+  };
+  bool ok = true;
+  std::string wantElt = "?";
+  if (want.elemType != 0) {
+    Type t = supportedElementType(want.elemType);
+    bool isUnsigned = isUnsignedType(want.elemType);
+    ok = t == got.type.getElementType() && isUnsigned == got.isUnsigned;
+    wantElt = t ? eltName(t, isUnsigned)
+              : onnx::TensorProto_DataType_IsValid(want.elemType)
+                  ? onnx::TensorProto_DataType_Name(want.elemType)
+                  : std::to_string(want.elemType);
+  }
+  ArrayRef<int64_t> shape = got.type.getShape();
+  if (want.dims) {
+    ok &= want.dims->size() == shape.size();
+    for (auto [w, g] : llvm::zip(*want.dims, shape))
+      ok &= w < 0 || w == g;
+  }
+  if (ok)
+    return success();
+  std::optional<ArrayRef<int64_t>> wantDims;
+  if (want.dims)
+    wantDims = ArrayRef<int64_t>(*want.dims);
+  return fail(
+      "output '" + name + "' has type " +
+      typeStr(shape, eltName(got.type.getElementType(), got.isUnsigned)) +
+      ", but ONNX expects " + typeStr(wantDims, wantElt));
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node,
                                    unsigned index) {
   setCurrentNode(node, index);
@@ -2862,8 +3291,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     int at7 = onnx_import::schemaSinceVersion(node.op_type(), 7);
     if (since == 0 || since != at7)
       return fail("unsupported opset " + Twine(opset) +
-                  " for this op (supported: 7 to 18; older opsets only for "
-                  "ops unchanged up to opset 7)");
+                  " for this op (supported: 7 to " + Twine(maxOpset) +
+                  "; older opsets only for ops unchanged up to opset 7)");
   }
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values.count(node.input(i)))
@@ -2945,9 +3374,18 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
         return fail("training mode is not supported");
     }
     values[node.output(0)] = in(0);
-    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty())
-      setKnown(1, DenseElementsAttr::get(
-                      unplaced(inShape(0), builder.getI1Type()), true));
+    // The mask keeps everything: true (bool) from opset 10, ones of the
+    // input's type T before.
+    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty()) {
+      Type elt = inElt(0);
+      Attribute one = opset >= 10 ? Attribute(builder.getBoolAttr(true))
+                      : isa<FloatType>(elt)
+                          ? Attribute(builder.getFloatAttr(elt, 1.0))
+                          : Attribute(builder.getIntegerAttr(elt, 1));
+      Type maskElt = opset >= 10 ? builder.getI1Type() : elt;
+      setKnown(1, DenseElementsAttr::get(unplaced(inShape(0), maskElt), one),
+               /*isUnsigned=*/opset < 10 && in(0).isUnsigned);
+    }
     return success();
   }
   return fail("unsupported operator");
@@ -2958,7 +3396,7 @@ LogicalResult Importer::bindInputValue(StringRef name,
                                        llvm::StringSet<> &initializerNames) {
   onnx::GraphProto *graph = model.mutable_graph();
   auto error = [&](const Twine &msg) {
-    emitError(fileLoc) << msg;
+    emitLine(fileLoc, msg);
     return failure();
   };
   int index = -1;
@@ -3083,13 +3521,17 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (o.domain().empty() || o.domain() == "ai.onnx")
       opset = o.version();
   if (opset == 0) {
-    emitError(fileLoc) << "model imports no opset of the default ONNX domain";
+    emitLine(fileLoc, "model imports no opset of the default ONNX domain");
     return {};
   }
   // Opsets 1-6 are accepted per node, for ops unchanged since (importNode).
-  if (opset < 1 || opset > 18) {
-    emitError(fileLoc) << "unsupported opset " << opset
-                       << " (supported: 7 to 18)";
+  // The last one is the ONNX library's: the checker and shape inference
+  // know no later schemas (a later model would be checked, and its
+  // attributes read, against the wrong ones).
+  maxOpset = onnx_import::maxOpset();
+  if (opset < 1 || opset > maxOpset) {
+    emitError(fileLoc) << "unsupported opset " << opset << " (supported: 7 to "
+                       << maxOpset << ")";
     return {};
   }
   onnx::GraphProto *graph = model.mutable_graph();
@@ -3114,9 +3556,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     bool found = false;
     for (const onnx::ValueInfoProto &vi : graph->input())
       found |= vi.name() == name && !initializerNames.count(name);
-    if (!found) {
-      emitError(fileLoc) << "--input-shape names '" << name
-                         << "', which is not a graph input";
+    if (!found || shapes.count(name)) {
+      emitLine(fileLoc,
+               "--input-shape names '" + name +
+                   (found ? "' twice" : "', which is not a graph input"));
       return {};
     }
     shapes[name] = dims;
@@ -3128,18 +3571,18 @@ OwningOpRef<ModuleOp> Importer::run() {
     onnx::TensorShapeProto *shape =
         vi.mutable_type()->mutable_tensor_type()->mutable_shape();
     if (shape->dim_size() != static_cast<int>(it->second.size())) {
-      emitError(fileLoc) << "--input-shape gives " << it->second.size()
-                         << " dimensions for input '" << vi.name()
-                         << "' of rank " << shape->dim_size();
+      emitLine(fileLoc, "--input-shape gives " + Twine(it->second.size()) +
+                            " dimensions for input '" + vi.name() +
+                            "' of rank " + Twine(shape->dim_size()));
       return {};
     }
     for (int i = 0; i < shape->dim_size(); ++i) {
       onnx::TensorShapeProto::Dimension *dim = shape->mutable_dim(i);
       if (dim->has_dim_value() && dim->dim_value() != it->second[i]) {
-        emitError(fileLoc) << "--input-shape gives " << it->second[i]
-                           << " for dimension " << i << " of input '"
-                           << vi.name() << "', which the model fixes to "
-                           << dim->dim_value();
+        emitLine(fileLoc, "--input-shape gives " + Twine(it->second[i]) +
+                              " for dimension " + Twine(i) + " of input '" +
+                              vi.name() + "', which the model fixes to " +
+                              Twine(dim->dim_value()));
         return {};
       }
       dim->set_dim_value(it->second[i]);
@@ -3150,6 +3593,70 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const auto &[name, texts] : options.inputValues)
     if (failed(bindInputValue(name, texts, initializerNames)))
       return {};
+  // Unnamed nodes get the names diagnostics give them (`<OpType>_<index>`),
+  // so that the checker's and inference's messages name them too (they
+  // say `Node ()` otherwise).
+  for (int i = 0; i < graph->node_size(); ++i)
+    if (graph->node(i).name().empty())
+      graph->mutable_node(i)->set_name(graph->node(i).op_type() + "_" +
+                                       std::to_string(i));
+  // An op that ONNX does not know at this opset: the checker would say
+  // `No Op registered for FooBar ...` without naming the node.
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &node = graph->node(i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      continue;
+    if (!onnx_import::checkSchema(node.op_type(), "", opset).empty()) {
+      setCurrentNode(node, i);
+      (void)fail("unknown operator: ONNX has no schema for it at opset " +
+                 Twine(opset));
+      return {};
+    }
+  }
+  // Tensor data that disagree with their dims would crash ONNX inference.
+  {
+    int node;
+    std::string initializer;
+    std::string err = graphDataError(*graph, node, initializer);
+    if (!err.empty()) {
+      // An initializer's error names the first node reading it.
+      if (node >= 0)
+        setCurrentNode(graph->node(node), node);
+      else if (!initializer.empty())
+        setFirstConsumer(initializer);
+      (void)fail(err);
+      return {};
+    }
+  }
+  // Window attributes that ONNX inference divides by or sizes with
+  // (convPoolShapeInference: strides 0 is a SIGFPE).
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &node = graph->node(i);
+    if ((!node.domain().empty() && node.domain() != "ai.onnx") ||
+        !llvm::is_contained(
+            {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"},
+            node.op_type()))
+      continue;
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      bool positive = llvm::is_contained(
+          {"strides", "dilations", "kernel_shape"}, a.name());
+      bool group =
+          a.name() == "group" && StringRef(node.op_type()).starts_with("Conv");
+      if (!positive && !group && a.name() != "pads")
+        continue;
+      SmallVector<int64_t> vals(a.ints().begin(), a.ints().end());
+      if (group)
+        vals = {a.i()};
+      int64_t min = a.name() == "pads" ? 0 : 1;
+      if (llvm::any_of(vals, [&](int64_t v) { return v < min; })) {
+        setCurrentNode(node, i);
+        (void)fail("attribute '" + a.name() + "' must be " +
+                   (min ? "positive" : "non-negative") + ", got " +
+                   (group ? std::to_string(a.i()) : shapeStr(vals)));
+        return {};
+      }
+    }
+  }
   {
     onnx::ModelProto checked;
     const onnx::ModelProto *toCheck = &model;
@@ -3176,17 +3683,49 @@ OwningOpRef<ModuleOp> Importer::run() {
       }
       toCheck = &checked;
     }
+    // The checker's and inference's messages name a node as `Node (NAME)`
+    // or `node name: NAME)`: report them at that node.
+    auto failAtNamedNode = [&](const Twine &what, StringRef err) {
+      for (int i = 0; i < graph->node_size(); ++i) {
+        const std::string &name = graph->node(i).name();
+        if (err.contains("Node (" + name + ")") ||
+            err.contains("node name: " + name + ")")) {
+          setCurrentNode(graph->node(i), i);
+          break;
+        }
+      }
+      return fail(what + ": " + err);
+    };
     std::string err = onnx_import::checkModel(*toCheck);
     if (!err.empty()) {
-      emitError(fileLoc) << "invalid ONNX model: " << err;
+      (void)failAtNamedNode("invalid ONNX model", err);
       return {};
     }
     onnx::ModelProto inferred = *toCheck;
     err = onnx_import::inferShapes(inferred);
     if (!err.empty()) {
-      emitError(fileLoc) << "ONNX shape inference failed: " << err;
+      (void)failAtNamedNode("ONNX shape inference failed", err);
       return {};
     }
+    // Remember what inference says (and the graph outputs' declarations,
+    // which it merged into the outputs) for checkOutputType.
+    auto remember = [&](const onnx::ValueInfoProto &vi) {
+      if (!vi.type().has_tensor_type())
+        return;
+      const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+      OnnxType t;
+      t.elemType = tt.elem_type();
+      if (tt.has_shape()) {
+        t.dims.emplace();
+        for (const auto &dim : tt.shape().dim())
+          t.dims->push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+      }
+      onnxTypes[vi.name()] = std::move(t);
+    };
+    for (const onnx::ValueInfoProto &vi : inferred.graph().value_info())
+      remember(vi);
+    for (const onnx::ValueInfoProto &vi : inferred.graph().output())
+      remember(vi);
   }
 
   // Function signature: graph inputs, then weights.
@@ -3236,22 +3775,26 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (failed(elt))
       return {};
     if (!tt.has_shape()) {
-      emitError(fileLoc) << "input '" << vi.name()
-                         << "' has no shape: pass --input-shape " << vi.name()
-                         << "=d0,d1,...";
+      setFirstConsumer(vi.name());
+      emitLine(curLoc, "input '" + vi.name() +
+                           "' has no shape: pass --input-shape " + vi.name() +
+                           "=d0,d1,..." + readBy());
       return {};
     }
     SmallVector<int64_t> shape;
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto &dim = tt.shape().dim(i);
       if (!dim.has_dim_value() || dim.dim_value() < 0) {
-        emitError(fileLoc) << "unresolvable dynamic shape: dimension " << i
-                           << (dim.has_dim_param()
-                                   ? " ('" + dim.dim_param() + "')"
-                                   : std::string())
-                           << " of input '" << vi.name()
-                           << "' is dynamic: pass --input-shape " << vi.name()
-                           << "=d0,d1,...";
+        // Reported at the first node reading the input (the message text
+        // stays as tools match it).
+        setFirstConsumer(vi.name());
+        emitLine(curLoc,
+                 "unresolvable dynamic shape: dimension " + Twine(i) +
+                     (dim.has_dim_param() ? " ('" + dim.dim_param() + "')"
+                                          : std::string()) +
+                     " of input '" + vi.name() +
+                     "' is dynamic: pass --input-shape " + vi.name() +
+                     "=d0,d1,..." + readBy());
         return {};
       }
       shape.push_back(dim.dim_value());
@@ -3269,7 +3812,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
     if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
-      emitError(fileLoc) << what << " has a negative dimension";
+      emitLine(fileLoc, what + " has a negative dimension");
       return {};
     }
     int64_t n = numElements(shape);
@@ -3288,8 +3831,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       continue;
     }
     if (options.weightsAsConstants && !hasData) {
-      emitError(fileLoc) << what
-                         << " has no data: --weights=constants needs them";
+      emitLine(fileLoc, what + " has no data: --weights=constants needs them");
       return {};
     }
     addArg(t.name(), placed(shape, *elt));
@@ -3302,11 +3844,14 @@ OwningOpRef<ModuleOp> Importer::run() {
       return {};
     // Every output must have been defined (e.g. no unsupported optional
     // outputs left dangling).
-    for (const std::string &out : node.output())
+    for (const std::string &out : node.output()) {
       if (!out.empty() && !values.count(out)) {
         (void)fail("output '" + out + "' is not supported");
         return {};
       }
+      if (!out.empty() && failed(checkOutputType(out)))
+        return {};
+    }
   }
   curNode = nullptr;
   curLoc = fileLoc;
@@ -3316,8 +3861,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (const onnx::ValueInfoProto &vi : graph->output()) {
     auto it = values.find(vi.name());
     if (it == values.end()) {
-      emitError(fileLoc) << "graph output '" << vi.name()
-                         << "' is not computed by any node";
+      emitLine(fileLoc,
+               "graph output '" + vi.name() + "' is not computed by any node");
       return {};
     }
     results.push_back(materialize(it->second));
@@ -3418,7 +3963,7 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
     std::pair<std::string, SmallVector<int64_t>> shape;
     std::string err = parseInputShape(spec, shape);
     if (!err.empty()) {
-      emitError(loc) << err;
+      emitLine(loc, err);
       return {};
     }
     options.inputShapes.push_back(std::move(shape));
@@ -3427,7 +3972,7 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
     std::pair<std::string, SmallVector<std::string>> value;
     std::string err = parseInputValue(spec, value);
     if (!err.empty()) {
-      emitError(loc) << err;
+      emitLine(loc, err);
       return {};
     }
     options.inputValues.push_back(std::move(value));
