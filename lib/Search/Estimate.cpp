@@ -489,6 +489,7 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
     simOptions.planMemory = false;
     simOptions.recordMemoryChanges = true;
     simOptions.describeEvents = false;
+    simOptions.recordMemoryTimeline = false;
     simOptions.deviceMap.assign(deviceMap.begin(), deviceMap.end());
     sim = simulate(step, options.cluster, simOptions);
   }

@@ -73,6 +73,8 @@ struct SimulatorOptions {
   /// Fill SimEvent::name and SimEvent::location (for reports and traces;
   /// searches that only need the totals skip the string formatting).
   bool describeEvents = true;
+  /// Fill DeviceReport::memoryTimeline (for traces; searches skip it).
+  bool recordMemoryTimeline = true;
   /// The cluster device that runs each device id of the program (empty:
   /// the same id). One program then stands for the programs that differ
   /// from it only in which devices run what (a search's device mappings).

@@ -142,8 +142,9 @@ public:
     state.live -= buffer.bytes;
     if (options.recordMemoryChanges)
       result.memoryChanges.push_back({currentOp, buffer.device, -buffer.bytes});
-    result.devices[buffer.device].memoryTimeline.push_back(
-        {releaseTime, state.live});
+    if (options.recordMemoryTimeline)
+      result.devices[buffer.device].memoryTimeline.push_back(
+          {releaseTime, state.live});
   }
 
 private:
@@ -178,7 +179,8 @@ private:
     state.live += bytes;
     DeviceReport &report = result.devices[device];
     report.peakBytes = std::max(report.peakBytes, state.live);
-    report.memoryTimeline.push_back({time, state.live});
+    if (options.recordMemoryTimeline)
+      report.memoryTimeline.push_back({time, state.live});
     if (options.recordMemoryChanges && currentOp)
       result.memoryChanges.push_back({currentOp, device, bytes});
     return static_cast<int64_t>(buffers.size()) - 1;
