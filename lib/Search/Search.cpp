@@ -406,7 +406,7 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
   // The ranking uses the liveness peak; the static plan is for reports.
   simOptions.planMemory = false;
   simOptions.describeEvents = false;
-    simOptions.recordMemoryTimeline = false;
+  simOptions.recordMemoryTimeline = false;
   FailureOr<SimulationResult> sim = simulate(step, options.cluster, simOptions);
   result.simulateSeconds =
       std::chrono::duration<double>(Clock::now() - transformed).count();
