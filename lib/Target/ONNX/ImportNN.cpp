@@ -1,0 +1,690 @@
+//===- ImportNN.cpp - ONNX linear algebra, normalization, conv, pooling ---===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// MatMul, Gemm, Softmax, the normalizations and reductions, and
+// convolution and pooling over N-d windows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importMatMul() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects 2 inputs");
+  if (isa<IntegerType>(inElt(0)))
+    return fail("integer MatMul is not supported");
+  FailureOr<Value> r = matmul(inValue(0), inValue(1));
+  if (failed(r))
+    return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+LogicalResult Importer::importGemm() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects at least 2 inputs");
+  if (inType(0).getRank() != 2 || inType(1).getRank() != 2)
+    return fail("A and B must be matrices");
+  if (!isa<FloatType>(inElt(0)))
+    return fail("integer Gemm is not supported");
+  Value a = inValue(0), b = inValue(1);
+  if (attrInt("transA", 0))
+    a = transpose(a, {1, 0});
+  if (attrInt("transB", 0))
+    b = transpose(b, {1, 0});
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  if (ta.getDimSize(1) != tb.getDimSize(0))
+    return fail("contraction dimensions differ: " + shapeStr(ta.getShape()) +
+                " x " + shapeStr(tb.getShape()));
+  Value y = matmul2d(a, b);
+  double alpha = attrFloat("alpha", 1.0f), beta = attrFloat("beta", 1.0f);
+  if (alpha != 1.0)
+    y = scale(y, alpha);
+  if (hasInput(2) && beta != 0.0) {
+    Value c = inValue(2);
+    if (beta != 1.0)
+      c = scale(c, beta);
+    auto r =
+        elementwise({y, c}, ta.getElementType(),
+                    [](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
+                      return Value(arith::AddFOp::create(bb, loc, v[0], v[1]));
+                    });
+    if (failed(r))
+      return failure();
+    if (cast<RankedTensorType>(r->getType()).getShape() !=
+        cast<RankedTensorType>(y.getType()).getShape())
+      return fail("C does not broadcast to the result shape");
+    y = *r;
+  }
+  setOutput(0, y);
+  return success();
+}
+
+LogicalResult Importer::importSoftmax(bool log) {
+  if (!hasInput(0))
+    return fail("expects 1 input");
+  if (!isa<FloatType>(inElt(0)))
+    return fail("integer operands are not supported");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return fail("input must have rank >= 1");
+  FailureOr<int64_t> axis =
+      normAxis(attrInt("axis", opset >= 13 ? -1 : 1), rank);
+  if (failed(axis))
+    return failure();
+  Value x = inValue(0);
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t dim = *axis;
+  if (opset < 13 && *axis != rank - 1) {
+    // Before opset 13 the input is coerced to 2-D at `axis`.
+    ArrayRef<int64_t> s = type.getShape();
+    x = reshape(x, {numElements(s.take_front(*axis)),
+                    numElements(s.drop_front(*axis))});
+    dim = 1;
+  }
+  auto xt = cast<RankedTensorType>(x.getType());
+  Value init = empty(xt.getShape(), xt.getElementType());
+  Value r = linalg::SoftmaxOp::create(builder, curLoc, TypeRange{xt}, x, init,
+                                      static_cast<uint64_t>(dim))
+                .getResult()[0];
+  if (log) {
+    r = *elementwise({r}, xt.getElementType(),
+                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                       return Value(math::LogOp::create(b, loc, v[0]));
+                     });
+  }
+  setOutput(0, reshape(r, shape));
+  return success();
+}
+
+LogicalResult Importer::importLayerNorm() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects X and Scale");
+  RankedTensorType type = inType(0);
+  Type elt = type.getElementType();
+  if (!isa<FloatType>(elt))
+    return fail("integer operands are not supported");
+  // Mean and variance are computed in stash_type, which is also the type
+  // of the Mean and InvStdDev outputs; the normalized value returns to T
+  // before Scale and B (the ONNX function body of LayerNormalization-17).
+  int64_t stashCode = attrInt("stash_type", onnx::TensorProto::FLOAT);
+  Type stash = supportedElementType(stashCode);
+  if (!stash || !isa<FloatType>(stash))
+    return fail("stash_type " +
+                Twine(onnx::TensorProto_DataType_IsValid(stashCode)
+                          ? onnx::TensorProto_DataType_Name(stashCode)
+                          : std::to_string(stashCode)) +
+                " is not supported (a float type is needed)");
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> axis = normAxis(attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  double eps = attrFloat("epsilon", 1e-5f);
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  int64_t count = numElements(type.getShape().drop_front(*axis));
+  auto convert = [&](Value v, Type to) {
+    if (cast<RankedTensorType>(v.getType()).getElementType() == to)
+      return v;
+    return *elementwise({v}, to,
+                        [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+                          return castFloat(b, loc, a[0], cast<FloatType>(to));
+                        });
+  };
+  Value x = convert(inValue(0), stash);
+  auto binary = [&](StringRef op, Value a, Value b) {
+    return *elementwise({a, b}, stash,
+                        [&](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
+                          return emitScalar(bb, loc, op, v, 0, 0);
+                        });
+  };
+  Value mean = scale(reduce(x, axes, ReduceKind::Sum, true), 1.0 / count);
+  Value centered = binary("Sub", x, mean);
+  Value sq = *elementwise(
+      {centered}, stash, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        return Value(arith::MulFOp::create(b, loc, v[0], v[0]));
+      });
+  Value var = scale(reduce(sq, axes, ReduceKind::Sum, true), 1.0 / count);
+  Value invStd = *elementwise(
+      {var}, stash, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(stash, eps));
+        return Value(math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[0], e)));
+      });
+  Value y = convert(binary("Mul", centered, invStd), elt);
+  FailureOr<Value> scaled = elementwise(
+      {y, inValue(1)}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        return Value(arith::MulFOp::create(b, loc, v[0], v[1]));
+      });
+  if (failed(scaled))
+    return failure();
+  y = *scaled;
+  if (hasInput(2)) {
+    FailureOr<Value> biased =
+        elementwise({y, inValue(2)}, elt,
+                    [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                      return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
+                    });
+    if (failed(biased))
+      return failure();
+    y = *biased;
+  }
+  if (cast<RankedTensorType>(y.getType()).getShape() != type.getShape())
+    return fail("Scale/B do not broadcast to the input shape");
+  setOutput(0, y);
+  setOutput(1, mean);
+  setOutput(2, invStd);
+  return success();
+}
+
+LogicalResult Importer::importBatchNorm() {
+  for (unsigned i = 0; i < 5; ++i)
+    if (!hasInput(i))
+      return fail("expects X, scale, B, mean and var");
+  if (attrInt("training_mode", 0))
+    return fail("training mode is not supported");
+  if (curNode->output_size() > 1)
+    return fail("training outputs (running mean/var) are not supported");
+  RankedTensorType type = inType(0);
+  Type elt = type.getElementType();
+  if (!isa<FloatType>(elt) || type.getRank() < 2)
+    return fail("X must be a float tensor of rank >= 2");
+  int64_t c = type.getDimSize(1);
+  // spatial=0 (opsets 7 and 8): one parameter per activation, [C,D1,...],
+  // broadcast over the batch dimension only. Otherwise one per channel,
+  // [C], broadcast over the batch and spatial dimensions.
+  bool perActivation = opset < 9 && attrInt("spatial", 1) == 0;
+  ArrayRef<int64_t> want =
+      perActivation ? type.getShape().drop_front() : ArrayRef<int64_t>(c);
+  SmallVector<int64_t> paramShape(want);
+  if (!perActivation)
+    paramShape.append(type.getRank() - 2, 1);
+  SmallVector<Value> params;
+  for (unsigned i = 1; i < 5; ++i) {
+    if (inShape(i) != want || inElt(i) != elt)
+      return fail("parameter " + Twine(i) + " must be a " + shapeStr(want) +
+                  " tensor of the input's element type" +
+                  (perActivation ? " (spatial=0)" : ""));
+    params.push_back(reshape(inValue(i), paramShape));
+  }
+  double eps = attrFloat("epsilon", 1e-5f);
+  FailureOr<Value> r = elementwise(
+      {inValue(0), params[0], params[1], params[2], params[3]}, elt,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, eps));
+        Value inv = math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[4], e));
+        Value n = arith::MulFOp::create(
+            b, loc, arith::SubFOp::create(b, loc, v[0], v[3]), inv);
+        return Value(arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, n, v[1]), v[2]));
+      });
+  if (failed(r))
+    return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+Importer::axesOperand(int inputSince) {
+  if (opset >= inputSince) {
+    if (!hasInput(1))
+      return std::optional<SmallVector<int64_t>>();
+    FailureOr<SmallVector<int64_t>> axes = knownInts(1, "axes");
+    if (failed(axes))
+      return failure();
+    return std::optional<SmallVector<int64_t>>(*axes);
+  }
+  return attrInts("axes");
+}
+
+LogicalResult Importer::importReduce(StringRef op) {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  // The other reductions take axes as an input from opset 18, which is
+  // after ONNX 1.12's last opset (17): kept for a newer ONNX library.
+  FailureOr<std::optional<SmallVector<int64_t>>> axesOr =
+      axesOperand(op == "ReduceSum" ? 13 : 18);
+  if (failed(axesOr))
+    return failure();
+  bool keepDims = attrInt("keepdims", 1) != 0;
+  SmallVector<int64_t> axes;
+  if (!*axesOr || (*axesOr)->empty()) {
+    if (attrInt("noop_with_empty_axes", 0)) {
+      setOutput(0, inValue(0));
+      return success();
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  } else {
+    for (int64_t a : **axesOr) {
+      FailureOr<int64_t> n = normAxis(a, rank);
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  }
+  llvm::sort(axes);
+  axes.erase(llvm::unique(axes), axes.end());
+  ReduceKind kind = llvm::StringSwitch<ReduceKind>(op)
+                        .Case("ReduceMax", ReduceKind::Max)
+                        .Case("ReduceMin", ReduceKind::Min)
+                        .Case("ReduceProd", ReduceKind::Prod)
+                        .Default(ReduceKind::Sum);
+  Value r = reduce(inValue(0), axes, kind, keepDims, in(0).isUnsigned);
+  if (op == "ReduceMean") {
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= type.getDimSize(a);
+    if (!isa<FloatType>(type.getElementType()))
+      return fail("integer ReduceMean is not supported");
+    r = scale(r, 1.0 / count);
+  }
+  setOutput(0, r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (linalg.generic over N-d windows)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Output geometry of a convolution or pooling window over spatial dims.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh, out;
+};
+} // namespace
+
+/// Computes pads and output sizes per ONNX (auto_pad, pads, ceil_mode).
+static std::string computeWindow(Window &w, ArrayRef<int64_t> spatial,
+                                 StringRef autoPad,
+                                 std::optional<SmallVector<int64_t>> pads,
+                                 bool ceilMode) {
+  size_t n = spatial.size();
+  w.padLow.assign(n, 0);
+  w.padHigh.assign(n, 0);
+  w.out.resize(n);
+  if (pads) {
+    if (pads->size() != 2 * n)
+      return "pads must have " + std::to_string(2 * n) + " values";
+    for (size_t i = 0; i < n; ++i) {
+      w.padLow[i] = (*pads)[i];
+      w.padHigh[i] = (*pads)[i + n];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * w.strides[i] + eff - spatial[i]);
+      w.padLow[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.padHigh[i] = total - w.padLow[i];
+    } else if (autoPad == "VALID") {
+      w.padLow[i] = w.padHigh[i] = 0;
+    } else if (autoPad != "NOTSET" && !autoPad.empty()) {
+      return "unsupported auto_pad '" + autoPad.str() + "'";
+    }
+    int64_t span = spatial[i] + w.padLow[i] + w.padHigh[i] - eff;
+    if (span < 0)
+      return "window larger than the padded input";
+    w.out[i] = (ceilMode ? (span + w.strides[i] - 1) / w.strides[i]
+                         : span / w.strides[i]) +
+               1;
+    // With ceil_mode, the last window must start inside the input or the
+    // low padding.
+    if (ceilMode && (w.out[i] - 1) * w.strides[i] >= spatial[i] + w.padLow[i])
+      --w.out[i];
+  }
+  return {};
+}
+
+LogicalResult Importer::importConv() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects X and W");
+  RankedTensorType xt = inType(0), wt = inType(1);
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt) || wt.getElementType() != elt)
+    return fail("X and W must be float tensors of one element type");
+  int64_t rank = xt.getRank();
+  if (rank < 3 || wt.getRank() != rank)
+    return fail("X and W must have the same rank >= 3");
+  int64_t ns = rank - 2, group = attrInt("group", 1);
+  int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), f = wt.getDimSize(0);
+  if (group <= 0 || c % group || f % group || wt.getDimSize(1) != c / group)
+    return fail("channels " + Twine(c) + ", filters " + Twine(f) +
+                " and group " + Twine(group) + " do not match W " +
+                shapeStr(wt.getShape()));
+  Window w;
+  w.kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
+  if (auto k = attrInts("kernel_shape"); k && *k != w.kernel)
+    return fail("kernel_shape differs from W's shape");
+  w.strides = attrInts("strides").value_or(SmallVector<int64_t>(ns, 1));
+  w.dilations = attrInts("dilations").value_or(SmallVector<int64_t>(ns, 1));
+  if (static_cast<int64_t>(w.strides.size()) != ns ||
+      static_cast<int64_t>(w.dilations.size()) != ns)
+    return fail("strides/dilations must have one value per spatial dim");
+  std::string err =
+      computeWindow(w, xt.getShape().drop_front(2),
+                    attrString("auto_pad", "NOTSET"), attrInts("pads"), false);
+  if (!err.empty())
+    return fail(err);
+  Value x = inValue(0);
+  bool padded = llvm::any_of(w.padLow, [](int64_t p) { return p; }) ||
+                llvm::any_of(w.padHigh, [](int64_t p) { return p; });
+  if (padded) {
+    SmallVector<int64_t> lo = {0, 0}, hi = {0, 0}, shape = {n, c};
+    llvm::append_range(lo, w.padLow);
+    llvm::append_range(hi, w.padHigh);
+    for (int64_t i = 0; i < ns; ++i)
+      shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + w.padHigh[i]);
+    Value zero = scalarConst(builder, curLoc, elt, 0);
+    x = pad(x, placed(shape, elt), lo, hi, zero);
+  }
+  // Loops: (n, [g,] f, o_1..o_s, c, k_1..k_s); the group loop exists only
+  // for group > 1, with a shape-only [group, f/group] input that gives it
+  // bounds (its index only appears as g * size + f otherwise).
+  int64_t cg = c / group, fg = f / group;
+  int64_t base = group > 1 ? 1 : 0;
+  int64_t loops = 3 + base + 2 * ns;
+  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
+  AffineExpr g = group > 1 ? d(1) : builder.getAffineConstantExpr(0);
+  AffineExpr fo = d(1 + base), ci = d(2 + base + ns);
+  SmallVector<AffineExpr> xe = {d(0), g * cg + ci};
+  for (int64_t i = 0; i < ns; ++i)
+    xe.push_back(d(2 + base + i) * w.strides[i] +
+                 d(3 + base + ns + i) * w.dilations[i]);
+  SmallVector<AffineExpr> we = {g * fg + fo, ci};
+  for (int64_t i = 0; i < ns; ++i)
+    we.push_back(d(3 + base + ns + i));
+  SmallVector<AffineExpr> oe = {d(0), g * fg + fo};
+  for (int64_t i = 0; i < ns; ++i)
+    oe.push_back(d(2 + base + i));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                 AffineMap::get(loops, 0, we, ctx),
+                                 AffineMap::get(loops, 0, oe, ctx)};
+  SmallVector<utils::IteratorType> iters(2 + base + ns,
+                                         utils::IteratorType::parallel);
+  iters.append(1 + ns, utils::IteratorType::reduction);
+  SmallVector<int64_t> outShape = {n, f};
+  llvm::append_range(outShape, w.out);
+  SmallVector<Value> inputs = {x, inValue(1)};
+  if (group > 1) {
+    maps.insert(maps.begin() + 2, AffineMap::get(loops, 0, {d(1), fo}, ctx));
+    inputs.push_back(empty({group, fg}, elt));
+  }
+  Value init = filled(outShape, elt, 0);
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, inputs, ValueRange{init},
+          maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
+            linalg::YieldOp::create(
+                b, loc, Value(arith::AddFOp::create(b, loc, args.back(), m)));
+          })
+          .getResult(0);
+  if (hasInput(2)) {
+    if (inShape(2) != ArrayRef<int64_t>{f})
+      return fail("B must have shape [" + Twine(f) + "]");
+    SmallVector<int64_t> bshape = {f};
+    bshape.append(ns, 1);
+    r = *elementwise({r, reshape(inValue(2), bshape)}, elt,
+                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                       return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
+                     });
+  }
+  setOutput(0, r);
+  return success();
+}
+
+LogicalResult Importer::importPool(StringRef op) {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType xt = inType(0);
+  Type elt = xt.getElementType();
+  // MaxPool also takes 8-bit integers (opset 12); the others only floats.
+  if (!isa<FloatType>(elt) && (op != "MaxPool" || elt.isInteger(1)))
+    return fail("integer operands are not supported");
+  bool isUnsigned = in(0).isUnsigned;
+  int64_t rank = xt.getRank();
+  if (rank < 3)
+    return fail("input must have rank >= 3");
+  int64_t ns = rank - 2;
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    SmallVector<int64_t> axes;
+    for (int64_t i = 2; i < rank; ++i)
+      axes.push_back(i);
+    bool isMax = op == "GlobalMaxPool";
+    Value r = reduce(inValue(0), axes,
+                     isMax ? ReduceKind::Max : ReduceKind::Sum, true);
+    if (!isMax)
+      r = scale(r, 1.0 / numElements(xt.getShape().drop_front(2)));
+    setOutput(0, r);
+    return success();
+  }
+  bool withIndices = curNode->output_size() > 1 && !curNode->output(1).empty();
+  int64_t storageOrder = attrInt("storage_order", 0);
+  if (withIndices && storageOrder != 0 && storageOrder != 1)
+    return fail("storage_order must be 0 or 1, got " + Twine(storageOrder));
+  Window w;
+  auto k = attrInts("kernel_shape");
+  if (!k || static_cast<int64_t>(k->size()) != ns)
+    return fail("kernel_shape must have one value per spatial dim");
+  w.kernel = *k;
+  w.strides = attrInts("strides").value_or(SmallVector<int64_t>(ns, 1));
+  w.dilations = attrInts("dilations").value_or(SmallVector<int64_t>(ns, 1));
+  if (static_cast<int64_t>(w.strides.size()) != ns ||
+      static_cast<int64_t>(w.dilations.size()) != ns)
+    return fail("strides/dilations must have one value per spatial dim");
+  bool isMax = op == "MaxPool";
+  std::string err = computeWindow(w, xt.getShape().drop_front(2),
+                                  attrString("auto_pad", "NOTSET"),
+                                  attrInts("pads"), attrInt("ceil_mode", 0));
+  if (!err.empty())
+    return fail(err);
+  Value x = inValue(0);
+  SmallVector<int64_t> lo = {0, 0}, hi = {0, 0};
+  SmallVector<int64_t> shape(xt.getShape().take_front(2));
+  bool padded = false;
+  for (int64_t i = 0; i < ns; ++i) {
+    int64_t eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    // ceil_mode windows may run past the high padding: pad further.
+    int64_t need = (w.out[i] - 1) * w.strides[i] + eff;
+    int64_t high =
+        std::max(w.padHigh[i], need - xt.getDimSize(i + 2) - w.padLow[i]);
+    lo.push_back(w.padLow[i]);
+    hi.push_back(high);
+    padded |= w.padLow[i] || high;
+    shape.push_back(xt.getDimSize(i + 2) + w.padLow[i] + high);
+  }
+  // The identity of max: -inf, or the least value of the integer type.
+  auto lowest = [&]() -> Value {
+    if (auto ft = dyn_cast<FloatType>(elt))
+      return arith::ConstantOp::create(
+          builder, curLoc,
+          builder.getFloatAttr(elt,
+                               APFloat::getInf(ft.getFloatSemantics(), true)));
+    unsigned width = elt.getIntOrFloatBitWidth();
+    return arith::ConstantOp::create(
+        builder, curLoc,
+        builder.getIntegerAttr(elt, isUnsigned
+                                        ? APInt::getMinValue(width)
+                                        : APInt::getSignedMinValue(width)));
+  };
+  if (padded) {
+    Value padVal = isMax ? lowest() : scalarConst(builder, curLoc, elt, 0);
+    x = pad(x, placed(shape, elt), lo, hi, padVal);
+  }
+  // Loops: (n, c, o_1..o_s, k_1..k_s); the window tensor gives k's bounds.
+  int64_t loops = 2 + 2 * ns;
+  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> xe = {d(0), d(1)}, ke, oe = {d(0), d(1)};
+  for (int64_t i = 0; i < ns; ++i) {
+    xe.push_back(d(2 + i) * w.strides[i] + d(2 + ns + i) * w.dilations[i]);
+    ke.push_back(d(2 + ns + i));
+    oe.push_back(d(2 + i));
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                 AffineMap::get(loops, 0, ke, ctx),
+                                 AffineMap::get(loops, 0, oe, ctx)};
+  SmallVector<utils::IteratorType> iters(2 + ns, utils::IteratorType::parallel);
+  iters.append(ns, utils::IteratorType::reduction);
+  SmallVector<int64_t> outShape(xt.getShape().take_front(2));
+  llvm::append_range(outShape, w.out);
+  Value window = empty(w.kernel, elt);
+  Value init;
+  if (isMax) {
+    init = linalg::FillOp::create(builder, curLoc, ValueRange{lowest()},
+                                  ValueRange{empty(outShape, elt)})
+               .getResult(0);
+  } else {
+    init = filled(outShape, elt, 0);
+  }
+  bool isFloat = isa<FloatType>(elt);
+  if (withIndices) {
+    // Indices: the flat index of the first maximum of each window into the
+    // unpadded input, (n * C + c) * prod(spatial) + the spatial position
+    // in row-major (storage_order 0) or column-major (1) order, as the
+    // ONNX reference. The window is scanned in row-major order and a later
+    // element replaces the maximum only if it is strictly greater.
+    maps.push_back(maps.back());
+    Type i64 = builder.getI64Type();
+    Value idxInit = filled(outShape, i64, 0);
+    ArrayRef<int64_t> spatial = xt.getShape().drop_front(2);
+    int64_t channels = xt.getDimSize(1);
+    auto generic = linalg::GenericOp::create(
+        builder, curLoc, TypeRange{init.getType(), idxInit.getType()},
+        ValueRange{x, window}, ValueRange{init, idxInit}, maps, iters,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value greater =
+              isFloat
+                  ? Value(arith::CmpFOp::create(
+                        b, loc, arith::CmpFPredicate::OGT, args[0], args[2]))
+                  : Value(arith::CmpIOp::create(b, loc,
+                                                isUnsigned
+                                                    ? arith::CmpIPredicate::ugt
+                                                    : arith::CmpIPredicate::sgt,
+                                                args[0], args[2]));
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, loc, v);
+          };
+          auto idx = [&](int64_t d) -> Value {
+            return linalg::IndexOp::create(b, loc, d);
+          };
+          // Input coordinates of the element: o * stride + k * dilation -
+          // padLow per spatial dim.
+          SmallVector<Value> pos;
+          for (int64_t i = 0; i < ns; ++i) {
+            Value p = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, idx(2 + i), cst(w.strides[i])),
+                arith::MulIOp::create(b, loc, idx(2 + ns + i),
+                                      cst(w.dilations[i])));
+            pos.push_back(arith::SubIOp::create(b, loc, p, cst(w.padLow[i])));
+          }
+          Value lin = cst(0);
+          if (storageOrder == 0) {
+            for (int64_t i = 0; i < ns; ++i)
+              lin = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, lin, cst(spatial[i])),
+                  pos[i]);
+          } else {
+            for (int64_t i = ns - 1; i >= 0; --i)
+              lin = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, lin, cst(spatial[i])),
+                  pos[i]);
+          }
+          Value plane = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, idx(0), cst(channels)),
+              idx(1));
+          lin = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, plane, cst(numElements(spatial))),
+              lin);
+          Value linI64 = arith::IndexCastOp::create(b, loc, i64, lin);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::SelectOp::create(b, loc, greater, args[0], args[2]),
+                  arith::SelectOp::create(b, loc, greater, linI64, args[3])});
+        });
+    setOutput(0, generic.getResult(0));
+    setOutput(1, generic.getResult(1), /*isUnsigned=*/false);
+    return success();
+  }
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{x, window},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value v =
+                !isMax ? Value(arith::AddFOp::create(b, loc, args[2], args[0]))
+                : isFloat
+                    ? Value(arith::MaximumFOp::create(b, loc, args[2], args[0]))
+                : isUnsigned
+                    ? Value(arith::MaxUIOp::create(b, loc, args[2], args[0]))
+                    : Value(arith::MaxSIOp::create(b, loc, args[2], args[0]));
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
+  if (!isMax) {
+    // Divisor per output position: the window positions inside the input
+    // (count_include_pad=0) or inside the input and its pads
+    // (count_include_pad=1); ceil_mode's extra high padding never counts.
+    bool includePad = attrInt("count_include_pad", 0) != 0;
+    SmallVector<SmallVector<int64_t>> counts(ns);
+    bool uniform = true;
+    for (int64_t i = 0; i < ns; ++i) {
+      int64_t size = xt.getDimSize(i + 2);
+      int64_t lo = includePad ? -w.padLow[i] : 0;
+      int64_t hi = includePad ? size + w.padHigh[i] : size;
+      for (int64_t o = 0; o < w.out[i]; ++o) {
+        int64_t cnt = 0;
+        for (int64_t k = 0; k < w.kernel[i]; ++k) {
+          int64_t pos = o * w.strides[i] - w.padLow[i] + k * w.dilations[i];
+          cnt += pos >= lo && pos < hi;
+        }
+        counts[i].push_back(cnt);
+        uniform &= cnt == w.kernel[i];
+      }
+    }
+    if (uniform) {
+      r = scale(r, 1.0 / numElements(w.kernel));
+    } else {
+      SmallVector<int64_t> outStrides = stridesOf(w.out);
+      SmallVector<double> divisor(numElements(w.out));
+      for (int64_t lin = 0; lin < static_cast<int64_t>(divisor.size()); ++lin) {
+        int64_t prod = 1;
+        for (int64_t i = 0; i < ns; ++i)
+          prod *= counts[i][(lin / outStrides[i]) % w.out[i]];
+        divisor[lin] = std::max<int64_t>(prod, 1);
+      }
+      Value c = arith::ConstantOp::create(
+          builder, curLoc,
+          floatsAttr(w.out, elt, divisor).reshape(placed(w.out, elt)));
+      r = *elementwise(
+          {r, c}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+            return Value(arith::DivFOp::create(b, loc, v[0], v[1]));
+          });
+    }
+  }
+  setOutput(0, r);
+  return success();
+}
