@@ -799,21 +799,20 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     }
     return t;
   };
-  if (!run && foldable)
-    if (std::shared_ptr<const TransformedTemplate> t = getTransformed(true))
-      if (std::shared_ptr<TemplateRun> built =
-              buildTemplate(*t, entry, shape, deviceMap, options))
-        run = std::move(built);
-  if (!run) {
-    if (sameShape)
-      return evaluateConfig(templateSource, entry, config, options);
-    std::shared_ptr<const TransformedTemplate> t = getTransformed(false);
-    run = buildTemplate(*t, entry, shape, deviceMap, options);
-  }
   if (fresh) {
+    std::shared_ptr<TemplateRun> built;
+    if (foldable)
+      if (std::shared_ptr<const TransformedTemplate> t = getTransformed(true))
+        built = buildTemplate(*t, entry, shape, deviceMap, options);
+    if (!built) {
+      if (sameShape)
+        return evaluateConfig(templateSource, entry, config, options);
+      built = buildTemplate(*getTransformed(false), entry, shape, deviceMap,
+                            options);
+    }
     // Transform time belongs to the configuration that paid for it.
-    auto mutableRun = std::const_pointer_cast<TemplateRun>(run);
-    mutableRun->transformSeconds = transformSeconds;
+    built->transformSeconds = transformSeconds;
+    run = std::move(built);
   }
   if (cache && fresh) {
     std::lock_guard<std::mutex> lock(cache->impl->mutex);

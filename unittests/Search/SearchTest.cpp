@@ -113,25 +113,30 @@ TEST(SearchRank, ThroughputThenIndex) {
   EXPECT_EQ(rankResults(results), (std::vector<size_t>{2, 0, 3}));
 }
 
-TEST(SearchRun, DeterministicAcrossJobs) {
-  std::unique_ptr<mlir::MLIRContext> context = createSearchContext();
+/// A two-layer MLP training step of width `dim` and batch 8.
+mlir::OwningOpRef<mlir::ModuleOp> buildTestMLP(mlir::MLIRContext *context,
+                                               int64_t dim) {
   MLPOptions mlp;
   mlp.layers = 2;
-  mlp.dim = 16;
+  mlp.dim = dim;
   mlp.batch = 8;
   mlp.training = true;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      buildMLP(mlp, mlir::UnknownLoc::get(context.get()));
+  return buildMLP(mlp, mlir::UnknownLoc::get(context));
+}
+
+TEST(SearchRun, DeterministicAcrossJobs) {
+  std::unique_ptr<mlir::MLIRContext> context = createSearchContext();
+  mlir::OwningOpRef<mlir::ModuleOp> module = buildTestMLP(context.get(), 16);
   ASSERT_TRUE(module);
   mlir::FailureOr<SearchProgram> program =
-      serializeProgram(*module, "mlp", mlp.batch);
+      serializeProgram(*module, "mlp", /*batch=*/8);
   ASSERT_TRUE(succeeded(program));
 
   SearchSpace space;
   space.devices = 4;
   space.maxMicrobatches = 2;
   space.training = true;
-  std::vector<SearchConfig> configs = enumerateConfigs(space, mlp.batch);
+  std::vector<SearchConfig> configs = enumerateConfigs(space, /*batch=*/8);
   SearchOptions options;
   options.cluster =
       *getClusterPreset("distir-uniform:devices=4", [](const llvm::Twine &) {});
@@ -154,13 +159,7 @@ TEST(SearchRun, DeterministicAcrossJobs) {
 // group): the tp-inner program on dp-inner's devices is the dp-inner program.
 TEST(SearchEstimate, DeviceMapEqualsRemappedProgram) {
   std::unique_ptr<mlir::MLIRContext> context = createSearchContext();
-  MLPOptions mlp;
-  mlp.layers = 2;
-  mlp.dim = 32;
-  mlp.batch = 8;
-  mlp.training = true;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      buildMLP(mlp, mlir::UnknownLoc::get(context.get()));
+  mlir::OwningOpRef<mlir::ModuleOp> module = buildTestMLP(context.get(), 32);
   ASSERT_TRUE(module);
   SearchOptions options;
   options.cluster =
