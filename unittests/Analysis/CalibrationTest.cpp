@@ -12,8 +12,10 @@
 
 #include "DistIR/Analysis/Calibration.h"
 #include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Analysis/OpCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -267,3 +269,23 @@ TEST(Simulator, CalibratedModelNeedsACalibration) {
 }
 
 } // namespace
+
+// The calibration tables are keyed by the element type's printed name; the
+// fast path for builtin types must print the same.
+TEST(OpCost, DTypeNameMatchesPrinter) {
+  mlir::MLIRContext context;
+  mlir::Builder b(&context);
+  for (mlir::Type type :
+       {mlir::Type(b.getF16Type()), mlir::Type(b.getBF16Type()),
+        mlir::Type(b.getF32Type()), mlir::Type(b.getF64Type()),
+        mlir::Type(b.getIndexType()), mlir::Type(b.getI1Type()),
+        mlir::Type(b.getI64Type()), mlir::Type(b.getIntegerType(8, true)),
+        mlir::Type(b.getIntegerType(16, false)),
+        mlir::Type(b.getType<mlir::Float8E4M3FNType>()),
+        mlir::Type(b.getType<mlir::Float4E2M1FNType>())}) {
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    type.print(os);
+    EXPECT_EQ(getDTypeName(type), printed);
+  }
+}
