@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/Calibration.h"
-#include "DistIR/Analysis/Simulator.h"
 #include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Analysis/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
