@@ -193,36 +193,35 @@ private:
     auto [it, inserted] = lastUsesCache.try_emplace(&block);
     if (!inserted)
       return it->second;
+    // One pass in block order: a value's last user is the last op that uses
+    // it directly or, for values of this block, inside its regions. Values
+    // are listed in the order of their first use (post-order walk), not the
+    // map's pointer order: releases at the same time are reported (Chrome
+    // trace) in this order. Only ops with regions are walked (most are not).
     llvm::DenseMap<mlir::Value, mlir::Operation *> last;
-    for (mlir::Operation &op : block)
-      for (mlir::Value operand : op.getOperands())
-        last[operand] = &op;
-    // Values used inside nested regions count as used by the enclosing op.
-    for (mlir::Operation &op : block)
-      op.walk([&](mlir::Operation *nested) {
-        if (nested == &op)
-          return;
-        for (mlir::Value operand : nested->getOperands())
-          if (operand.getParentBlock() == &block) {
-            mlir::Operation *&slot = last[operand];
-            if (!slot || slot->isBeforeInBlock(&op))
-              slot = &op;
-          }
-      });
-    // In the order the block uses them, not the map's (pointer) order:
-    // releases at the same time are reported (Chrome trace) in this order.
-    llvm::DenseSet<mlir::Value> seen;
-    LastUses &uses = it->second;
-    auto add = [&](mlir::Value value) {
-      auto found = last.find(value);
-      if (found != last.end() && seen.insert(value).second)
-        uses[found->second].push_back(value);
+    llvm::SmallVector<mlir::Value> order;
+    auto note = [&](mlir::Value value, mlir::Operation *user, bool record) {
+      auto [entry, inserted] = last.try_emplace(value, nullptr);
+      if (inserted)
+        order.push_back(value);
+      if (record)
+        entry->second = user;
     };
-    for (mlir::Operation &op : block)
-      op.walk([&](mlir::Operation *nested) {
-        for (mlir::Value operand : nested->getOperands())
-          add(operand);
-      });
+    for (mlir::Operation &op : block) {
+      if (op.getNumRegions() != 0)
+        op.walk([&](mlir::Operation *nested) {
+          if (nested == &op)
+            return;
+          for (mlir::Value operand : nested->getOperands())
+            note(operand, &op, operand.getParentBlock() == &block);
+        });
+      for (mlir::Value operand : op.getOperands())
+        note(operand, &op, /*record=*/true);
+    }
+    LastUses &uses = it->second;
+    for (mlir::Value value : order)
+      if (mlir::Operation *user = last.lookup(value))
+        uses[user].push_back(value);
     return it->second;
   }
 

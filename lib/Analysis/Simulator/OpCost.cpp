@@ -82,12 +82,16 @@ static bool isFusedAccumulatorInit(linalg::FillOp fill) {
 static SmallVector<int64_t> getLoopRanges(linalg::LinalgOp op) {
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> ranges(numLoops, ShapedType::kDynamic);
+  // One call: named ops build their indexing maps on every call.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != op->getNumOperands())
+    return op.getStaticLoopRanges();
   unsigned found = 0;
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<ShapedType>(operand.get().getType());
-    if (!type || !type.hasRank())
+  for (auto [value, map] : llvm::zip_equal(op->getOperands(), maps)) {
+    auto type = dyn_cast<ShapedType>(value.getType());
+    if (!type || !type.hasRank() ||
+        map.getNumResults() != static_cast<unsigned>(type.getRank()))
       continue;
-    AffineMap map = op.getMatchingIndexingMap(&operand);
     for (auto [expr, size] : llvm::zip_equal(map.getResults(), type.getShape()))
       if (auto dim = dyn_cast<AffineDimExpr>(expr);
           dim && ranges[dim.getPosition()] == ShapedType::kDynamic &&
