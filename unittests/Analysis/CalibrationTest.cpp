@@ -14,7 +14,10 @@
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Analysis/Simulator.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -288,4 +291,47 @@ TEST(OpCost, DTypeNameMatchesPrinter) {
     type.print(os);
     EXPECT_EQ(getDTypeName(type), printed);
   }
+}
+
+// Flops of structured ops: the loop ranges come from the operand dims a loop
+// indexes directly (matmul, a transposing generic) or, when a loop indexes
+// none on its own (the window loops of a convolution), from
+// LinalgOp::getStaticLoopRanges; both must give the whole iteration space.
+TEST(OpCost, StructuredFlopsCoverEveryLoop) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
+                      mlir::tensor::TensorDialect, mlir::arith::ArithDialect>();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+    func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>,
+                 %c: tensor<4x16xf32>, %t: tensor<8x4xf32>,
+                 %o: tensor<4x8xf32>, %img: tensor<1x6x6x3xf32>,
+                 %w: tensor<3x3x3x5xf32>, %co: tensor<1x4x4x5xf32>) {
+      %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)
+                         outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+      %1 = linalg.generic {
+          indexing_maps = [affine_map<(i, j) -> (j, i)>,
+                           affine_map<(i, j) -> (i, j)>],
+          iterator_types = ["parallel", "parallel"]}
+          ins(%t : tensor<8x4xf32>) outs(%o : tensor<4x8xf32>) {
+        ^bb0(%x: f32, %y: f32):
+          %n = arith.negf %x : f32
+          linalg.yield %n : f32
+      } -> tensor<4x8xf32>
+      %2 = linalg.conv_2d_nhwc_hwcf
+          ins(%img, %w : tensor<1x6x6x3xf32>, tensor<3x3x3x5xf32>)
+          outs(%co : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
+      return
+    })mlir",
+                                              &context);
+  ASSERT_TRUE(module);
+  std::vector<double> flops;
+  module->walk([&](mlir::linalg::LinalgOp op) {
+    flops.push_back(getComputeWork(op).flops);
+  });
+  // Multiply-add bodies count 2 per point, the negation 1.
+  ASSERT_EQ(flops.size(), 3u);
+  EXPECT_EQ(flops[0], 4.0 * 16 * 8 * 2);
+  EXPECT_EQ(flops[1], 4.0 * 8);
+  EXPECT_EQ(flops[2], 1.0 * 4 * 4 * 5 * 3 * 3 * 3 * 2);
 }
