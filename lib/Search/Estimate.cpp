@@ -58,13 +58,14 @@ struct TaskEvent {
   /// A link of a chain over the microbatches that uses the middle one: the
   /// K-microbatch program has K-2 of them (usesMiddleMicrobatch).
   bool repeated;
-  /// Created for the middle pair of layers of a folded template's stage.
-  bool middleLayer;
+  /// Created for the middle pair of layers of a folded template's stage:
+  /// which of the pair (1 or 2), 0 if not.
+  int middleLayer;
 };
 struct TaskMemoryChange {
   int64_t device, bytes;
   bool repeated;
-  bool middleLayer;
+  int middleLayer;
   /// In the buffer that receives every microbatch's output: K'/K of it.
   bool outputBuffer;
   /// The op's changes (its allocations, then its releases) repeat together
@@ -84,9 +85,12 @@ static int64_t roleOf(int64_t microbatch, int64_t k) {
   return microbatch == 0 ? First : microbatch == k - 1 ? Last : Middle;
 }
 
-/// Key of a task kind: (stage, phase, role); the untagged prologue is
-/// (-1, 0, 0), updates have role First.
-using TaskKind = std::tuple<int64_t, int, int64_t>;
+/// Key of a task kind: (stage, phase, role, part) where part 0 holds the
+/// receives that run at the start of the task's time step (`dist.receive`)
+/// and part 1 the task itself; the untagged prologue is (-1, 0, 0, 1),
+/// updates have role First.
+using TaskKind = std::tuple<int64_t, int, int64_t, int>;
+constexpr int kReceivePart = 0, kTaskPart = 1;
 } // namespace
 
 static std::optional<PipelineTask> taskOfOp(Operation *op) {
@@ -157,8 +161,10 @@ getArgumentBytes(ModuleOp module, StringRef entry,
 /// and the last. The middle is a pair because consecutive layers may
 /// differ (an MLP's tensor-parallel layers alternate column and row splits).
 constexpr int64_t kFoldedLayers = 4;
-static bool isMiddleOfFolded(int64_t layer) {
-  return layer % kFoldedLayers == 1 || layer % kFoldedLayers == 2;
+/// 1 or 2 for the middle pair of a folded stage, 0 for its other layers.
+static int middleOfFolded(int64_t layer) {
+  int64_t index = layer % kFoldedLayers;
+  return index == 1 || index == 2 ? static_cast<int>(index) : 0;
 }
 
 namespace {
@@ -374,20 +380,30 @@ struct search::TemplateRun {
   int64_t numDevices = 0;
 };
 
-/// Each task's middle-layer items, which must be one run: [begin, end).
+/// Each task's runs of middle-layer items, [begin, end) each. Every run
+/// holds both layers of the middle pair (the forward, the backward or the
+/// gradient buffers of the pair), so that playing it once per pair of the
+/// full program gives that program's layers in order; otherwise the
+/// template cannot be replayed.
 template <typename T>
-static std::optional<std::pair<size_t, size_t>> middleRun(ArrayRef<T> items) {
-  size_t begin = items.size(), end = items.size();
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (!items[i].middleLayer)
+static std::optional<SmallVector<std::pair<size_t, size_t>>>
+middleRuns(ArrayRef<T> items) {
+  SmallVector<std::pair<size_t, size_t>> runs;
+  for (size_t i = 0; i < items.size();) {
+    if (!items[i].middleLayer) {
+      ++i;
       continue;
-    if (begin == items.size())
-      begin = i;
-    else if (end != i)
+    }
+    size_t end = i;
+    bool seen[3] = {false, false, false};
+    while (end < items.size() && items[end].middleLayer)
+      seen[items[end++].middleLayer] = true;
+    if (!seen[1] || !seen[2])
       return std::nullopt;
-    end = i + 1;
+    runs.push_back({i, end});
+    i = end;
   }
-  return std::make_pair(begin, end);
+  return runs;
 }
 
 /// A template program after dist-dtp with the canonical device order
@@ -506,7 +522,9 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
   // What the replay needs to know of an op, computed once per op.
   struct OpInfo {
     TaskRecord *record;
-    bool repeated, middleLayer, outputBuffer;
+    bool repeated;
+    int middleLayer;
+    bool outputBuffer;
   };
   DenseMap<Operation *, OpInfo> infos;
   auto infoOf = [&](Operation *op) -> const OpInfo & {
@@ -514,22 +532,23 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
     if (!inserted)
       return it->second;
     OpInfo &info = it->second;
-    info = {nullptr, false, false, false};
+    info = {nullptr, false, 0, false};
     std::optional<PipelineTask> task = taskOfOp(op);
+    int part = op && op->hasAttr("dist.receive") ? kReceivePart : kTaskPart;
     if (!task) {
-      info.record = &records[{-1, 0, First}];
+      info.record = &records[{-1, 0, First, kTaskPart}];
     } else if (task->phase == PipelinePhase::Update) {
       info.repeated = usesMiddleMicrobatch(op, templateK);
       info.outputBuffer = isOutputBuffer(op);
       info.record =
-          &records[{task->stage, static_cast<int>(task->phase), First}];
+          &records[{task->stage, static_cast<int>(task->phase), First, part}];
     } else {
       info.record = &records[{task->stage, static_cast<int>(task->phase),
-                              roleOf(task->microbatch, templateK)}];
+                              roleOf(task->microbatch, templateK), part}];
     }
     if (layersPerStage > 0 && op)
       if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
-        info.middleLayer = isMiddleOfFolded(layer.getInt());
+        info.middleLayer = middleOfFolded(layer.getInt());
     return info;
   };
   for (const SimEvent &event : sim->events) {
@@ -544,8 +563,8 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
                                    change.op});
   }
   for (const auto &[kind, record] : records)
-    if (!middleRun(ArrayRef<TaskEvent>(record.events)) ||
-        !middleRun(ArrayRef<TaskMemoryChange>(record.memory)))
+    if (!middleRuns(ArrayRef<TaskEvent>(record.events)) ||
+        !middleRuns(ArrayRef<TaskMemoryChange>(record.memory)))
       return nullptr;
   // By the template's (canonical) device: moved to the real devices.
   auto onDevices = [&](std::map<int64_t, int64_t> bytes) {
@@ -639,34 +658,42 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
       changes = changes.drop_front(n);
     }
   };
-  // Items before the middle pair, the pair once per pair of the full
-  // program, the items after it.
+  // Items outside the middle pair once, each run of the pair once per pair
+  // of the full program.
   auto playFolded = [&](auto items, auto playItems) {
-    auto [begin, end] = *middleRun(items);
-    playItems(items.take_front(begin));
-    for (int64_t i = 0; i < middles; ++i)
-      playItems(items.slice(begin, end - begin));
-    playItems(items.drop_front(end));
+    size_t done = 0;
+    auto runs = *middleRuns(items);
+    for (auto [begin, end] : runs) {
+      playItems(items.slice(done, begin - done));
+      for (int64_t i = 0; i < middles; ++i)
+        playItems(items.slice(begin, end - begin));
+      done = end;
+    }
+    playItems(items.drop_front(done));
   };
   auto play = [&](const TaskRecord &record) {
     playFolded(ArrayRef<TaskEvent>(record.events), playEvents);
     playFolded(ArrayRef<TaskMemoryChange>(record.memory), playMemory);
   };
-  if (auto it = run.records.find({-1, 0, First}); it != run.records.end())
+  if (auto it = run.records.find({-1, 0, First, kTaskPart});
+      it != run.records.end())
     play(it->second);
   std::optional<dist::PipelineSchedule> schedule =
       dist::symbolizePipelineSchedule(
           config.schedule.empty() ? "gpipe" : config.schedule);
-  for (const PipelineTask &task : dist::getPipelineOrder(
-           config.pp, k, schedule.value_or(dist::PipelineSchedule::GPipe))) {
-    int64_t role = task.phase == PipelinePhase::Update
-                       ? First
-                       : roleOf(task.microbatch, k);
-    auto it =
-        run.records.find({task.stage, static_cast<int>(task.phase), role});
-    if (it != run.records.end())
-      play(it->second);
-  }
+  // Each time step: its tasks' receives, then the tasks (dist-dtp's order).
+  for (const std::vector<PipelineTask> &step : dist::getPipelineSteps(
+           config.pp, k, schedule.value_or(dist::PipelineSchedule::GPipe)))
+    for (int part : {kReceivePart, kTaskPart})
+      for (const PipelineTask &task : step) {
+        int64_t role = task.phase == PipelinePhase::Update
+                           ? First
+                           : roleOf(task.microbatch, k);
+        auto it = run.records.find(
+            {task.stage, static_cast<int>(task.phase), role, part});
+        if (it != run.records.end())
+          play(it->second);
+      }
   double latency = 0;
   for (double time : free)
     latency = std::max(latency, time);

@@ -6,8 +6,11 @@
 
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 using namespace distir::dist;
@@ -40,7 +43,7 @@ TEST(PipelineSchedule, MalformedTaskNames) {
 TEST(PipelineSchedule, OrderHasEveryTaskOnce) {
   for (PipelineSchedule schedule :
        {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
-        PipelineSchedule::EagerOneFOneB})
+        PipelineSchedule::EagerOneFOneB, PipelineSchedule::PipeDream})
     for (int64_t pp : {1, 2, 4})
       for (int64_t k : {1, 3, 8}) {
         std::vector<PipelineTask> order = getPipelineOrder(pp, k, schedule);
@@ -61,6 +64,58 @@ TEST(PipelineSchedule, OrderHasEveryTaskOnce) {
                          later.stage == earlier.stage);
           }
       }
+}
+
+TEST(PipelineSchedule, StepsRespectDependencies) {
+  // At most one task per stage in a step, and a task only after the tasks
+  // it depends on finished in an earlier step: forward m on stage s after
+  // forward m on s-1, backward m after forward m and after backward m on
+  // s+1, the update after every backward of its stage.
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::EagerOneFOneB, PipelineSchedule::PipeDream})
+    for (int64_t pp : {1, 2, 3, 4})
+      for (int64_t k : {1, 2, 5, 8}) {
+        std::map<PipelineTask, size_t> stepOf;
+        std::vector<std::vector<PipelineTask>> steps =
+            getPipelineSteps(pp, k, schedule);
+        for (auto [i, step] : llvm::enumerate(steps)) {
+          std::set<int64_t> stages;
+          for (const PipelineTask &t : step) {
+            EXPECT_TRUE(stages.insert(t.stage).second);
+            stepOf[t] = i;
+          }
+        }
+        ASSERT_EQ(stepOf.size(), static_cast<size_t>(pp * (2 * k + 1)));
+        for (int64_t s = 0; s < pp; ++s)
+          for (int64_t m = 0; m < k; ++m) {
+            size_t f = stepOf.at({s, m, PipelinePhase::Forward});
+            size_t b = stepOf.at({s, m, PipelinePhase::Backward});
+            EXPECT_LT(f, b);
+            if (s > 0)
+              EXPECT_LT(stepOf.at({s - 1, m, PipelinePhase::Forward}), f);
+            if (s + 1 < pp)
+              EXPECT_LT(stepOf.at({s + 1, m, PipelinePhase::Backward}), b);
+            EXPECT_LT(b, stepOf.at({s, -1, PipelinePhase::Update}));
+          }
+      }
+}
+
+TEST(PipelineSchedule, PipeDreamOfThePublishedDistIR) {
+  // Each step a stage alternates between its ready forwards and backwards
+  // (a forward first): with two stages and four microbatches stage 0 runs
+  // three forwards before the first backward is ready.
+  auto perStage = [](int64_t stage) {
+    std::string out;
+    for (const PipelineTask &t :
+         getPipelineOrder(2, 4, PipelineSchedule::PipeDream))
+      if (t.stage == stage && t.phase != PipelinePhase::Update)
+        out += (t.phase == PipelinePhase::Forward ? "F" : "B") +
+               std::to_string(t.microbatch) + " ";
+    return out;
+  };
+  EXPECT_EQ(perStage(0), "F0 F1 F2 B0 F3 B1 B2 B3 ");
+  EXPECT_EQ(perStage(1), "F0 B0 F1 B1 F2 B2 F3 B3 ");
 }
 
 TEST(PipelineSchedule, TwoStageOrdersOfThePaper) {

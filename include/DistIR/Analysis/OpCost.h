@@ -53,6 +53,12 @@ int64_t getTensorBytes(mlir::Type type);
 /// Name of an element type as used in DeviceSpec::peakFlops.
 std::string getDTypeName(mlir::Type elementType);
 
+/// Whether `op` is a `linalg.transpose` of the two innermost dimensions
+/// that only contractions read as an input: GEMM libraries read such an
+/// operand transposed in place (cuBLAS/BLAS op flags, PyTorch's `t()` view),
+/// so it is a view of its input that costs nothing and allocates nothing.
+bool isTransposedOperandView(mlir::Operation *op);
+
 /// The work of `op` (any op with tensor operands or results outside the
 /// dist dialect).
 ComputeWork getComputeWork(mlir::Operation *op);

@@ -74,6 +74,29 @@ static bool isFusedAccumulatorInit(linalg::FillOp fill) {
   return true;
 }
 
+bool distir::isTransposedOperandView(Operation *op) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  if (!transpose)
+    return false;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = static_cast<int64_t>(perm.size());
+  if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+    return false;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (perm[d] != d)
+      return false;
+  Value result = transpose.getResult()[0];
+  if (result.use_empty())
+    return false;
+  for (OpOperand &use : result.getUses()) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!consumer || !consumer.isDpsInput(&use) ||
+        consumer.getNumReductionLoops() == 0)
+      return false;
+  }
+  return true;
+}
+
 /// The static loop ranges, read off the operand dims that a loop indexes
 /// directly. LinalgOp::getStaticLoopRanges composes affine maps, which
 /// uniques new affine expressions in the context for every op priced; it is
@@ -147,6 +170,11 @@ ComputeWork distir::getComputeWork(Operation *op) {
           tensor::CastOp, tensor::BitcastOp, tensor::ReshapeOp,
           tensor::ExtractSliceOp, tensor::DimOp, tensor::RankOp>(op) ||
       op->hasTrait<OpTrait::ConstantLike>()) {
+    work.isFree = true;
+    work.bytesWritten = 0;
+    return work;
+  }
+  if (isTransposedOperandView(op)) {
     work.isFree = true;
     work.bytesWritten = 0;
     return work;

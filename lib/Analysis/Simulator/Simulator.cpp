@@ -493,7 +493,8 @@ LogicalResult Simulation::visitCompute(Operation *op,
   auto dps = dyn_cast<DestinationStyleOpInterface>(op);
   bool isView =
       isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
-          tensor::BitcastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(op);
+          tensor::BitcastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(op) ||
+      isTransposedOperandView(op);
   for (auto [i, resultValue] : llvm::enumerate(op->getResults())) {
     SimValue value;
     value.type = resultValue.getType();
@@ -511,7 +512,11 @@ LogicalResult Simulation::visitCompute(Operation *op,
       if (initValue.buffer >= 0 && isLastUse(init->get(), op))
         value.buffer = initValue.buffer; // in place
     }
-    if (value.buffer < 0)
+    // The destination of a transpose that is a view is never written.
+    bool unwritten =
+        isa<tensor::EmptyOp>(op) && !resultValue.use_empty() &&
+        llvm::all_of(resultValue.getUsers(), isTransposedOperandView);
+    if (value.buffer < 0 && !unwritten)
       value.buffer =
           allocate(*device, getTensorBytes(resultValue.getType()), start);
     results.push_back(value);

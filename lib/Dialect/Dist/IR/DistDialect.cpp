@@ -63,6 +63,14 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "'dist.task' must be a string, got " << attr.getValue();
     return success();
   }
+  // Set by dist-dtp{annotate-schedule} on a send between pipeline stages
+  // that runs at the start of its consumer's time step.
+  if (attr.getName() == "dist.receive") {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<SendOp>(op))
+      return op->emitError()
+             << "'dist.receive' must be a unit attribute on a dist.send";
+    return success();
+  }
   if (attr.getName() == "dist.phase") {
     auto value = dyn_cast<StringAttr>(attr.getValue());
     if (!value || !llvm::is_contained({"forward", "backward", "update"},

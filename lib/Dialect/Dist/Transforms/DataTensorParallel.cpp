@@ -172,6 +172,39 @@ private:
     assign(v.getDefiningOp(), task);
     return v;
   }
+  /// Moves a fresh tensor (`tensor.empty` and its fill) out of every task:
+  /// it is created before the first task.
+  void hoistToPrologue(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<tensor::EmptyOp, linalg::FillOp>(def))
+        break;
+      taskOf.erase(def);
+      producer.erase(v);
+      if (auto fill = dyn_cast<linalg::FillOp>(def))
+        v = fill.getOutputs()[0];
+      else
+        break;
+    }
+  }
+  /// Moves the fresh tensors that only `op` (of `task`) reads, an init's
+  /// `tensor.empty` and its fill, into `task`: a buffer is allocated when
+  /// the op that writes it runs, not by the first microbatch's task.
+  void deferFreshOperands(Operation *op, Task task) {
+    for (Value v : op->getOperands()) {
+      while (Operation *def = v.getDefiningOp()) {
+        auto it = taskOf.find(def);
+        if (!isa<tensor::EmptyOp, linalg::FillOp>(def) || !v.hasOneUse() ||
+            it == taskOf.end() || rank[it->second] >= rank[task])
+          break;
+        it->second = task;
+        producer[v] = task;
+        if (auto fill = dyn_cast<linalg::FillOp>(def))
+          v = fill.getOutputs()[0];
+        else
+          break;
+      }
+    }
+  }
   /// The task of an op created for grid point `g` on behalf of an op of
   /// task `base`: `base` for g's microbatch, but no earlier than the tasks
   /// that produced `inputs`.
@@ -255,6 +288,8 @@ private:
   std::map<std::tuple<void *, std::vector<int>, int64_t>, SmallVector<Value>>
       conformCache;
   std::map<Task, int64_t> rank;
+  /// Time step of each task (getPipelineSteps).
+  std::map<Task, int64_t> stepOf;
   /// Layer (`dist.layer`) of the source op being rewritten, -1 if none, and
   /// of every op created for one (annotated with the schedule).
   int64_t currentLayer = -1;
@@ -262,10 +297,6 @@ private:
 };
 
 } // namespace
-
-static std::vector<Task> orderTasks(const Config &c) {
-  return getPipelineOrder(c.pp, c.k, c.schedule);
-}
 
 FailureOr<std::pair<int64_t, Phase>> DTPRewriter::getRole(Operation *op) {
   auto layer = op->getAttrOfType<IntegerAttr>("dist.layer");
@@ -538,22 +569,17 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
     }
     return out;
   }
-  // Batch axis: sum the microbatches locally (gradient accumulation), then
-  // all-reduce over the replicas, once per step.
+  // Batch axis: the microbatches were accumulated in place (the last one's
+  // local holds the replica's sum, see visitStructured); all-reduce over the
+  // replicas, once per step.
   Task update{stage, -1, Phase::Update};
   if (c.k == 1)
     update = task;
   update = latest(update, locals);
   for (int64_t t = 0; t < c.tp; ++t) {
     SmallVector<Value> group;
-    for (int64_t d = 0; d < c.dp; ++d) {
-      Value acc = locals[point(d, 0, t)];
-      for (int64_t m = 1; m < c.k; ++m)
-        acc = created(
-            arith::AddFOp::create(builder, loc, acc, locals[point(d, m, t)]),
-            update);
-      group.push_back(acc);
-    }
+    for (int64_t d = 0; d < c.dp; ++d)
+      group.push_back(locals[point(d, c.k - 1, t)]);
     SmallVector<Value> reduced = group;
     if (c.dp > 1) {
       auto op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
@@ -750,6 +776,17 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   }
   bool perMicrobatch = llvm::is_contained(loopAxis, kBatchAxis);
   Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  // Gradient accumulation in place: when the batch axis splits a reduction
+  // loop (a weight gradient, the loss), microbatch m > 0 accumulates into
+  // microbatch m - 1's result (its init) instead of a zero tensor of its
+  // own, as Megatron and DeepSpeed accumulate into the gradient buffer. One
+  // buffer lives whatever K, and the last microbatch holds the replica's
+  // sum. Valid because a split reduction loop requires a zero init: the
+  // body adds each point into the init.
+  bool accumulate = false;
+  for (unsigned l = 0; l < numLoops; ++l)
+    accumulate |= c.k > 1 && loopAxis[l] == kBatchAxis &&
+                  iterators[l] == utils::IteratorType::reduction;
 
   // 2. Operands in the layouts the loops imply, on this op's stage.
   int64_t n = numPoints();
@@ -790,16 +827,25 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         r[g] = r[point(replica(g), 0, tensorRank(g))];
       continue;
     }
+    // The previous microbatch's partial sums, accumulated into.
+    SmallVector<Value> accumulators;
+    if (accumulate && microbatch(g) > 0)
+      for (auto &r : results)
+        accumulators.push_back(
+            r[point(replica(g), microbatch(g) - 1, tensorRank(g))]);
     // This microbatch's task, but not before the operands' producers.
     SmallVector<Value> inputs;
     for (auto &ops : operands)
       inputs.push_back(ops[g]);
     for (auto &entry : captured)
       inputs.push_back(entry.second[g]);
+    llvm::append_range(inputs, accumulators);
     Task t = perMicrobatch ? taskFor(task, g, inputs) : latest(task, inputs);
     IRMapping mapping;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       mapping.map(operand, operands[i][g]);
+    for (auto [init, acc] : llvm::zip(op.getDpsInits(), accumulators))
+      mapping.map(init, acc);
     op->getRegion(0).walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (scalars.contains(operand))
@@ -811,11 +857,32 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
     assign(clone, t);
+    deferFreshOperands(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
       result.setType(operands[op.getNumDpsInputs() + i][g].getType());
       results[i][g] = result;
     }
   }
+
+  // A weight gradient (read by the update) lives in a buffer allocated for
+  // the whole step, as Megatron's and DeepSpeed's contiguous gradient
+  // buffers: its zero init (the first microbatch's) moves to the prologue.
+  // Memory then does not depend on where in the backward a gradient is
+  // first written, nor on the microbatch count.
+  // (By the tags: with one stage and one microbatch every op has the
+  // forward role.)
+  auto hasPhase = [](Operation *o, StringRef name) {
+    auto p = o->getAttrOfType<StringAttr>("dist.phase");
+    return p && p.getValue() == name;
+  };
+  if (hasPhase(op, "backward") &&
+      llvm::any_of(op->getUsers(),
+                   [&](Operation *user) { return hasPhase(user, "update"); }))
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (isZeroInit(lookup(init.get())))
+        for (int64_t g = 0; g < n; ++g)
+          if (microbatch(g) == 0)
+            hoistToPrologue(operands[init.getOperandNumber()][g]);
 
   // 4. Results; partial sums over split reduction loops are reduced now.
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
@@ -824,6 +891,10 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     out.layout = layoutFor(maps[op.getNumDpsInputs() + i], out.fullType);
     out.stage = stage;
     SmallVector<Value> locals = results[i];
+    // Every microbatch's value is the accumulated one (the last link).
+    if (accumulate)
+      for (int64_t g = 0; g < n; ++g)
+        locals[g] = results[i][point(replica(g), c.k - 1, tensorRank(g))];
     for (unsigned l = 0; l < numLoops; ++l)
       if (loopAxis[l] != kNone &&
           iterators[l] == utils::IteratorType::reduction)
@@ -933,6 +1004,7 @@ DTPRewriter::instantiate(bool perMicrobatch, Task task,
       at.push_back(input[g]);
     Task t = perMicrobatch ? taskFor(task, g, at) : latest(task, at);
     results[g] = created(build(g), t);
+    deferFreshOperands(results[g].getDefiningOp(), t);
   }
   return results;
 }
@@ -1122,15 +1194,43 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
 /// Program order = schedule order of the tasks, creation order inside a
 /// task (which respects def-before-use, since every op's task is no earlier
 /// than its operands' tasks).
+///
+/// A send between stages is a receive for its consumer: it runs at the start
+/// of the time step of its first consumer's task, before the step's tasks,
+/// as a runtime posts a stage's receives when the stage needs them. Placed
+/// in the producer's task instead, the send of microbatch m + 1 would sit
+/// before the receiver's own compute on microbatch m in the same step and
+/// hold it up (with one stream per device a send occupies both ends).
 void DTPRewriter::reorder() {
   Block &body = step.getBody().front();
   Operation *terminator = body.getTerminator();
-  std::vector<std::pair<std::pair<int64_t, int64_t>, Operation *>> ops;
+  // (step, 0 for receives | 1 for tasks, task rank, creation index).
+  using Key = std::tuple<int64_t, int, int64_t, int64_t>;
+  std::vector<std::pair<Key, Operation *>> ops;
   int64_t index = 0;
+  auto receive = StringAttr::get(context, "dist.receive");
   for (Operation &op : body.without_terminator()) {
     auto it = taskOf.find(&op);
-    int64_t r = it == taskOf.end() ? -1 : rank[it->second];
-    ops.push_back({{r, index++}, &op});
+    if (it == taskOf.end()) {
+      ops.push_back({{-1, 1, -1, index++}, &op});
+      continue;
+    }
+    Key key{stepOf[it->second], 1, rank[it->second], index++};
+    if (isa<SendOp>(op)) {
+      // The earliest task that uses the sent value.
+      std::optional<Task> consumer;
+      for (Operation *user : op.getUsers())
+        if (auto u = taskOf.find(user); u != taskOf.end())
+          if (!consumer || rank[u->second] < rank[*consumer])
+            consumer = u->second;
+      if (consumer && stepOf[*consumer] > std::get<0>(key)) {
+        key = {stepOf[*consumer], 0, rank[*consumer], std::get<3>(key)};
+        it->second = *consumer;
+        if (c.annotate)
+          op.setAttr(receive, UnitAttr::get(context));
+      }
+    }
+    ops.push_back({key, &op});
   }
   std::sort(ops.begin(), ops.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
@@ -1145,6 +1245,9 @@ void DTPRewriter::reorder() {
   std::map<Task, StringAttr> taskAttrs;
   IntegerType i64 = IntegerType::get(context, 64);
   for (Operation &op : body.without_terminator()) {
+    // Ops of the prologue (gradient buffers) keep their layer.
+    if (auto layer = layerOf.find(&op); layer != layerOf.end())
+      op.setAttr(layerName, IntegerAttr::get(i64, layer->second));
     auto it = taskOf.find(&op);
     if (it == taskOf.end())
       continue;
@@ -1152,8 +1255,6 @@ void DTPRewriter::reorder() {
     if (!task)
       task = StringAttr::get(context, stringifyPipelineTask(it->second));
     op.setAttr(taskName, task);
-    if (auto layer = layerOf.find(&op); layer != layerOf.end())
-      op.setAttr(layerName, IntegerAttr::get(i64, layer->second));
   }
 }
 
@@ -1177,15 +1278,20 @@ LogicalResult DTPRewriter::run() {
     return mlir::emitError(func.getLoc())
            << "pp=" << c.pp << " exceeds the "
            << std::max<int64_t>(numLayers, 0) << " layers of the program";
-  std::vector<Task> order = orderTasks(c);
-  for (auto [i, task] : llvm::enumerate(order))
-    rank[task] = static_cast<int64_t>(i);
+  for (auto [i, tasks] :
+       llvm::enumerate(getPipelineSteps(c.pp, c.k, c.schedule)))
+    for (const Task &task : tasks) {
+      rank[task] = static_cast<int64_t>(rank.size());
+      stepOf[task] = static_cast<int64_t>(i);
+    }
   // Tasks a stage does not schedule (e.g. forward-only programs) still
-  // need a rank: place them by (stage, microbatch, phase).
+  // need a rank: place them by (stage, microbatch, phase), a step each.
   for (int64_t s = 0; s < c.pp; ++s)
     for (int64_t m = -1; m < c.k; ++m)
       for (Phase p : {Phase::Forward, Phase::Backward, Phase::Update})
-        rank.try_emplace({s, m, p}, static_cast<int64_t>(rank.size()));
+        if (rank.try_emplace({s, m, p}, static_cast<int64_t>(rank.size()))
+                .second)
+          stepOf[{s, m, p}] = static_cast<int64_t>(rank.size());
 
   // Policy: argument layouts and stages.
   bool taggedWeights = false;
@@ -1607,7 +1713,7 @@ void DistDTPPass::runOnOperation() {
   std::optional<Schedule> sched = symbolizePipelineSchedule(schedule);
   if (!sched)
     return fail("dist-dtp: unknown schedule '" + schedule +
-                "' (expected gpipe, 1f1b or eager-1f1b)");
+                "' (expected gpipe, 1f1b, eager-1f1b or pipedream)");
 
   func::FuncOp func;
   if (!entry.empty()) {

@@ -6,6 +6,7 @@
 
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
 
@@ -21,7 +22,62 @@ distir::dist::symbolizePipelineSchedule(StringRef name) {
       .Case("gpipe", PipelineSchedule::GPipe)
       .Case("1f1b", PipelineSchedule::OneFOneB)
       .Case("eager-1f1b", PipelineSchedule::EagerOneFOneB)
+      .Case("pipedream", PipelineSchedule::PipeDream)
       .Default(std::nullopt);
+}
+
+/// PipeDream's 1F1B as the published DistIR implements it: at each time
+/// step every stage takes a ready task, alternating between forward and
+/// backward whenever both kinds are ready (a forward first), the lowest
+/// microbatch of the kind. A task is ready when what it depends on finished
+/// in an earlier step. Stage 0 of two runs F0 F1 F2 B0 F3 B1 ... for K = 4.
+static std::vector<std::vector<PipelineTask>> getPipeDreamSteps(int64_t pp,
+                                                                int64_t k) {
+  std::set<PipelineTask> done;
+  std::vector<int64_t> remaining(pp, 2 * k);
+  std::vector<bool> lastForward(pp, false), updated(pp, false);
+  std::vector<std::vector<PipelineTask>> steps;
+  auto isDone = [&](int64_t s, int64_t m, PipelinePhase p) {
+    return done.count({s, m, p}) > 0;
+  };
+  int64_t left = pp * (2 * k + 1);
+  while (left > 0) {
+    std::vector<PipelineTask> step;
+    for (int64_t s = 0; s < pp; ++s) {
+      if (updated[s])
+        continue;
+      if (remaining[s] == 0) {
+        step.push_back({s, -1, PipelinePhase::Update});
+        updated[s] = true;
+        continue;
+      }
+      std::optional<int64_t> fwd, bwd;
+      for (int64_t m = 0; m < k && (!fwd || !bwd); ++m) {
+        if (!fwd && !isDone(s, m, PipelinePhase::Forward) &&
+            (s == 0 || isDone(s - 1, m, PipelinePhase::Forward)))
+          fwd = m;
+        if (!bwd && !isDone(s, m, PipelinePhase::Backward) &&
+            isDone(s, m, PipelinePhase::Forward) &&
+            (s + 1 == pp || isDone(s + 1, m, PipelinePhase::Backward)))
+          bwd = m;
+      }
+      bool backward = bwd && (lastForward[s] || !fwd);
+      if (!backward && !fwd)
+        continue;
+      step.push_back(
+          {s, backward ? *bwd : *fwd,
+           backward ? PipelinePhase::Backward : PipelinePhase::Forward});
+      lastForward[s] = !backward;
+      --remaining[s];
+    }
+    if (step.empty())
+      break; // cannot happen: some stage always has a ready task
+    for (const PipelineTask &t : step)
+      done.insert(t);
+    left -= static_cast<int64_t>(step.size());
+    steps.push_back(std::move(step));
+  }
+  return steps;
 }
 
 /// Per-stage task sequences merged into time steps: at each step, every
@@ -29,9 +85,11 @@ distir::dist::symbolizePipelineSchedule(StringRef name) {
 /// step (forward m on stage s needs forward m on s-1; backward m on s needs
 /// backward m on s+1). This reproduces the GPipe and 1F1B orders of the
 /// DistIR paper.
-std::vector<PipelineTask>
-distir::dist::getPipelineOrder(int64_t pp, int64_t k,
+std::vector<std::vector<PipelineTask>>
+distir::dist::getPipelineSteps(int64_t pp, int64_t k,
                                PipelineSchedule schedule) {
+  if (schedule == PipelineSchedule::PipeDream)
+    return getPipeDreamSteps(pp, k);
   std::vector<std::vector<PipelineTask>> perStage(pp);
   for (int64_t s = 0; s < pp; ++s) {
     std::vector<PipelineTask> &seq = perStage[s];
@@ -59,7 +117,8 @@ distir::dist::getPipelineOrder(int64_t pp, int64_t k,
   }
   std::set<PipelineTask> done;
   std::vector<size_t> next(pp, 0);
-  std::vector<PipelineTask> order;
+  std::vector<std::vector<PipelineTask>> steps;
+  size_t scheduled = 0;
   auto ready = [&](const PipelineTask &t) {
     if (t.phase == PipelinePhase::Forward && t.stage > 0)
       return done.count({t.stage - 1, t.microbatch, PipelinePhase::Forward}) >
@@ -69,18 +128,27 @@ distir::dist::getPipelineOrder(int64_t pp, int64_t k,
              0;
     return true;
   };
-  while (order.size() < static_cast<size_t>(pp) * (2 * k + 1)) {
+  while (scheduled < static_cast<size_t>(pp) * (2 * k + 1)) {
     std::vector<PipelineTask> stepTasks;
     for (int64_t s = 0; s < pp; ++s)
       if (next[s] < perStage[s].size() && ready(perStage[s][next[s]]))
         stepTasks.push_back(perStage[s][next[s]++]);
     if (stepTasks.empty())
       break; // cannot happen for these schedules; guards against a hang
-    for (const PipelineTask &t : stepTasks) {
+    for (const PipelineTask &t : stepTasks)
       done.insert(t);
-      order.push_back(t);
-    }
+    scheduled += stepTasks.size();
+    steps.push_back(std::move(stepTasks));
   }
+  return steps;
+}
+
+std::vector<PipelineTask>
+distir::dist::getPipelineOrder(int64_t pp, int64_t k,
+                               PipelineSchedule schedule) {
+  std::vector<PipelineTask> order;
+  for (std::vector<PipelineTask> &step : getPipelineSteps(pp, k, schedule))
+    llvm::append_range(order, step);
   return order;
 }
 

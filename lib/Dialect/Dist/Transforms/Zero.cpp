@@ -225,92 +225,132 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
     return groups;
   }
 
-  /// Leaves of the sum tree of `v`: arith.addf ops whose result has no other
-  /// use are looked through (dist-dtp's microbatch accumulation).
-  static void collectLeaves(Value v, SmallVectorImpl<Value> &leaves) {
-    auto add = v.getDefiningOp<arith::AddFOp>();
-    if (!add || !v.hasOneUse()) {
-      leaves.push_back(v);
-      return;
+  /// The in-place accumulation chain that ends in `v`, first link first:
+  /// dist-dtp accumulates microbatch m's gradient into microbatch m - 1's
+  /// by passing it as the init of the same destination-style op. A value
+  /// that is no such chain is a chain of one link.
+  static SmallVector<Operation *> collectLinks(Value v) {
+    SmallVector<Operation *> links;
+    Operation *op = v.getDefiningOp();
+    while (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op)) {
+      links.push_back(op);
+      if (linalgOp->getNumResults() != 1 || linalgOp.getNumDpsInits() != 1)
+        break;
+      Value init = linalgOp.getDpsInits()[0];
+      Operation *prev = init.getDefiningOp();
+      // A link is a copy of the same op (another microbatch's instance).
+      if (!prev || !init.hasOneUse() ||
+          !OperationEquivalence::isEquivalentTo(
+              prev, op, OperationEquivalence::ignoreValueEquivalence,
+              /*markEquivalent=*/nullptr,
+              OperationEquivalence::IgnoreLocations))
+        break;
+      op = prev;
     }
-    collectLeaves(add.getLhs(), leaves);
-    collectLeaves(add.getRhs(), leaves);
+    if (links.empty())
+      links.push_back(op);
+    std::reverse(links.begin(), links.end());
+    return links;
   }
 
-  /// Reduced gradient chunks of `group`, one per member. Sums of full
-  /// gradients that become dead are added to `deadAdds`, outermost first.
-  SmallVector<Value> reduceToChunks(OpBuilder &b, Group &group,
-                                    SmallVectorImpl<Operation *> &deadAdds) {
+  /// The `linalg.fill` of a `tensor.empty` that `firstLink` starts from
+  /// (dist-dtp's zero init), or null.
+  static linalg::FillOp getZeroFill(Operation *firstLink) {
+    auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(firstLink);
+    if (!linalgOp || linalgOp.getNumDpsInits() != 1)
+      return nullptr;
+    auto fill = linalgOp.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      return nullptr;
+    return fill;
+  }
+
+  /// A fresh copy of `fill` and its `tensor.empty` at the builder's point.
+  static Value cloneZeroFill(OpBuilder &b, linalg::FillOp fill) {
+    IRMapping mapping;
+    b.clone(*fill.getOutputs()[0].getDefiningOp(), mapping);
+    return b.clone(*fill, mapping)->getResult(0);
+  }
+
+  /// Reduced gradient chunks of `group`, one per member. Stages 2 and 3
+  /// keep no full gradient buffer: dist-dtp's persistent, in-place
+  /// accumulated buffer is broken up so that each microbatch's gradient
+  /// goes into a zero tensor of its own, allocated right before it is
+  /// computed, and is reduce-scattered right after its last member computed
+  /// it; the chunks are accumulated as they arrive (DeepSpeed's ZeRO-2 with
+  /// gradient accumulation), so no full gradient outlives its microbatch.
+  SmallVector<Value> reduceToChunks(OpBuilder &b, Group &group) {
     AllReduceOp reduce = group.reduce;
     Location loc = reduce.getLoc();
     int64_t n = group.size();
     Block *body = reduce->getBlock();
-    SmallVector<SmallVector<Value>> leaves(n);
-    for (auto [i, input] : llvm::enumerate(reduce.getInputs()))
-      collectLeaves(input, leaves[i]);
-    bool perLeaf = stage >= 2 && leaves[0].size() > 1 &&
-                   llvm::all_of(leaves, [&](auto &l) {
-                     return l.size() == leaves[0].size();
+    SmallVector<SmallVector<Operation *>> links;
+    for (Value input : reduce.getInputs())
+      links.push_back(collectLinks(input));
+    bool perLink = stage >= 2 && llvm::all_of(links, [&](auto &l) {
+                     return l.size() == links[0].size() &&
+                            getZeroFill(l.front()) &&
+                            llvm::all_of(l, [&](Operation *op) {
+                              return op->getBlock() == body;
+                            });
                    });
-    if (!perLeaf) {
+    if (perLink) {
+      // Every link gets a zero init of its own, right before it.
+      for (auto &memberLinks : links) {
+        linalg::FillOp fill = getZeroFill(memberLinks.front());
+        Operation *empty = fill.getOutputs()[0].getDefiningOp();
+        for (Operation *link : memberLinks) {
+          b.setInsertionPoint(link);
+          cast<linalg::LinalgOp>(link).getDpsInitsMutable()[0].set(
+              cloneZeroFill(b, fill));
+        }
+        if (fill->use_empty()) {
+          fill->erase();
+          if (empty->use_empty())
+            empty->erase();
+        }
+      }
+    } else {
       b.setInsertionPoint(reduce);
       auto scatter = ReduceScatterOp::create(b, loc, ReductionKind::Sum,
                                              reduce.getInputs(), group.dim);
       return SmallVector<Value>(scatter.getResults());
     }
-    // Stage 2 with accumulation: reduce-scatter every leaf group right after
-    // its last member is defined, then rebuild the sums on chunks.
-    IRMapping chunks;
-    for (size_t j = 0; j < leaves[0].size(); ++j) {
+    SmallVector<Value> sums(n);
+    for (size_t j = 0; j < links[0].size(); ++j) {
       SmallVector<Value> inputs;
-      Operation *last = nullptr;
+      Operation *last = links[0][j];
       for (int64_t i = 0; i < n; ++i) {
-        inputs.push_back(leaves[i][j]);
-        Operation *def = leaves[i][j].getDefiningOp();
-        if (def && (!last || last->isBeforeInBlock(topLevel(def, body))))
-          last = topLevel(def, body);
+        inputs.push_back(links[i][j]->getResult(0));
+        if (last->isBeforeInBlock(links[i][j]))
+          last = links[i][j];
       }
-      if (last)
-        b.setInsertionPointAfter(last);
-      else
-        b.setInsertionPointToStart(body);
+      b.setInsertionPointAfter(last);
       auto scatter = ReduceScatterOp::create(b, loc, ReductionKind::Sum, inputs,
                                              group.dim);
+      // Accumulated in place into the first chunk (the sum is the init).
       for (int64_t i = 0; i < n; ++i)
-        chunks.map(inputs[i], scatter.getResult(i));
+        sums[i] = j == 0
+                      ? scatter.getResult(i)
+                      : linalg::AddOp::create(
+                            b, loc, ValueRange{sums[i], scatter.getResult(i)},
+                            ValueRange{sums[i]})
+                            .getResult(0);
     }
-    b.setInsertionPoint(reduce);
-    std::function<Value(Value)> rebuild = [&](Value v) -> Value {
-      if (Value c = chunks.lookupOrNull(v))
-        return c;
-      auto add = v.getDefiningOp<arith::AddFOp>();
-      Value lhs = rebuild(add.getLhs()), rhs = rebuild(add.getRhs());
-      IRMapping mapping;
-      mapping.map(add.getLhs(), lhs);
-      mapping.map(add.getRhs(), rhs);
-      deadAdds.push_back(add);
-      Operation *clone = b.clone(*add, mapping);
-      clone->getResult(0).setType(lhs.getType());
-      chunks.map(v, clone->getResult(0));
-      return clone->getResult(0);
-    };
-    SmallVector<Value> result;
-    for (Value input : reduce.getInputs())
-      result.push_back(rebuild(input));
-    return result;
+    return sums;
   }
 
   LogicalResult transform(ModuleOp module, func::FuncOp func,
                           SmallVector<Group> &groups) {
     OpBuilder b(func.getContext());
-    SmallVector<Operation *> dead, deadAdds;
+    SmallVector<Operation *> dead;
     // Stage 3: chunked arguments and results of the step function.
     DenseMap<unsigned, Chunk> chunkedArgs;
     SmallVector<ResultGroup> resultGroups;
 
     for (Group &group : groups) {
       int64_t n = group.size();
-      SmallVector<Value> gradChunks = reduceToChunks(b, group, deadAdds);
+      SmallVector<Value> gradChunks = reduceToChunks(b, group);
       // Chunked updates, each right before the full one.
       SmallVector<Value> updated;
       for (int64_t i = 0; i < n; ++i) {
@@ -367,13 +407,10 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
       }
       dead.push_back(group.reduce);
     }
-    // The all-reduces, full updates and dead accumulations go.
+    // The all-reduces and full updates go.
     for (Operation *op : dead)
       op->dropAllUses();
     for (Operation *op : dead)
-      op->erase();
-    // Post-order pushes children first: erase from the back (roots first).
-    for (Operation *op : llvm::reverse(deadAdds))
       op->erase();
 
     if (stage == 3)
@@ -391,6 +428,35 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
     Block &body = func.getBody().front();
     for (Group &group : groups) {
       int64_t n = group.size();
+      // dist-dtp transposes a weight once for the backward of every
+      // microbatch. Here the transpose would hold the gathered full weight
+      // from the first microbatch's backward to the last one's: instead
+      // each of its uses gets a transpose of its own (and so a gather of
+      // its own right before it), as ZeRO-3 gathers a parameter for every
+      // backward.
+      for (BlockArgument w : group.weights)
+        for (Operation *user : llvm::to_vector(w.getUsers())) {
+          auto transpose = dyn_cast<linalg::TransposeOp>(user);
+          if (!transpose || transpose->getBlock() != &body)
+            continue;
+          // Uses in program order; the first keeps the transpose.
+          SmallVector<OpOperand *> uses;
+          for (OpOperand &use : transpose.getResult()[0].getUses())
+            uses.push_back(&use);
+          llvm::sort(uses, [&](OpOperand *x, OpOperand *y) {
+            return topLevel(x->getOwner(), &body)
+                ->isBeforeInBlock(topLevel(y->getOwner(), &body));
+          });
+          for (OpOperand *use : llvm::drop_begin(uses)) {
+            Operation *consumer = topLevel(use->getOwner(), &body);
+            b.setInsertionPoint(consumer);
+            IRMapping mapping;
+            if (Operation *init = transpose.getInit().getDefiningOp();
+                init && isa<tensor::EmptyOp>(init))
+              mapping.map(transpose.getInit(), b.clone(*init)->getResult(0));
+            use->set(b.clone(*transpose, mapping)->getResult(0));
+          }
+        }
       // Each replica's uses of its weight (besides the chunked update, which
       // reads the chunk itself), in program order.
       SmallVector<SmallVector<Operation *>> users(n);

@@ -19,7 +19,7 @@
 
 // PP: error: pp=2 exceeds the 1 layers of the program
 // MB: error: dp * microbatches = 3 does not divide the batch dimension (4) of argument #0
-// SCHED: error: dist-dtp: unknown schedule 'zigzag' (expected gpipe, 1f1b or eager-1f1b)
+// SCHED: error: dist-dtp: unknown schedule 'zigzag' (expected gpipe, 1f1b, eager-1f1b or pipedream)
 // UNTAGGED: error: 'linalg.matmul' op pipeline parallelism and microbatching need ops tagged with dist.layer and dist.phase (programs from --build-mlp carry them)
 // ZERO: error: dist-dtp degrees must be >= 1 (dp=0, tp=1, pp=1, microbatches=1)
 // MAP: error: dist-dtp: bad mapping 'diagonal' (expected tp-inner, dp-inner or AXIS:FACTOR,... with AXIS in dp, tp, pp, least significant first)

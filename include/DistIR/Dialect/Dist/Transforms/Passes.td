@@ -81,14 +81,18 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       each column/row pair needs one all-reduce (in forward and backward);
     * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
       weights by their `dist.layer`) into `pp` balanced contiguous stages;
-      values crossing stages are sent, eagerly, by the producing stage;
+      values crossing stages are sent at the start of the time step in
+      which the receiving stage first needs them;
     * **microbatches** split each replica's batch into `microbatches` parts
-      that run one after the other; weight gradients are accumulated
-      locally and all-reduced once per step. The `schedule` orders the
+      that run one after the other; weight gradients are accumulated in
+      place (each microbatch adds into the previous one's gradient buffer)
+      and all-reduced once per step. The `schedule` orders the
       tasks (stage, microbatch, forward/backward) of every stage: `gpipe`
       (all forwards, then all backwards), `1f1b` (stage i runs
       min(K, pp-i-1) forwards, then alternates), `eager-1f1b`
-      (min(K, 2(pp-i)-1) forward warm-ups). Tasks are merged into time steps
+      (min(K, 2(pp-i)-1) forward warm-ups), `pipedream` (the published
+      DistIR's PipeDream order: each step a stage alternates between its
+      ready forwards and backwards). Tasks are merged into time steps
       and the step function's program order follows them, so the schedule
       is explicit in the IR. Ops need `dist.layer` and `dist.phase`
       (`forward`, `backward`, `update`) tags for `pp` > 1 or
@@ -129,7 +133,7 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
     Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
            "Microbatches per step">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"gpipe\"",
-           "Microbatch schedule: gpipe, 1f1b or eager-1f1b">,
+           "Microbatch schedule: gpipe, 1f1b, eager-1f1b or pipedream">,
     Option<"mapping", "mapping", "std::string", /*default=*/"\"tp-inner\"",
            "Device ids: tp-inner, dp-inner, or AXIS:FACTOR,... (least "
            "significant first)">,
@@ -144,7 +148,8 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "Tag every op of the step function with its task as "
            "`dist.task = \"stage S forward|backward|update [M]\"` and, "
            "when it was created for a source op with `dist.layer`, that "
-           "layer">
+           "layer; a send between stages that runs at the start of its "
+           "consumer's time step also gets `dist.receive`">
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
                            "::mlir::arith::ArithDialect",

@@ -27,7 +27,7 @@
 namespace distir::dist {
 
 enum class PipelinePhase { Forward = 0, Backward = 1, Update = 2 };
-enum class PipelineSchedule { GPipe, OneFOneB, EagerOneFOneB };
+enum class PipelineSchedule { GPipe, OneFOneB, EagerOneFOneB, PipeDream };
 
 /// A unit of the schedule: one stage's forward or backward of one
 /// microbatch, or its update (microbatch -1).
@@ -45,9 +45,15 @@ struct PipelineTask {
 
 std::optional<PipelineSchedule> symbolizePipelineSchedule(llvm::StringRef name);
 
-/// The program order of the tasks of `pp` stages and `k` microbatches:
-/// per-stage sequences (warm-up forwards, then alternating, then the
-/// remaining backwards, then the update) merged into time steps.
+/// The time steps of `pp` stages and `k` microbatches: at most one task per
+/// stage in each, a task after the tasks it depends on. GPipe, 1F1B and
+/// eager 1F1B merge per-stage sequences (warm-up forwards, then alternating,
+/// then the remaining backwards, then the update); PipeDream alternates
+/// greedily between the ready forwards and backwards.
+std::vector<std::vector<PipelineTask>>
+getPipelineSteps(int64_t pp, int64_t k, PipelineSchedule schedule);
+
+/// The program order of the tasks: the time steps, concatenated.
 std::vector<PipelineTask> getPipelineOrder(int64_t pp, int64_t k,
                                            PipelineSchedule schedule);
 
