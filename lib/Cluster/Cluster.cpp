@@ -37,6 +37,13 @@ std::optional<double> DeviceSpec::getPeakFlops(llvm::StringRef dtype) const {
   auto it = peakFlops.find(dtype.str());
   if (it != peakFlops.end())
     return it->second;
+  // Integer and index arithmetic (masks, token ids, shapes) runs on the
+  // general-purpose cores, whose rate is the f32 one. A floating-point type
+  // without an entry has no price: the caller reports it.
+  bool isInteger = dtype == "index" || dtype.starts_with("i") ||
+                   dtype.starts_with("si") || dtype.starts_with("ui");
+  if (!isInteger)
+    return std::nullopt;
   it = peakFlops.find("f32");
   if (it != peakFlops.end())
     return it->second;
@@ -152,6 +159,11 @@ mlir::LogicalResult distir::verifyCluster(const Cluster &cluster,
   const DeviceSpec &device = cluster.device;
   if (device.peakFlops.empty()) {
     emitError("device has no peak flop/s entries");
+    return mlir::failure();
+  }
+  if (!device.peakFlops.count("f32")) {
+    emitError("device has no peak flop/s for 'f32' (needed for f32 and "
+              "integer ops)");
     return mlir::failure();
   }
   for (const auto &[dtype, flops] : device.peakFlops) {

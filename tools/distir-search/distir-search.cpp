@@ -49,9 +49,7 @@ using namespace distir::search;
 namespace cl = llvm::cl;
 
 namespace {
-/// The command line. The ONNX library registers `--batch`, `--training` and
-/// `--input-shape` for distir-translate; main() removes those before
-/// constructing this, so the options are members rather than globals.
+/// The command line.
 struct Options {
   cl::OptionCategory category{"distir-search options"};
   cl::opt<std::string> model{"model", cl::desc("FILE.onnx or mlp:LAYERS,DIM"),
@@ -67,6 +65,11 @@ struct Options {
       "training",
       cl::desc("mlp: build the training step (loss, backward, SGD update)"),
       cl::cat(category)};
+  cl::opt<std::string> dtype{
+      "dtype",
+      cl::desc("Element type of mlp: models: f32 (default), f16 or bf16, "
+               "priced at the cluster's peak flop/s for that type"),
+      cl::value_desc("f32|f16|bf16"), cl::init("f32"), cl::cat(category)};
   cl::list<std::string> inputShapes{
       "input-shape",
       cl::desc("ONNX: shape of a graph input, NAME=d0,d1,...; dimension 0 is "
@@ -185,6 +188,7 @@ namespace {
 struct ModelSource {
   enum Kind { MLP, ONNX } kind = MLP;
   int64_t layers = 0, dim = 0;
+  std::string dtype = "f32";
   std::string path;
   std::unique_ptr<llvm::MemoryBuffer> bytes;
   SmallVector<std::pair<std::string, SmallVector<int64_t>>> inputShapes;
@@ -203,6 +207,7 @@ static OwningOpRef<ModuleOp> buildProgram(ModelSource &source, int64_t batch,
     options.dim = source.dim;
     options.batch = batch;
     options.training = training;
+    options.dtype = source.dtype;
     return buildMLP(options, loc);
   }
   ONNXImportOptions options;
@@ -242,13 +247,6 @@ static OwningOpRef<ModuleOp> buildProgram(ModelSource &source, int64_t batch,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // The ONNX library's distir-translate options would clash with ours.
-  auto &registered = cl::getRegisteredOptions();
-  for (StringRef name : {"batch", "training", "input-shape"}) {
-    auto it = registered.find(name);
-    if (it != registered.end())
-      it->second->removeArgument();
-  }
   Options opts;
   cl::HideUnrelatedOptions(opts.category);
   cl::ParseCommandLineOptions(
@@ -272,6 +270,9 @@ int main(int argc, char **argv) {
         source.layers < 1 || source.dim < 1)
       return fail("malformed model '" + modelSpec +
                   "' (expected mlp:LAYERS,DIM with positive integers)");
+    if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
+      return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
+    source.dtype = opts.dtype;
   } else if (modelSpec.ends_with(".onnx")) {
     source.kind = ModelSource::ONNX;
     source.entry = "main";
@@ -285,6 +286,9 @@ int main(int argc, char **argv) {
     if (opts.training)
       return fail("--training applies to mlp: models; ONNX models are "
                   "imported as inference programs");
+    if (opts.dtype.getNumOccurrences())
+      return fail("--dtype applies to mlp: models; ONNX models keep the "
+                  "element types they were exported with");
   } else {
     return fail("unknown model '" + modelSpec +
                 "' (expected FILE.onnx or mlp:LAYERS,DIM)");
@@ -330,6 +334,10 @@ int main(int argc, char **argv) {
     return fail(clusterError.empty()
                     ? "invalid cluster '" + opts.clusterSpec + "'"
                     : clusterError);
+  if (source.kind == ModelSource::MLP &&
+      !cluster->device.getPeakFlops(source.dtype))
+    return fail("cluster '" + cluster->name + "' has no peak flop/s for " +
+                source.dtype + " (--dtype " + source.dtype + ")");
   int64_t available = cluster->getNumDevices();
   int64_t devices =
       opts.devices.getNumOccurrences() ? int64_t(opts.devices) : available;

@@ -114,15 +114,20 @@ TEST(ClusterTest, SpanningLevel) {
   EXPECT_EQ(levelName({}), "<none>");
 }
 
-TEST(ClusterTest, PeakFlopsFallsBackToF32) {
+TEST(ClusterTest, PeakFlopsOnlyIntegersFallBackToF32) {
   Cluster cluster = getPreset("dgx1-v100");
   EXPECT_EQ(cluster.device.getPeakFlops("f16"), 125e12);
   EXPECT_EQ(cluster.device.getPeakFlops("f32"), 15.7e12);
-  // V100 has no bf16 entry.
-  EXPECT_EQ(cluster.device.getPeakFlops("bf16"), 15.7e12);
+  // V100 has no bf16 entry: bf16 ops have no price (the simulator reports
+  // them), while integer and index ops run at the f32 rate.
+  EXPECT_EQ(cluster.device.getPeakFlops("bf16"), std::nullopt);
+  EXPECT_EQ(cluster.device.getPeakFlops("i64"), 15.7e12);
+  EXPECT_EQ(cluster.device.getPeakFlops("i1"), 15.7e12);
+  EXPECT_EQ(cluster.device.getPeakFlops("index"), 15.7e12);
 
   DeviceSpec device;
   EXPECT_EQ(device.getPeakFlops("f32"), std::nullopt);
+  EXPECT_EQ(device.getPeakFlops("i32"), std::nullopt);
   device.peakFlops["f16"] = 1e12;
   EXPECT_EQ(device.getPeakFlops("f16"), 1e12);
   EXPECT_EQ(device.getPeakFlops("f64"), std::nullopt);
@@ -179,6 +184,8 @@ TEST(ClusterTest, VerifyRejectsBadFields) {
        "total device count"},
       {"no flops", [](Cluster &c) { c.device.peakFlops.clear(); },
        "device has no peak flop/s entries"},
+      {"no f32 flops", [](Cluster &c) { c.device.peakFlops.erase("f32"); },
+       "device has no peak flop/s for 'f32'"},
       {"zero flops", [](Cluster &c) { c.device.peakFlops["f16"] = 0; },
        "device peak flop/s for 'f16'"},
       {"zero memory bandwidth",

@@ -78,8 +78,9 @@ struct DeviceSpec {
   /// Seconds of fixed overhead per kernel.
   double launchOverhead = 0;
 
-  /// Peak FLOP/s for an element type name; falls back to "f32" when the
-  /// type is not listed, and returns std::nullopt if neither is present.
+  /// Peak FLOP/s for an element type name. Integer and index types without
+  /// an entry use the "f32" rate; a floating-point type without an entry
+  /// has none (std::nullopt), and callers report it.
   std::optional<double> getPeakFlops(llvm::StringRef dtype) const;
 
   bool operator==(const DeviceSpec &o) const {

@@ -247,7 +247,8 @@ double distir::priceCompute(const ComputeWork &work, const DeviceSpec &device,
   switch (model) {
   case CostModelKind::DistIRCompat: {
     // DistIR: one throughput for every dtype (f32 peak), inputs read once.
-    double throughput = device.getPeakFlops("f32").value_or(1);
+    // Cluster::validate requires an f32 entry.
+    double throughput = *device.getPeakFlops("f32");
     if (work.isContraction)
       return device.launchOverhead + work.inputBytes / device.memoryBandwidth +
              work.flops / throughput;
@@ -256,8 +257,10 @@ double distir::priceCompute(const ComputeWork &work, const DeviceSpec &device,
   }
   case CostModelKind::Analytic: {
     // Roofline: bound by compute or by memory traffic, plus the launch.
-    double peak = device.getPeakFlops(work.dtype).value_or(1);
-    double compute = work.flops / peak;
+    // The simulator checks that the dtype has a peak before pricing.
+    std::optional<double> peak = device.getPeakFlops(work.dtype);
+    assert(peak && "priced an op whose dtype has no peak flop/s");
+    double compute = work.flops / *peak;
     double memory =
         (work.bytesRead + work.bytesWritten) / device.memoryBandwidth;
     return device.launchOverhead + std::max(compute, memory);

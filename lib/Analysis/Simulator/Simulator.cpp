@@ -78,6 +78,8 @@ struct Buffer {
   /// Program-order positions of allocation and release (for the plan).
   int64_t allocSeq, freeSeq = -1;
   bool resident = false;
+  /// A dead argument's buffer that a returned result took over.
+  bool overwritten = false;
 };
 
 /// A device's resources: the order in which its streams become free.
@@ -107,9 +109,11 @@ public:
                                 /*time=*/0);
         buffers[value.buffer].resident = true;
         result.devices[*device].residentBytes += buffers[value.buffer].bytes;
+        argBuffers.push_back({value.buffer, arg.getType()});
       }
       args.push_back(value);
     }
+    entryBlock = &entry.getBody().front();
     if (failed(callFunction(entry, args)))
       return failure();
     finish();
@@ -173,6 +177,25 @@ private:
     return id;
   }
 
+  /// The buffer of a result of the entry function that replaces an
+  /// argument: the step returns its updated weights, which a trainer
+  /// writes over the old ones once these are dead (ZeRO's all-gather into
+  /// the parameter). Takes the buffer of a dead argument of the same type
+  /// and device, else allocates.
+  int64_t allocateResult(Value result, int64_t device, double time) {
+    bool returned = llvm::any_of(result.getUsers(), [&](Operation *user) {
+      return isa<func::ReturnOp>(user) && user->getBlock() == entryBlock;
+    });
+    if (returned)
+      for (auto &[buffer, type] : argBuffers)
+        if (type == result.getType() && buffers[buffer].device == device &&
+            buffers[buffer].handles == 0 && !buffers[buffer].overwritten) {
+          buffers[buffer].overwritten = true;
+          return buffer;
+        }
+    return allocate(device, getTensorBytes(result.getType()), time);
+  }
+
   int64_t allocate(int64_t device, int64_t bytes, double time) {
     buffers.push_back({device, bytes, 0, seq++});
     DeviceState &state = devices[device];
@@ -184,6 +207,28 @@ private:
     if (options.recordMemoryChanges && currentOp)
       result.memoryChanges.push_back({currentOp, device, bytes});
     return static_cast<int64_t>(buffers.size()) - 1;
+  }
+
+  /// The argument that result `i` of `op` overwrites, or null: an
+  /// element-wise op (parallel loops, identity maps) that reads a function
+  /// argument of the result's type for the last time. Optimizers update
+  /// parameters and their state in place (`param.add_(...)`), so a step's
+  /// new weights take no memory beside the old ones.
+  OpOperand *getOverwrittenArgument(Operation *op, unsigned i) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
+        i >= linalgOp->getNumResults() ||
+        !linalgOp.getIndexingMapMatchingResult(op->getResult(i)).isIdentity())
+      return nullptr;
+    for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+      auto arg = dyn_cast<BlockArgument>(input->get());
+      if (arg && arg.getOwner() == op->getBlock() &&
+          arg.getType() == op->getResult(i).getType() &&
+          linalgOp.getMatchingIndexingMap(input).isIdentity() &&
+          isLastUse(arg, op))
+        return input;
+    }
+    return nullptr;
   }
 
   LogicalResult visitScalar(Operation *op, ArrayRef<SimValue> operands,
@@ -206,6 +251,9 @@ private:
   CollectiveCostModel collectives;
   std::map<int64_t, DeviceState> devices;
   std::vector<Buffer> buffers;
+  /// The entry function's argument buffers and types, and its body.
+  SmallVector<std::pair<int64_t, Type>> argBuffers;
+  Block *entryBlock = nullptr;
   int64_t seq = 0;
   /// End of the op being retired: when values it used last are released.
   double releaseTime = 0;
@@ -448,8 +496,7 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
     if (isa<dist::AllReduceOp>(op) && isLastUse(op->getOperand(i), op))
       value.buffer = operands[i].buffer;
     else
-      value.buffer =
-          allocate(*device, getTensorBytes(resultValue.getType()), start);
+      value.buffer = allocateResult(resultValue, *device, start);
     results.push_back(value);
   }
   return success();
@@ -473,6 +520,13 @@ LogicalResult Simulation::visitCompute(Operation *op,
   }
 
   ComputeWork work = getComputeWork(op);
+  // (The DistIR-compatible model prices every dtype at the f32 peak.)
+  if (!work.isFree && options.costModel != CostModelKind::DistIRCompat &&
+      !cluster.device.getPeakFlops(work.dtype))
+    return op->emitError() << "cluster '" << cluster.name
+                           << "' has no peak flop/s for " << work.dtype
+                           << ", the element type of this op (add it to the "
+                              "device's peak_flops)";
   double duration = priceCompute(work, cluster.device, options.costModel,
                                  options.calibration.get());
   int64_t event = -1;
@@ -506,19 +560,31 @@ LogicalResult Simulation::visitCompute(Operation *op,
     }
     if (isView && operands[0].buffer >= 0) {
       value.buffer = operands[0].buffer;
+    } else if (OpOperand *arg = getOverwrittenArgument(op, i);
+               arg && operands[arg->getOperandNumber()].buffer >= 0 &&
+               buffers[operands[arg->getOperandNumber()].buffer].resident) {
+      value.buffer = operands[arg->getOperandNumber()].buffer;
     } else if (dps && static_cast<int64_t>(i) < dps.getNumDpsInits()) {
       OpOperand *init = dps.getDpsInitOperand(i);
       const SimValue &initValue = operands[init->getOperandNumber()];
       if (initValue.buffer >= 0 && isLastUse(init->get(), op))
         value.buffer = initValue.buffer; // in place
     }
-    // The destination of a transpose that is a view is never written.
+    // The destination of a transpose that is a view, or of an update that
+    // overwrites its argument, is never written.
     bool unwritten =
         isa<tensor::EmptyOp>(op) && !resultValue.use_empty() &&
-        llvm::all_of(resultValue.getUsers(), isTransposedOperandView);
+        llvm::all_of(resultValue.getUses(), [&](OpOperand &use) {
+          Operation *user = use.getOwner();
+          if (isTransposedOperandView(user))
+            return true;
+          auto dpsUser = dyn_cast<DestinationStyleOpInterface>(user);
+          return dpsUser && dpsUser.isDpsInit(&use) &&
+                 getOverwrittenArgument(user, use.getOperandNumber() -
+                                                  dpsUser.getNumDpsInputs());
+        });
     if (value.buffer < 0 && !unwritten)
-      value.buffer =
-          allocate(*device, getTensorBytes(resultValue.getType()), start);
+      value.buffer = allocateResult(resultValue, *device, start);
     results.push_back(value);
   }
   return success();

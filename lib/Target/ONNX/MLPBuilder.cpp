@@ -24,32 +24,36 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
 
 using namespace mlir;
 using namespace distir;
 
-static llvm::cl::OptionCategory mlpCategory("MLP builder options");
-static llvm::cl::opt<int64_t> clLayers("layers",
-                                       llvm::cl::desc("--build-mlp: layers"),
-                                       llvm::cl::init(4),
-                                       llvm::cl::cat(mlpCategory));
-static llvm::cl::opt<int64_t>
-    clDim("dim",
-          llvm::cl::desc("--build-mlp: hidden width (weights are "
-                         "dim x dim)"),
-          llvm::cl::init(64), llvm::cl::cat(mlpCategory));
-static llvm::cl::opt<int64_t> clBatch("batch",
-                                      llvm::cl::desc("--build-mlp: batch size"),
-                                      llvm::cl::init(16),
-                                      llvm::cl::cat(mlpCategory));
-static llvm::cl::opt<std::string>
-    clDtype("dtype", llvm::cl::desc("--build-mlp: element type, f32 or f16"),
-            llvm::cl::init("f32"), llvm::cl::cat(mlpCategory));
-static llvm::cl::opt<bool>
-    clTraining("training",
-               llvm::cl::desc("--build-mlp: add loss, backward pass and SGD "
-                              "update"),
-               llvm::cl::init(false), llvm::cl::cat(mlpCategory));
+// Registered by registerMLPBuilderTranslation(), that is by
+// distir-translate only (see ONNXImporter.cpp).
+namespace {
+struct MLPCLOptions {
+  llvm::cl::OptionCategory category{"MLP builder options"};
+  llvm::cl::opt<int64_t> layers{"layers", llvm::cl::desc("--build-mlp: layers"),
+                                llvm::cl::init(4), llvm::cl::cat(category)};
+  llvm::cl::opt<int64_t> dim{
+      "dim",
+      llvm::cl::desc("--build-mlp: hidden width (weights are dim x dim)"),
+      llvm::cl::init(64), llvm::cl::cat(category)};
+  llvm::cl::opt<int64_t> batch{"batch",
+                               llvm::cl::desc("--build-mlp: batch size"),
+                               llvm::cl::init(16), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> dtype{
+      "dtype", llvm::cl::desc("--build-mlp: element type, f32, f16 or bf16"),
+      llvm::cl::init("f32"), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> training{
+      "training",
+      llvm::cl::desc("--build-mlp: add loss, backward pass and SGD update"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
+};
+} // namespace
+
+static llvm::ManagedStatic<MLPCLOptions> clOptions;
 
 /// Learning rate of the SGD update.
 static constexpr double kLearningRate = 0.01;
@@ -151,11 +155,19 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
     emitError(loc) << "--device must be >= 0";
     return {};
   }
+  if (options.dtype != "f32" && options.dtype != "f16" &&
+      options.dtype != "bf16") {
+    emitError(loc) << "--dtype must be f32, f16 or bf16, not '" << options.dtype
+                   << "'";
+    return {};
+  }
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
                    linalg::LinalgDialect, math::MathDialect,
                    tensor::TensorDialect, dist::DistDialect>();
   OpBuilder b(ctx);
-  Type elt = options.f16 ? Type(b.getF16Type()) : Type(b.getF32Type());
+  Type elt = options.dtype == "f16"    ? Type(b.getF16Type())
+             : options.dtype == "bf16" ? Type(b.getBF16Type())
+                                       : Type(b.getF32Type());
   MLPEmitter e{b, loc, elt, dist::DeviceAttr::get(ctx, options.device)};
   int64_t bsz = options.batch, d = options.dim, n = options.layers;
 
@@ -257,6 +269,7 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
 int64_t getONNXImportDeviceOption();
 
 void distir::registerMLPBuilderTranslation() {
+  *clOptions; // the command-line options of --build-mlp
   static TranslateToMLIRRegistration reg(
       "build-mlp",
       "Build the MLP benchmark program (--layers, --dim, --batch, --dtype, "
@@ -264,17 +277,12 @@ void distir::registerMLPBuilderTranslation() {
       [](llvm::StringRef, MLIRContext *ctx) -> OwningOpRef<Operation *> {
         Location loc = FileLineColLoc::get(ctx, "build-mlp", 0, 0);
         MLPOptions options;
-        options.layers = clLayers;
-        options.dim = clDim;
-        options.batch = clBatch;
-        options.training = clTraining;
+        options.layers = clOptions->layers;
+        options.dim = clOptions->dim;
+        options.batch = clOptions->batch;
+        options.training = clOptions->training;
         options.device = getONNXImportDeviceOption();
-        if (clDtype != "f32" && clDtype != "f16") {
-          emitError(loc) << "--dtype must be f32 or f16, not '" << clDtype
-                         << "'";
-          return {};
-        }
-        options.f16 = clDtype == "f16";
+        options.dtype = clOptions->dtype;
         OwningOpRef<ModuleOp> module = buildMLP(options, loc);
         if (!module)
           return {};

@@ -19,6 +19,8 @@
 
 #include "ImporterImpl.h"
 
+#include "llvm/Support/ManagedStatic.h"
+
 using namespace mlir;
 
 /// Layer of an op from the name of the ONNX node it came from: exporters
@@ -76,37 +78,43 @@ using namespace distir;
 // Command-line options of --import-onnx
 //===----------------------------------------------------------------------===//
 
-static llvm::cl::OptionCategory onnxCategory("ONNX import options");
+// Registered by registerONNXTranslations(), that is by distir-translate
+// only: other tools that link the importer (distir-search, distir-run) must
+// not accept options they ignore.
 
-static llvm::cl::list<std::string> clInputShapes(
-    "input-shape",
-    llvm::cl::desc("Shape of a graph input for --import-onnx, replacing its "
-                   "dynamic dimensions: NAME=d0,d1,... (repeatable)"),
-    llvm::cl::value_desc("NAME=d0,d1,..."), llvm::cl::cat(onnxCategory));
-
-static llvm::cl::list<std::string> clInputValues(
-    "input-value",
-    llvm::cl::desc("Bind a graph input of --import-onnx to constant values "
-                   "(row-major): it becomes an initializer, leaves the "
-                   "function signature, and shape operands computed from it "
-                   "resolve at import time: NAME=v0,v1,... (repeatable)"),
-    llvm::cl::value_desc("NAME=v0,v1,..."), llvm::cl::cat(onnxCategory));
-
-static llvm::cl::opt<int64_t>
-    clDevice("device",
-             llvm::cl::desc("Device that --import-onnx and --build-mlp place "
-                            "every value on (#dist.device<N>)"),
-             llvm::cl::init(0), llvm::cl::cat(onnxCategory));
-
+namespace {
 enum class WeightsMode { Arguments, Constants };
-static llvm::cl::opt<WeightsMode> clWeights(
-    "weights", llvm::cl::desc("How --import-onnx imports initializers"),
-    llvm::cl::values(
-        clEnumValN(WeightsMode::Arguments, "arguments",
-                   "function arguments (default; no weight data is read)"),
-        clEnumValN(WeightsMode::Constants, "constants",
-                   "arith.constant dense<...> holding the weight data")),
-    llvm::cl::init(WeightsMode::Arguments), llvm::cl::cat(onnxCategory));
+struct ImportCLOptions {
+  llvm::cl::OptionCategory category{"ONNX import options"};
+  llvm::cl::list<std::string> inputShapes{
+      "input-shape",
+      llvm::cl::desc("Shape of a graph input for --import-onnx, replacing "
+                     "its dynamic dimensions: NAME=d0,d1,... (repeatable)"),
+      llvm::cl::value_desc("NAME=d0,d1,..."), llvm::cl::cat(category)};
+  llvm::cl::list<std::string> inputValues{
+      "input-value",
+      llvm::cl::desc("Bind a graph input of --import-onnx to constant values "
+                     "(row-major): it becomes an initializer, leaves the "
+                     "function signature, and shape operands computed from "
+                     "it resolve at import time: NAME=v0,v1,... (repeatable)"),
+      llvm::cl::value_desc("NAME=v0,v1,..."), llvm::cl::cat(category)};
+  llvm::cl::opt<int64_t> device{
+      "device",
+      llvm::cl::desc("Device that --import-onnx and --build-mlp place every "
+                     "value on (#dist.device<N>)"),
+      llvm::cl::init(0), llvm::cl::cat(category)};
+  llvm::cl::opt<WeightsMode> weights{
+      "weights", llvm::cl::desc("How --import-onnx imports initializers"),
+      llvm::cl::values(
+          clEnumValN(WeightsMode::Arguments, "arguments",
+                     "function arguments (default; no weight data is read)"),
+          clEnumValN(WeightsMode::Constants, "constants",
+                     "arith.constant dense<...> holding the weight data")),
+      llvm::cl::init(WeightsMode::Arguments), llvm::cl::cat(category)};
+};
+} // namespace
+
+static llvm::ManagedStatic<ImportCLOptions> clOptions;
 
 using namespace distir::onnx_import;
 
@@ -1389,13 +1397,13 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
   Location loc =
       FileLineColLoc::get(context, buffer->getBufferIdentifier(), 0, 0);
   ONNXImportOptions options;
-  options.device = clDevice;
-  options.weightsAsConstants = clWeights == WeightsMode::Constants;
-  if (clDevice < 0) {
+  options.device = clOptions->device;
+  options.weightsAsConstants = clOptions->weights == WeightsMode::Constants;
+  if (options.device < 0) {
     emitError(loc) << "--device must be >= 0";
     return {};
   }
-  for (const std::string &spec : clInputShapes) {
+  for (const std::string &spec : clOptions->inputShapes) {
     std::pair<std::string, SmallVector<int64_t>> shape;
     std::string err = parseInputShape(spec, shape);
     if (!err.empty()) {
@@ -1404,7 +1412,7 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
     }
     options.inputShapes.push_back(std::move(shape));
   }
-  for (const std::string &spec : clInputValues) {
+  for (const std::string &spec : clOptions->inputValues) {
     std::pair<std::string, SmallVector<std::string>> value;
     std::string err = parseInputValue(spec, value);
     if (!err.empty()) {
@@ -1421,6 +1429,7 @@ static OwningOpRef<Operation *> importONNXTranslation(llvm::SourceMgr &sm,
 }
 
 void distir::registerONNXTranslations() {
+  *clOptions; // the command-line options of --import-onnx
   static TranslateToMLIRRegistration importReg(
       "import-onnx",
       "Import an ONNX model as linalg/tensor/arith/math on placed tensors",
@@ -1433,4 +1442,4 @@ void distir::registerONNXTranslations() {
 }
 
 /// Shared with --build-mlp (MLPBuilder.cpp), which places on the same device.
-int64_t getONNXImportDeviceOption() { return clDevice; }
+int64_t getONNXImportDeviceOption() { return clOptions->device; }

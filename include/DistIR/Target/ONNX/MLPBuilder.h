@@ -11,6 +11,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
+#include <string>
 
 namespace distir {
 
@@ -19,8 +20,8 @@ struct MLPOptions {
   int64_t layers = 4;
   int64_t dim = 64;
   int64_t batch = 16;
-  /// "f32" or "f16".
-  bool f16 = false;
+  /// Element type: "f32", "f16" or "bf16".
+  std::string dtype = "f32";
   /// Also emit loss, backward pass and SGD update.
   bool training = false;
   int64_t device = 0;
