@@ -372,9 +372,10 @@ struct search::TemplateRun {
   std::string reason;
   double transformSeconds = 0, simulateSeconds = 0;
   std::map<TaskKind, TaskRecord> records;
-  /// By template device: resident bytes, and those of the batch inputs and
-  /// of the kept middle pair's weights.
-  std::map<int64_t, int64_t> resident, batchBytes, middleBytes;
+  /// By template device: resident bytes, and those of the kept middle
+  /// pair's weights. (Batch inputs are streamed per microbatch, not
+  /// resident: their slices are memory changes of the tasks.)
+  std::map<int64_t, int64_t> resident, middleBytes;
   int64_t templateK = 1, layersPerStage = 0;
   /// One more than the largest device id of the records.
   int64_t numDevices = 0;
@@ -573,10 +574,6 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
       moved[deviceMap[device]] += n;
     return moved;
   };
-  run->batchBytes = onDevices(
-      getArgumentBytes(module, entry, [](unsigned, DictionaryAttr attrs) {
-        return attrs && attrs.get("dist.batch_dim");
-      }));
   run->middleBytes = onDevices(
       getArgumentBytes(module, entry, [&](unsigned arg, DictionaryAttr) {
         return transformed.middleArgs.contains(arg);
@@ -619,15 +616,10 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
   // Middle pairs per stage in the full program (the template has one).
   int64_t middles = run.layersPerStage > 0 ? (run.layersPerStage - 2) / 2 : 1;
   for (const auto &[device, bytes] : run.resident) {
-    // The template holds `templateK` of the K microbatches of the inputs
-    // and one of the middle pairs' weights.
-    auto it = run.batchBytes.find(device);
-    int64_t perMicrobatch =
-        it == run.batchBytes.end() ? 0 : it->second / templateK;
+    // The template holds one of the middle pairs' weights.
     auto mit = run.middleBytes.find(device);
     int64_t perPair = mit == run.middleBytes.end() ? 0 : mit->second;
-    resident[device] =
-        bytes + perMicrobatch * (k - templateK) + perPair * (middles - 1);
+    resident[device] = bytes + perPair * (middles - 1);
     live[device] = peak[device] = resident[device];
   }
   auto playEvents = [&](ArrayRef<TaskEvent> events) {

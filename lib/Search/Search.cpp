@@ -369,9 +369,12 @@ ResidentFootprint search::getResidentFootprint(ModuleOp program,
 
 int64_t search::getResidentLowerBound(const ResidentFootprint &footprint,
                                       const SearchConfig &config) {
+  // Batch inputs are streamed a microbatch at a time: each replica holds
+  // at least one microbatch's inputs while it holds its weights.
   double devices = static_cast<double>(config.dp * config.tp * config.pp);
   double total = static_cast<double>(footprint.weightBytes) * config.dp +
-                 footprint.batchBytesPerSample * config.batch;
+                 footprint.batchBytesPerSample * config.batch /
+                     std::max<int64_t>(config.microbatches, 1);
   return static_cast<int64_t>(total / devices);
 }
 

@@ -211,10 +211,11 @@ struct ResidentFootprint {
 ResidentFootprint getResidentFootprint(mlir::ModuleOp program,
                                        llvm::StringRef entry, int64_t batch);
 
-/// A lower bound of the largest per-device resident bytes of `config`: each
-/// of its dp replicas holds every weight on some of its tp * pp devices, and
-/// every sample's inputs are on some device, so the devices hold at least
-/// dp * weights + batch inputs in all.
+/// A lower bound of the largest per-device peak bytes of `config`: each of
+/// its dp replicas holds every weight on some of its tp * pp devices, and
+/// one microbatch's inputs (streamed from the host) on some device while it
+/// does, so the devices' peaks add up to at least dp * weights + the inputs
+/// of dp microbatches.
 int64_t getResidentLowerBound(const ResidentFootprint &footprint,
                               const SearchConfig &config);
 

@@ -80,6 +80,9 @@ struct Buffer {
   bool resident = false;
   /// A dead argument's buffer that a returned result took over.
   bool overwritten = false;
+  /// A batch input streamed from the host, not on the device until an op
+  /// reads it whole (slices of it are copied in on their own).
+  bool pending = false;
 };
 
 /// A device's resources: the order in which its streams become free.
@@ -105,6 +108,17 @@ public:
         FailureOr<int64_t> device = getDeviceOf(entry, arg.getType());
         if (failed(device))
           return failure();
+        // The step's batch inputs (`dist.batch_dim`) come from the host as
+        // the data loader provides them: a microbatch's slice is on the
+        // device from its first use to its last, not the whole batch for
+        // the whole step.
+        if (entry.getArgAttr(arg.getArgNumber(), "dist.batch_dim")) {
+          buffers.push_back({*device, getTensorBytes(arg.getType()), 0, seq++});
+          buffers.back().pending = true;
+          value.buffer = static_cast<int64_t>(buffers.size()) - 1;
+          args.push_back(value);
+          continue;
+        }
         value.buffer = allocate(*device, getTensorBytes(arg.getType()),
                                 /*time=*/0);
         buffers[value.buffer].resident = true;
@@ -142,6 +156,8 @@ public:
     if (--buffer.handles > 0 || buffer.resident)
       return;
     buffer.freeSeq = seq++;
+    if (buffer.pending)
+      return; // never on the device
     DeviceState &state = devices[buffer.device];
     state.live -= buffer.bytes;
     if (options.recordMemoryChanges)
@@ -198,6 +214,20 @@ private:
 
   int64_t allocate(int64_t device, int64_t bytes, double time) {
     buffers.push_back({device, bytes, 0, seq++});
+    count(device, bytes, time);
+    return static_cast<int64_t>(buffers.size()) - 1;
+  }
+
+  /// Brings a pending (streamed) buffer onto its device.
+  void materialize(int64_t id, double time) {
+    Buffer &buffer = buffers[id];
+    buffer.pending = false;
+    buffer.allocSeq = seq++;
+    count(buffer.device, buffer.bytes, time);
+  }
+
+  /// Adds `bytes` to the live bytes of `device`.
+  void count(int64_t device, int64_t bytes, double time) {
     DeviceState &state = devices[device];
     state.live += bytes;
     DeviceReport &report = result.devices[device];
@@ -206,7 +236,6 @@ private:
       report.memoryTimeline.push_back({time, state.live});
     if (options.recordMemoryChanges && currentOp)
       result.memoryChanges.push_back({currentOp, device, bytes});
-    return static_cast<int64_t>(buffers.size()) - 1;
   }
 
   /// The argument that result `i` of `op` overwrites, or null: an
@@ -266,6 +295,13 @@ private:
 LogicalResult Simulation::visitOp(Operation *op, ArrayRef<SimValue> operands,
                                   SmallVectorImpl<SimValue> &results) {
   currentOp = op;
+  // A streamed input read whole is copied in now; a static slice of it
+  // copies only the slice (visitCompute).
+  for (auto [i, operand] : llvm::enumerate(operands))
+    if (operand.buffer >= 0 && buffers[operand.buffer].pending &&
+        !(i == 0 && isa<tensor::ExtractSliceOp>(op)))
+      materialize(operand.buffer,
+                  devices[buffers[operand.buffer].device].computeFree);
   if (isa<dist::DistDialect>(op->getDialect()))
     return visitCommunication(op, operands, results);
   bool touchesTensors =
@@ -558,7 +594,8 @@ LogicalResult Simulation::visitCompute(Operation *op,
       results.push_back(value);
       continue;
     }
-    if (isView && operands[0].buffer >= 0) {
+    if (isView && operands[0].buffer >= 0 &&
+        !buffers[operands[0].buffer].pending) {
       value.buffer = operands[0].buffer;
     } else if (OpOperand *arg = getOverwrittenArgument(op, i);
                arg && operands[arg->getOperandNumber()].buffer >= 0 &&
@@ -612,10 +649,11 @@ void Simulation::finish() {
   // Static-offset plan per device over program order.
   std::map<int64_t, std::vector<PlanBuffer>> perDevice;
   for (const Buffer &buffer : buffers)
-    perDevice[buffer.device].push_back(
-        {buffer.allocSeq,
-         buffer.resident || buffer.freeSeq < 0 ? seq : buffer.freeSeq,
-         buffer.bytes});
+    if (!buffer.pending)
+      perDevice[buffer.device].push_back(
+          {buffer.allocSeq,
+           buffer.resident || buffer.freeSeq < 0 ? seq : buffer.freeSeq,
+           buffer.bytes});
   for (auto &[device, planBuffers] : perDevice)
     result.devices[device].plannedBytes =
         options.planMemory ? planStaticOffsets(planBuffers) : -1;

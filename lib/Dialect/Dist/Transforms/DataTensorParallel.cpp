@@ -1394,6 +1394,12 @@ LogicalResult DTPRewriter::run() {
   step = func::FuncOp::create(builder, func.getLoc(),
                               (func.getSymName() + "_dtp").str(),
                               builder.getFunctionType(stepArgTypes, {}));
+  // Batch inputs stay marked: the simulator streams them from the host one
+  // microbatch at a time instead of keeping the whole batch resident.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto batch = func.getArgAttr(i, "dist.batch_dim"))
+      for (int64_t j = 0; j < c.dp * c.tp; ++j)
+        step.setArgAttr(i * c.dp * c.tp + j, "dist.batch_dim", batch);
   Block *stepBody = step.addEntryBlock();
   builder.setInsertionPointToStart(stepBody);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {

@@ -9,7 +9,7 @@
 
 // Megatron: one all-reduce for the column/row pair, no gathers.
 // TP-LABEL: func.func @mlp_dtp
-// TP-SAME: %arg0: tensor<4x8xf32, #dist.device<0>>, %arg1: tensor<4x8xf32, #dist.device<1>>
+// TP-SAME: %arg0: tensor<4x8xf32, #dist.device<0>> {dist.batch_dim = 0 : i64}, %arg1: tensor<4x8xf32, #dist.device<1>> {dist.batch_dim = 0 : i64}
 // TP-SAME: %arg2: tensor<8x4xf32, #dist.device<0>>, %arg3: tensor<8x4xf32, #dist.device<1>>
 // TP-SAME: %arg4: tensor<4x8xf32, #dist.device<0>>, %arg5: tensor<4x8xf32, #dist.device<1>>
 // TP: linalg.matmul {{.*}} -> tensor<4x4xf32, #dist.device<0>>
@@ -29,7 +29,7 @@
 // Data parallelism: batch shards, no communication in the forward pass;
 // the wrapper gathers the batch back.
 // DP-LABEL: func.func @mlp_dtp
-// DP-SAME: %arg0: tensor<2x8xf32, #dist.device<0>>, %arg1: tensor<2x8xf32, #dist.device<1>>
+// DP-SAME: %arg0: tensor<2x8xf32, #dist.device<0>> {dist.batch_dim = 0 : i64}, %arg1: tensor<2x8xf32, #dist.device<1>> {dist.batch_dim = 0 : i64}
 // DP-NOT: dist.{{[a-z_]+}} %
 // DP-LABEL: func.func @mlp(
 // DP: dist.all_gather %{{.*}}, %{{.*}} dim 0 : tensor<2x8xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<1>>
