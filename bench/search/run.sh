@@ -12,6 +12,9 @@
 #   mlp103b         MLP 103B (96 x 32768) training, batch 2048, K <= 8 (the
 #                   whole grid with K <= 64 takes too long here)
 #   mlp103b-anchor  MLP 103B, D/T/P = 1/4/4 only, K = 1...64 (slow)
+#   paper-fp16      MLP 1B, 17B and 103B in fp16 on 16 V100s in one DGX-2
+#                   (dgx2-v100x16), batch 128...131072, K <= 256: the best
+#                   configuration per batch size (--fast)
 #   gpt2-1.6b gpt2-13b gpt2-175b
 #                   GPT-2 inference (sequence 1024) over batch sizes
 #                   $GPT2_BATCHES (default 8,16,32,64) with K <= $GPT2_MAX_K
@@ -98,6 +101,17 @@ mlp103b-anchor)
 run mlp103b-anchor --model mlp:96,32768 --batch 2048 --training \
   --max-dp 1 --max-tp 4 --max-pp 4 --max-microbatches 64 \
   --no-memory-precheck --csv "$OUT/mlp103b-anchor.csv"
+;;
+paper-fp16)
+for m in 16,8192 64,16384 96,32768; do
+  $SEARCH --model mlp:$m --training --dtype f16 \
+    --batch-sweep 128,512,2048,8192,32768,131072 --cluster dgx2-v100x16 \
+    --devices 16 --max-microbatches 256 --fast --jobs "$JOBS" --no-progress \
+    --timing $EXTRA --csv "$OUT/paper-fp16-$m.csv" \
+    > "$OUT/paper-fp16-$m.txt" 2> "$OUT/paper-fp16-$m.time" || true
+  grep -E "configurations|best at" "$OUT/paper-fp16-$m.txt"
+  tail -1 "$OUT/paper-fp16-$m.time"
+done
 ;;
 gpt2-1.6b|gpt2-13b|gpt2-175b)
 # GPT-2 inference over batch sizes (the DistIR paper's GPT-2 grids).
