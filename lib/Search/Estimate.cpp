@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 #include <chrono>
 #include <mutex>
@@ -365,11 +366,52 @@ static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
   return folded;
 }
 
+/// Why the tasks of a template program are not copies of each other, or
+/// an empty string. Replay assumes that microbatch m's forward and backward
+/// tasks read only their own microbatch's values, values every microbatch
+/// shares (made by microbatch 0's task: a zero fill, a transposed weight)
+/// and, for an op that accumulates in place, the same op's result of
+/// microbatch m - 1. An op that reads other microbatches (the batch gathered
+/// before an attention that merges it with the heads, say) makes a task
+/// whose size depends on K, which a template of three microbatches cannot
+/// show.
+static std::string findCrossMicrobatchUse(func::FuncOp step,
+                                          bool allowAccumulation = true) {
+  std::string why;
+  step.walk([&](Operation *op) {
+    std::optional<PipelineTask> task = taskOfOp(op);
+    if (!task || task->phase == PipelinePhase::Update || task->microbatch < 0)
+      return WalkResult::advance();
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      std::optional<PipelineTask> from = taskOfOp(def);
+      if (!from || from->phase == PipelinePhase::Update ||
+          from->microbatch < 0 || from->microbatch == task->microbatch ||
+          from->microbatch == 0)
+        continue;
+      auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+      if (allowAccumulation && dps && dps.isDpsInit(&operand) &&
+          from->microbatch == task->microbatch - 1 &&
+          def->getName() == op->getName())
+        continue;
+      llvm::raw_string_ostream os(why);
+      os << "'" << op->getName() << "' of microbatch " << task->microbatch
+         << " reads a value of microbatch " << from->microbatch;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return why;
+}
+
 /// A simulated template: what replaying it for a configuration needs.
 struct search::TemplateRun {
   /// Ok, or the template's own Skipped/Failed outcome and its reason.
   ConfigStatus status = ConfigStatus::Ok;
   std::string reason;
+  /// Non-empty when the program cannot be replayed from a template: why.
+  /// Configurations of this template are simulated in full.
+  std::string fullSimulation;
   double transformSeconds = 0, simulateSeconds = 0;
   std::map<TaskKind, TaskRecord> records;
   /// By template device: resident bytes, and those of the kept middle
@@ -493,6 +535,9 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
     run->reason = "dist-dtp produced no step function @" + entry.str() + "_dtp";
     return run;
   }
+  run->fullSimulation = findCrossMicrobatchUse(step);
+  if (!run->fullSimulation.empty())
+    return run;
   std::string simError;
   FailureOr<SimulationResult> sim;
   {
@@ -718,7 +763,40 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
 struct search::TemplateCache::Impl {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const TemplateRun>> runs;
+  /// Inference: why the data-parallel replicas of a template shape are not
+  /// independent (empty: they are), by probe key.
+  std::map<std::string, std::string> replicaProbes;
 };
+
+/// In inference the template keeps one replica and gives every replica its
+/// events, which is exact only if the replicas never communicate. They do
+/// when the program gathers or reduces over the batch, which shows in the
+/// same shape with two microbatches of one replica (the batch axis has
+/// dp * K points either way): any op that reads another microbatch's value.
+/// Four microbatches (or three), so that middle ones show: microbatch 0's
+/// values may be ones every microbatch shares. Returns why the replicas are
+/// not independent, or an empty string.
+static std::string probeReplicas(ModuleOp source, StringRef entry,
+                                 const SearchConfig &shape,
+                                 const SearchOptions &options) {
+  int64_t k = shape.batch % 4 == 0 ? 4 : shape.batch % 3 == 0 ? 3 : 0;
+  if (k == 0)
+    return "a replica's batch of " + std::to_string(shape.batch) +
+           " cannot be split to check that replicas are independent";
+  SearchConfig probe = shape;
+  probe.microbatches = k;
+  probe.mapping = "tp-inner";
+  std::string error;
+  OwningOpRef<ModuleOp> module = source.clone();
+  if (failed(transformInPlace(*module, entry, probe, options, error,
+                              /*annotate=*/true)))
+    return "replicas not checked (" + error + ")";
+  func::FuncOp step = findStepFunction(*module, entry);
+  if (!step)
+    return "replicas not checked (no step function)";
+  std::string why = findCrossMicrobatchUse(step, /*allowAccumulation=*/false);
+  return why.empty() ? why : "data-parallel replicas communicate: " + why;
+}
 
 search::TemplateCache::TemplateCache() : impl(std::make_unique<Impl>()) {}
 search::TemplateCache::~TemplateCache() = default;
@@ -758,9 +836,48 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
                                     const SearchConfig &config,
                                     const SearchOptions &options,
                                     TemplateCache *cache,
-                                    TransformCache *transforms) {
+                                    TransformCache *transforms,
+                                    function_ref<ModuleOp()> fullProgram) {
   using Clock = std::chrono::steady_clock;
   SearchConfig shape = getTemplateConfig(config, options.training);
+  // A configuration whose program cannot be replayed from a template is
+  // simulated in full, at its own batch (the reason goes to --timing).
+  auto simulateInFull = [&](const std::string &why) {
+    ModuleOp full = fullProgram ? fullProgram() : ModuleOp();
+    ConfigResult result;
+    if (!full) {
+      result.config = config;
+      result.status = ConfigStatus::Failed;
+      result.reason = "--fast: " + why + ", and no program at batch " +
+                      std::to_string(config.batch) + " to simulate in full";
+      return result;
+    }
+    result = evaluateConfig(full, entry, config, options);
+    result.fullSimulationReason = why;
+    return result;
+  };
+  if (!options.training && config.dp > 1) {
+    SearchConfig probeShape = shape;
+    probeShape.mapping = "tp-inner";
+    std::string probeKey =
+        std::to_string(shape.batch) + " " + probeShape.getPassOptions();
+    std::optional<std::string> why;
+    if (cache) {
+      std::lock_guard<std::mutex> lock(cache->impl->mutex);
+      if (auto it = cache->impl->replicaProbes.find(probeKey);
+          it != cache->impl->replicaProbes.end())
+        why = it->second;
+    }
+    if (!why) {
+      why = probeReplicas(templateSource, entry, shape, options);
+      if (cache) {
+        std::lock_guard<std::mutex> lock(cache->impl->mutex);
+        cache->impl->replicaProbes.emplace(probeKey, *why);
+      }
+    }
+    if (!why->empty())
+      return simulateInFull(*why);
+  }
   std::optional<int64_t> foldable =
       getFoldableLayersPerStage(templateSource, entry, config.pp);
   bool sameShape =
@@ -837,6 +954,8 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     std::lock_guard<std::mutex> lock(cache->impl->mutex);
     cache->impl->runs.emplace(key, run);
   }
+  if (!run->fullSimulation.empty())
+    return simulateInFull(run->fullSimulation);
   auto start = Clock::now();
   ConfigResult result = replay(*run, config, shape, *order, options);
   double replaySeconds =

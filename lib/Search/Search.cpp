@@ -499,23 +499,26 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
         const SearchProgram *program = llvm::find_if(
             programs, [&](const SearchProgram &p) { return p.batch == batch; });
         ConfigResult &result = results[i];
+        // The program at `b`, parsed into this worker's context once.
+        auto getParsed = [&](int64_t b, const SearchProgram &p) {
+          auto it = parsed.find(b);
+          if (it == parsed.end()) {
+            ErrorCapture capture(context.get());
+            OwningOpRef<ModuleOp> module = parseProgram(p, context.get());
+            if (!module)
+              parseErrors[b] = "cannot parse the program: " + capture.first;
+            else
+              footprints[b] = getResidentFootprint(*module, p.entry, b);
+            it = parsed.emplace(b, std::move(module)).first;
+          }
+          return it;
+        };
         if (program == programs.end()) {
           result.config = config;
           result.status = ConfigStatus::Failed;
           result.reason = "no program for batch " + std::to_string(batch);
         } else {
-          auto it = parsed.find(batch);
-          if (it == parsed.end()) {
-            ErrorCapture capture(context.get());
-            OwningOpRef<ModuleOp> module =
-                parseProgram(*program, context.get());
-            if (!module)
-              parseErrors[batch] = "cannot parse the program: " + capture.first;
-            else
-              footprints[batch] =
-                  getResidentFootprint(*module, program->entry, batch);
-            it = parsed.emplace(batch, std::move(module)).first;
-          }
+          auto it = getParsed(batch, *program);
           int64_t bound =
               it->second ? getResidentLowerBound(footprints[batch], config) : 0;
           if (!it->second) {
@@ -532,8 +535,19 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
                             " per device, more than the capacity " +
                             formatBytes(capacity) + " (not simulated)";
           } else if (options.fast) {
-            result = estimateConfig(*it->second, program->entry, config,
-                                    options, &templates, &transforms);
+            auto fullProgram = [&]() -> ModuleOp {
+              const SearchProgram *p =
+                  llvm::find_if(programs, [&](const SearchProgram &candidate) {
+                    return candidate.batch == config.batch;
+                  });
+              if (p == programs.end())
+                return {};
+              auto full = getParsed(config.batch, *p);
+              return full->second ? *full->second : ModuleOp();
+            };
+            result =
+                estimateConfig(*it->second, program->entry, config, options,
+                               &templates, &transforms, fullProgram);
           } else {
             result =
                 evaluateConfig(*it->second, program->entry, config, options);

@@ -524,10 +524,14 @@ int main(int argc, char **argv) {
       const SearchConfig &c = r.config;
       llvm::errs() << llvm::formatv(
           "timing batch {0} D/T/P/K {1}/{2}/{3}/{4} {5} {6}: transform "
-          "{7:f2} ms, simulate {8:f2} ms\n",
+          "{7:f2} ms, simulate {8:f2} ms",
           c.batch, c.dp, c.tp, c.pp, c.microbatches,
           c.schedule.empty() ? "-" : c.schedule, c.mapping,
           r.transformSeconds * 1e3, r.simulateSeconds * 1e3);
+      if (!r.fullSimulationReason.empty())
+        llvm::errs() << " (full simulation, not a template replay: "
+                     << r.fullSimulationReason << ")";
+      llvm::errs() << "\n";
     }
     auto seconds = [](auto a, auto b) {
       return std::chrono::duration<double>(b - a).count();

@@ -132,6 +132,9 @@ struct ConfigResult {
   /// Wall-clock seconds spent on this configuration (transform, simulate).
   /// Not part of the reports (they must not depend on timing).
   double transformSeconds = 0, simulateSeconds = 0;
+  /// With --fast: why this configuration was simulated in full instead of
+  /// replayed from a template (empty when it was replayed or not --fast).
+  std::string fullSimulationReason;
 };
 
 /// A sequential program to distribute, serialized so that every worker
@@ -276,11 +279,18 @@ public:
   std::unique_ptr<Impl> impl;
 };
 
-ConfigResult estimateConfig(mlir::ModuleOp templateSource,
-                            llvm::StringRef entry, const SearchConfig &config,
-                            const SearchOptions &options,
-                            TemplateCache *cache = nullptr,
-                            TransformCache *transforms = nullptr);
+///
+/// A program that a template cannot represent is simulated in full, on
+/// `fullProgram()` (the model at the configuration's batch), and the result
+/// says why (ConfigResult::fullSimulationReason): a task that reads another
+/// microbatch's values (the batch gathered before an attention), or, in
+/// inference, data-parallel replicas that communicate.
+ConfigResult
+estimateConfig(mlir::ModuleOp templateSource, llvm::StringRef entry,
+               const SearchConfig &config, const SearchOptions &options,
+               TemplateCache *cache = nullptr,
+               TransformCache *transforms = nullptr,
+               llvm::function_ref<mlir::ModuleOp()> fullProgram = nullptr);
 
 /// Fills the latency, throughput, peak memory and status of `result` from
 /// per-device reports.
