@@ -203,8 +203,9 @@ TEST(SearchEstimate, DeviceMapEqualsRemappedProgram) {
   }
 }
 
-// Each replica holds every weight on its tp * pp devices, and the batch
-// inputs live somewhere: (dp * weights + inputs) / devices.
+// Each replica holds every weight on its tp * pp devices, and one
+// microbatch's inputs (streamed) somewhere while it does:
+// (dp * weights + inputs / K) / devices.
 TEST(SearchMemory, ResidentLowerBound) {
   ResidentFootprint footprint;
   footprint.weightBytes = 1000;
@@ -218,6 +219,14 @@ TEST(SearchMemory, ResidentLowerBound) {
   config.dp = 1;
   config.tp = 4;
   EXPECT_EQ(getResidentLowerBound(footprint, config), (1000 + 400) / 4);
+  // The pipeline's stages share the weights too: 1/1/4 spreads them over 4
+  // devices like 1/4/1 (a bound over dp * tp alone would drop pipelines).
+  config.tp = 1;
+  config.pp = 4;
+  EXPECT_EQ(getResidentLowerBound(footprint, config), (1000 + 400) / 4);
+  // Four microbatches: a quarter of the batch's inputs at a time.
+  config.microbatches = 4;
+  EXPECT_EQ(getResidentLowerBound(footprint, config), (1000 + 100) / 4);
 }
 
 } // namespace
