@@ -63,6 +63,15 @@ static std::string describe(const SearchConfig &config) {
 // Table
 //===----------------------------------------------------------------------===//
 
+/// ", MFU 41.3% (16.2 TFLOP/s per device)" when the device's peak is known.
+static std::string describeMFU(const ConfigResult &r) {
+  if (r.peakFlopsPerDevice <= 0 || r.modelFlops <= 0)
+    return "";
+  return llvm::formatv(", MFU {0:f1}% ({1:f1} TFLOP/s per device)",
+                       100 * r.getMFU(), r.getModelFlopsPerDevice() / 1e12)
+      .str();
+}
+
 void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
                         ArrayRef<ConfigResult> results,
                         ArrayRef<size_t> ranking, size_t top) {
@@ -84,9 +93,10 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
     if (summary.batchSweep)
       os << llvm::formatv("{0,6}  ", "batch");
     os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  "
-                        "{7,14}  {8,12}  {9}\n",
+                        "{7,14}  {8,6}  {9,12}  {10}\n",
                         "D", "T", "P", "K", "schedule", padded("mapping"),
-                        "latency", "throughput/s", "peak memory", "status");
+                        "latency", "throughput/s", "MFU", "peak memory",
+                        "status");
     for (size_t r = 0; r < rows; ++r) {
       const ConfigResult &result = results[ranking[r]];
       const SearchConfig &c = result.config;
@@ -94,11 +104,14 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
       if (summary.batchSweep)
         os << llvm::formatv("{0,6}  ", c.batch);
       os << llvm::formatv(
-          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  {7,14}  {8,12}  "
-          "{9}\n",
+          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  {7,14}  {8,6}  "
+          "{9,12}  {10}\n",
           c.dp, c.tp, c.pp, c.microbatches, scheduleOrDash(c),
           padded(c.mapping), formatSeconds(result.latency),
           llvm::formatv("{0:f1}", result.throughput).str(),
+          result.peakFlopsPerDevice > 0
+              ? llvm::formatv("{0:f1}%", 100 * result.getMFU()).str()
+              : std::string("-"),
           formatBytes(result.peakBytes), stringifyConfigStatus(result.status));
     }
   }
@@ -125,7 +138,7 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
           continue;
         os << "best at batch " << batch << ": " << describe(r.config) << ", "
            << llvm::formatv("{0:f1}", r.throughput) << " samples/s, peak "
-           << formatBytes(r.peakBytes) << "\n";
+           << formatBytes(r.peakBytes) << describeMFU(r) << "\n";
         break;
       }
     }
@@ -136,7 +149,8 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
     if (summary.batchSweep)
       os << " batch " << best.config.batch;
     os << ", " << llvm::formatv("{0:f1}", best.throughput)
-       << " samples/s, peak " << formatBytes(best.peakBytes) << "\n";
+       << " samples/s, peak " << formatBytes(best.peakBytes)
+       << describeMFU(best) << "\n";
   }
 }
 
@@ -172,7 +186,8 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
   std::vector<size_t> ranks = ranksOf(results.size(), ranking);
   os << "index,rank,batch,dp,tp,pp,microbatches,schedule,mapping,devices,"
         "status,latency_s,throughput,peak_bytes,peak_device,resident_bytes,"
-        "reason\n";
+        "microbatch_size,tokens_per_s,model_flops,model_tflops_per_device,"
+        "mfu,reason\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const ConfigResult &result = results[i];
     const SearchConfig &c = result.config;
@@ -187,6 +202,15 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
          << "," << result.peakDevice << "," << result.residentBytes;
     else
       os << ",,,,";
+    os << "," << result.getMicrobatchSize() << ",";
+    if (simulated && result.tokensPerSample > 0)
+      os << llvm::format("%.9g", result.throughput * result.tokensPerSample);
+    os << "," << llvm::format("%.9g", result.modelFlops) << ",";
+    if (simulated)
+      os << llvm::format("%.9g", result.getModelFlopsPerDevice() / 1e12);
+    os << ",";
+    if (simulated && result.peakFlopsPerDevice > 0)
+      os << llvm::format("%.6g", result.getMFU());
     os << "," << csvField(result.reason) << "\n";
   }
 }
@@ -213,12 +237,19 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
         {"pass_options", c.getPassOptions()},
         {"status", stringifyConfigStatus(result.status)},
     };
+    row["microbatch_size"] = result.getMicrobatchSize();
+    row["model_flops"] = result.modelFlops;
     if (wasSimulated(result)) {
       row["latency_s"] = result.latency;
       row["throughput"] = result.throughput;
       row["peak_bytes"] = result.peakBytes;
       row["peak_device"] = result.peakDevice;
       row["resident_bytes"] = result.residentBytes;
+      row["model_tflops_per_device"] = result.getModelFlopsPerDevice() / 1e12;
+      if (result.peakFlopsPerDevice > 0)
+        row["mfu"] = result.getMFU();
+      if (result.tokensPerSample > 0)
+        row["tokens_per_s"] = result.throughput * result.tokensPerSample;
     }
     if (!result.reason.empty())
       row["reason"] = result.reason;

@@ -349,6 +349,48 @@ func::FuncOp search::findStepFunction(ModuleOp module, StringRef entry) {
   return {};
 }
 
+ModelWork search::getModelWork(ModuleOp program, StringRef entry) {
+  ModelWork work;
+  auto func = program.lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal())
+    return work;
+  std::map<std::string, double> byDType;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    bool touchesTensors =
+        llvm::any_of(op.getOperandTypes(),
+                     [](Type t) { return isa<TensorType>(t); }) ||
+        llvm::any_of(op.getResultTypes(),
+                     [](Type t) { return isa<TensorType>(t); });
+    if (!touchesTensors)
+      continue;
+    ComputeWork w = getComputeWork(&op);
+    if (w.isFree)
+      continue;
+    work.flops += w.flops;
+    byDType[w.dtype] += w.flops;
+  }
+  double most = -1;
+  for (const auto &[dtype, flops] : byDType)
+    if (flops > most) {
+      most = flops;
+      work.dtype = dtype;
+    }
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    auto batch = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                    "dist.batch_dim");
+    if (!type || !batch || type.getRank() < 2 ||
+        !type.getElementType().isInteger())
+      continue;
+    int64_t tokens = 1;
+    for (auto [d, size] : llvm::enumerate(type.getShape()))
+      if (static_cast<int64_t>(d) != batch.getInt())
+        tokens *= size;
+    work.tokensPerSample = std::max(work.tokensPerSample, tokens);
+  }
+  return work;
+}
+
 ResidentFootprint search::getResidentFootprint(ModuleOp program,
                                                StringRef entry, int64_t batch) {
   ResidentFootprint footprint;

@@ -479,6 +479,17 @@ int main(int argc, char **argv) {
   std::vector<size_t> ranking = rankResults(results);
   auto searchedTime = Clock::now();
 
+  // The model's work per step, for achieved flop/s, MFU and tokens/s.
+  std::map<int64_t, ModelWork> work;
+  for (auto [batch, module] : llvm::zip(batches, modules))
+    work[batch] = getModelWork(*module, source.entry);
+  for (ConfigResult &r : results) {
+    const ModelWork &w = work[r.config.batch];
+    r.modelFlops = w.flops;
+    r.peakFlopsPerDevice = cluster->device.getPeakFlops(w.dtype).value_or(0);
+    r.tokensPerSample = w.tokensPerSample;
+  }
+
   // Reports.
   SearchSummary summary;
   summary.model = modelSpec.str();

@@ -135,7 +135,41 @@ struct ConfigResult {
   /// With --fast: why this configuration was simulated in full instead of
   /// replayed from a template (empty when it was replayed or not --fast).
   std::string fullSimulationReason;
+  /// The model's work per step (ModelWork of the sequential program) and
+  /// the devices' peak flop/s for its dtype: the reports derive achieved
+  /// model flop/s per device and MFU from them. 0 when unknown.
+  double modelFlops = 0, peakFlopsPerDevice = 0;
+  /// Tokens per sample (sequence models), 0 if the model has none.
+  int64_t tokensPerSample = 0;
+
+  /// Samples of one microbatch of one replica.
+  int64_t getMicrobatchSize() const {
+    return config.batch / std::max<int64_t>(config.dp * config.microbatches, 1);
+  }
+  /// Model flop/s achieved per device (the sequential program's flops per
+  /// step, not counting recomputation or communication), and its fraction
+  /// of the device's peak (model flops utilization).
+  double getModelFlopsPerDevice() const {
+    int64_t devices = config.getNumDevices();
+    return latency > 0 && devices > 0 ? modelFlops / latency / devices : 0;
+  }
+  double getMFU() const {
+    return peakFlopsPerDevice > 0
+               ? getModelFlopsPerDevice() / peakFlopsPerDevice
+               : 0;
+  }
 };
+
+/// The work of one step of a sequential program: its flops (every op the
+/// cost model prices, forward, backward and update), the element type that
+/// does most of them, and the tokens per sample of its integer inputs of
+/// rank two or more (token ids), 0 if none.
+struct ModelWork {
+  double flops = 0;
+  std::string dtype = "f32";
+  int64_t tokensPerSample = 0;
+};
+ModelWork getModelWork(mlir::ModuleOp program, llvm::StringRef entry);
 
 /// A sequential program to distribute, serialized so that every worker
 /// context can parse its own copy.

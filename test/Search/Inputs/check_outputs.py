@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 COLUMNS = ["index", "rank", "batch", "dp", "tp", "pp", "microbatches",
            "schedule", "mapping", "devices", "status", "latency_s",
            "throughput", "peak_bytes", "peak_device", "resident_bytes",
-           "reason"]
+           "microbatch_size", "tokens_per_s", "model_flops",
+           "model_tflops_per_device", "mfu", "reason"]
 
 
 def fail(msg):
@@ -45,6 +46,10 @@ def main():
             fail("row %s: devices != dp*tp*pp" % row["index"])
         if (row["schedule"] == "") != (int(row["pp"]) == 1):
             fail("row %s: schedule given iff pp > 1" % row["index"])
+        if int(row["microbatch_size"]) * int(row["dp"]) * int(row["microbatches"]) != int(row["batch"]):
+            fail("row %s: microbatch_size != batch / (dp * K)" % row["index"])
+        if row["mfu"] and abs(float(row["mfu"]) - config.get("mfu", -1)) > 1e-5 * max(1.0, float(row["mfu"])):
+            fail("row %s: mfu differs" % row["index"])
         if row["status"] in ("ok", "oom"):
             latency, throughput = float(row["latency_s"]), float(row["throughput"])
             if latency <= 0 or abs(throughput * latency - int(row["batch"])) > 1e-6 * int(row["batch"]):
