@@ -856,6 +856,10 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     result.fullSimulationReason = why;
     return result;
   };
+  // dist-zero and dist-recompute add ops outside dist-dtp's task structure.
+  if (config.zero > 0 || config.recompute)
+    return simulateInFull("ZeRO and recomputation programs are not "
+                          "templated");
   if (!options.training && config.dp > 1) {
     SearchConfig probeShape = shape;
     probeShape.mapping = "tp-inner";

@@ -56,6 +56,10 @@ static std::string describe(const SearchConfig &config) {
     text += " " + config.schedule;
   if (config.dp > 1 && config.tp > 1)
     text += " " + config.mapping;
+  if (config.zero > 0)
+    text += " zero=" + std::to_string(config.zero);
+  if (config.recompute)
+    text += " recompute";
   return text;
 }
 
@@ -92,22 +96,28 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
     os << llvm::formatv("{0,4}  ", "rank");
     if (summary.batchSweep)
       os << llvm::formatv("{0,6}  ", "batch");
-    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  "
-                        "{7,14}  {8,6}  {9,12}  {10}\n",
+    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-6}  "
+                        "{7,12}  {8,14}  {9,6}  {10,12}  {11}\n",
                         "D", "T", "P", "K", "schedule", padded("mapping"),
-                        "latency", "throughput/s", "MFU", "peak memory",
-                        "status");
+                        "memory", "latency", "throughput/s", "MFU",
+                        "peak memory", "status");
     for (size_t r = 0; r < rows; ++r) {
       const ConfigResult &result = results[ranking[r]];
       const SearchConfig &c = result.config;
       os << llvm::formatv("{0,4}  ", r + 1);
       if (summary.batchSweep)
         os << llvm::formatv("{0,6}  ", c.batch);
+      // Memory transforms: ZeRO stage and recomputation ("-" for none).
+      std::string memory = c.zero > 0 ? "z" + std::to_string(c.zero) : "";
+      if (c.recompute)
+        memory += memory.empty() ? "rc" : "+rc";
+      if (memory.empty())
+        memory = "-";
       os << llvm::formatv(
-          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,12}  {7,14}  {8,6}  "
-          "{9,12}  {10}\n",
+          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-6}  {7,12}  {8,14}  "
+          "{9,6}  {10,12}  {11}\n",
           c.dp, c.tp, c.pp, c.microbatches, scheduleOrDash(c),
-          padded(c.mapping), formatSeconds(result.latency),
+          padded(c.mapping), memory, formatSeconds(result.latency),
           llvm::formatv("{0:f1}", result.throughput).str(),
           result.peakFlopsPerDevice > 0
               ? llvm::formatv("{0:f1}%", 100 * result.getMFU()).str()
@@ -187,7 +197,7 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
   os << "index,rank,batch,dp,tp,pp,microbatches,schedule,mapping,devices,"
         "status,latency_s,throughput,peak_bytes,peak_device,resident_bytes,"
         "microbatch_size,tokens_per_s,model_flops,model_tflops_per_device,"
-        "mfu,reason\n";
+        "mfu,zero,recompute,reason\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const ConfigResult &result = results[i];
     const SearchConfig &c = result.config;
@@ -211,7 +221,8 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
     os << ",";
     if (simulated && result.peakFlopsPerDevice > 0)
       os << llvm::format("%.6g", result.getMFU());
-    os << "," << csvField(result.reason) << "\n";
+    os << "," << c.zero << "," << (c.recompute ? "all" : "none") << ","
+       << csvField(result.reason) << "\n";
   }
 }
 
@@ -235,6 +246,8 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
         {"mapping", c.mapping},
         {"devices", c.getNumDevices()},
         {"pass_options", c.getPassOptions()},
+        {"zero", c.zero},
+        {"recompute", c.recompute ? "all" : "none"},
         {"status", stringifyConfigStatus(result.status)},
     };
     row["microbatch_size"] = result.getMicrobatchSize();

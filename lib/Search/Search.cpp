@@ -181,19 +181,30 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
             if (dp > 1 && tp > 1)
               mappings.push_back("dp-inner");
           }
-          for (StringRef schedule : schedules) {
-            for (const std::string &mapping : mappings) {
-              SearchConfig config;
-              config.batch = batch;
-              config.dp = dp;
-              config.tp = tp;
-              config.pp = pp;
-              config.microbatches = k;
-              config.schedule = schedule.str();
-              config.mapping = mapping;
-              configs.push_back(std::move(config));
-            }
-          }
+          // Memory transforms of training steps: ZeRO needs replicas.
+          int64_t maxZero = space.training && dp > 1
+                                ? std::min<int64_t>(space.maxZero, 3)
+                                : 0;
+          SmallVector<bool, 2> recomputes = {false};
+          if (space.training && space.tryRecompute)
+            recomputes.push_back(true);
+          for (int64_t zero = 0; zero <= maxZero; ++zero)
+            for (bool recompute : recomputes)
+              for (StringRef schedule : schedules) {
+                for (const std::string &mapping : mappings) {
+                  SearchConfig config;
+                  config.batch = batch;
+                  config.dp = dp;
+                  config.tp = tp;
+                  config.pp = pp;
+                  config.microbatches = k;
+                  config.schedule = schedule.str();
+                  config.mapping = mapping;
+                  config.zero = zero;
+                  config.recompute = recompute;
+                  configs.push_back(std::move(config));
+                }
+              }
         }
       }
     }
@@ -317,14 +328,22 @@ LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
         (optionError.empty() ? std::string("invalid options") : optionError);
     return failure();
   }
+  if (config.recompute)
+    pm.addPass(dist::createDistRecomputePass());
   pm.addPass(std::move(dtp));
+  if (config.zero > 0)
+    pm.addPass(
+        dist::createDistZeroPass(dist::DistZeroPassOptions{config.zero}));
   if (options.cleanup) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   if (failed(pm.run(module))) {
-    error =
-        capture.first.empty() ? std::string("dist-dtp failed") : capture.first;
+    error = capture.first.empty()
+                ? std::string(config.zero || config.recompute
+                                  ? "dist-dtp with the memory transforms failed"
+                                  : "dist-dtp failed")
+                : capture.first;
     return failure();
   }
   // The placement check changes nothing: no IR verification after it.
@@ -413,8 +432,10 @@ int64_t search::getResidentLowerBound(const ResidentFootprint &footprint,
                                       const SearchConfig &config) {
   // Batch inputs are streamed a microbatch at a time: each replica holds
   // at least one microbatch's inputs while it holds its weights.
+  // ZeRO-3 keeps each weight once over the replicas.
   double devices = static_cast<double>(config.dp * config.tp * config.pp);
-  double total = static_cast<double>(footprint.weightBytes) * config.dp +
+  double replicas = config.zero >= 3 ? 1.0 : static_cast<double>(config.dp);
+  double total = static_cast<double>(footprint.weightBytes) * replicas +
                  footprint.batchBytesPerSample * config.batch /
                      std::max<int64_t>(config.microbatches, 1);
   return static_cast<int64_t>(total / devices);
@@ -513,8 +534,10 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
       continue;
     }
     const SearchConfig &p = configs[i - 1];
-    if (std::tie(c.batch, c.dp, c.tp, c.pp, c.microbatches, c.schedule) !=
-        std::tie(p.batch, p.dp, p.tp, p.pp, p.microbatches, p.schedule))
+    if (std::tie(c.batch, c.dp, c.tp, c.pp, c.microbatches, c.schedule, c.zero,
+                 c.recompute) != std::tie(p.batch, p.dp, p.tp, p.pp,
+                                          p.microbatches, p.schedule, p.zero,
+                                          p.recompute))
       groupStarts.push_back(i);
   }
   groupStarts.push_back(configs.size());

@@ -99,6 +99,16 @@ struct Options {
   cl::opt<int64_t> maxPP{"max-pp",
                          cl::desc("Largest pipeline-parallel degree (0 = any)"),
                          cl::init(0), cl::cat(category)};
+  cl::opt<int64_t> maxZero{
+      "zero",
+      cl::desc("Training: also try ZeRO stages 1 up to this one (0-3) on "
+               "data-parallel configurations (dist-zero)"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<bool> recompute{
+      "recompute",
+      cl::desc("Training: also try recomputing every layer's activations in "
+               "the backward pass (dist-recompute)"),
+      cl::cat(category)};
   cl::opt<unsigned> top{"top", cl::desc("Rows of the table"), cl::init(10),
                         cl::cat(category)};
   cl::opt<unsigned> jobs{
@@ -408,6 +418,13 @@ int main(int argc, char **argv) {
   space.maxTP = opts.maxTP;
   space.maxPP = opts.maxPP;
   space.training = opts.training;
+  if (opts.maxZero < 0 || opts.maxZero > 3)
+    return fail("--zero must be a ZeRO stage from 0 to 3, not " +
+                Twine(int64_t(opts.maxZero)));
+  if ((opts.maxZero > 0 || opts.recompute) && !opts.training)
+    return fail("--zero and --recompute apply to training steps (--training)");
+  space.maxZero = opts.maxZero;
+  space.tryRecompute = opts.recompute;
   for (const LevelSpec &level : cluster->levels)
     space.levels.push_back(level.size);
 

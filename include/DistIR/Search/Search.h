@@ -56,6 +56,11 @@ struct SearchConfig {
   /// dist-dtp's device mapping: "tp-inner", "dp-inner", or an explicit
   /// mixed-radix order such as "tp:4,pp:2,dp:2".
   std::string mapping = "tp-inner";
+  /// ZeRO stage applied after dist-dtp (`dist-zero`; 0 = none; dp > 1).
+  int64_t zero = 0;
+  /// Recompute every layer's forward activations in the backward pass
+  /// (`dist-recompute` before dist-dtp).
+  bool recompute = false;
 
   int64_t getNumDevices() const { return dp * tp * pp; }
   /// The `dist-dtp` option string, e.g. `dp=2 tp=4 pp=1 microbatches=1
@@ -73,6 +78,10 @@ struct SearchSpace {
   int64_t maxMicrobatches = 1;
   /// Largest degrees per axis (0 = no limit).
   int64_t maxDP = 0, maxTP = 0, maxPP = 0;
+  /// Training only: also try ZeRO stages 1...maxZero (with dp > 1) and
+  /// recomputing every layer.
+  int64_t maxZero = 0;
+  bool tryRecompute = false;
   /// Whether the program has a backward pass (only then do pipeline
   /// schedules differ).
   bool training = false;

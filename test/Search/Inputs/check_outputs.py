@@ -13,7 +13,7 @@ COLUMNS = ["index", "rank", "batch", "dp", "tp", "pp", "microbatches",
            "schedule", "mapping", "devices", "status", "latency_s",
            "throughput", "peak_bytes", "peak_device", "resident_bytes",
            "microbatch_size", "tokens_per_s", "model_flops",
-           "model_tflops_per_device", "mfu", "reason"]
+           "model_tflops_per_device", "mfu", "zero", "recompute", "reason"]
 
 
 def fail(msg):

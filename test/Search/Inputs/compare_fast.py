@@ -12,8 +12,9 @@ import sys
 
 
 def key(row):
-    return tuple(row[k] for k in ('batch', 'dp', 'tp', 'pp', 'microbatches',
-                                  'schedule', 'mapping'))
+    return tuple(row.get(k, '') for k in ('batch', 'dp', 'tp', 'pp',
+                                          'microbatches', 'schedule',
+                                          'mapping', 'zero', 'recompute'))
 
 
 def main():
