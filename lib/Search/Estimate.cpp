@@ -535,7 +535,10 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
     run->reason = "dist-dtp produced no step function @" + entry.str() + "_dtp";
     return run;
   }
-  run->fullSimulation = findCrossMicrobatchUse(step);
+  // In inference a batch reduction (an accumulation chain) would make the
+  // data-parallel replicas communicate: not replayable either.
+  run->fullSimulation =
+      findCrossMicrobatchUse(step, /*allowAccumulation=*/options.training);
   if (!run->fullSimulation.empty())
     return run;
   std::string simError;
@@ -786,12 +789,16 @@ static std::string probeReplicas(ModuleOp source, StringRef entry,
   SearchConfig probe = shape;
   probe.microbatches = k;
   probe.mapping = "tp-inner";
-  std::string error;
-  OwningOpRef<ModuleOp> module = source.clone();
-  if (failed(transformInPlace(*module, entry, probe, options, error,
-                              /*annotate=*/true)))
-    return "replicas not checked (" + error + ")";
-  func::FuncOp step = findStepFunction(*module, entry);
+  // Folded to four layers per stage where it can be (as templates are):
+  // the probe only looks at the program's structure.
+  std::shared_ptr<const TransformedTemplate> transformed =
+      transformTemplate(source, entry, probe, options, /*fold=*/true);
+  if (!transformed || !transformed->module)
+    transformed =
+        transformTemplate(source, entry, probe, options, /*fold=*/false);
+  if (!transformed->module)
+    return "replicas not checked (" + transformed->error + ")";
+  func::FuncOp step = findStepFunction(*transformed->module, entry);
   if (!step)
     return "replicas not checked (no step function)";
   std::string why = findCrossMicrobatchUse(step, /*allowAccumulation=*/false);
@@ -842,6 +849,8 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   SearchConfig shape = getTemplateConfig(config, options.training);
   // A configuration whose program cannot be replayed from a template is
   // simulated in full, at its own batch (the reason goes to --timing).
+  // Transform time of a replica probe, paid by this configuration.
+  double probeSeconds = 0;
   auto simulateInFull = [&](const std::string &why) {
     ModuleOp full = fullProgram ? fullProgram() : ModuleOp();
     ConfigResult result;
@@ -854,13 +863,16 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     }
     result = evaluateConfig(full, entry, config, options);
     result.fullSimulationReason = why;
+    result.transformSeconds += probeSeconds;
     return result;
   };
   // dist-zero and dist-recompute add ops outside dist-dtp's task structure.
   if (config.zero > 0 || config.recompute)
     return simulateInFull("ZeRO and recomputation programs are not "
                           "templated");
-  if (!options.training && config.dp > 1) {
+  // With three or more microbatches the template itself shows what the
+  // probe would (buildTemplate's check); with one or two, probe.
+  if (!options.training && config.dp > 1 && config.microbatches <= 2) {
     SearchConfig probeShape = shape;
     probeShape.mapping = "tp-inner";
     std::string probeKey =
@@ -873,7 +885,10 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
         why = it->second;
     }
     if (!why) {
+      auto probeStart = Clock::now();
       why = probeReplicas(templateSource, entry, shape, options);
+      probeSeconds =
+          std::chrono::duration<double>(Clock::now() - probeStart).count();
       if (cache) {
         std::lock_guard<std::mutex> lock(cache->impl->mutex);
         cache->impl->replicaProbes.emplace(probeKey, *why);
@@ -964,7 +979,7 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   ConfigResult result = replay(*run, config, shape, *order, options);
   double replaySeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
-  result.transformSeconds = fresh ? run->transformSeconds : 0;
+  result.transformSeconds = (fresh ? run->transformSeconds : 0) + probeSeconds;
   result.simulateSeconds = (fresh ? run->simulateSeconds : 0) + replaySeconds;
   return result;
 }
