@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <set>
 
 using namespace mlir;
 using namespace distir;
@@ -369,14 +370,29 @@ static FailureOr<FoldedLayers> foldLayers(ModuleOp module, StringRef entry,
 /// Why the tasks of a template program are not copies of each other, or
 /// an empty string. Replay assumes that microbatch m's forward and backward
 /// tasks read only their own microbatch's values, values every microbatch
-/// shares (made by microbatch 0's task: a zero fill, a transposed weight)
-/// and, for an op that accumulates in place, the same op's result of
-/// microbatch m - 1. An op that reads other microbatches (the batch gathered
-/// before an attention that merges it with the heads, say) makes a task
-/// whose size depends on K, which a template of three microbatches cannot
-/// show.
+/// shares (made once, by microbatch 0's task: a zero fill, a transposed
+/// weight) and, for an op that accumulates in place, the same op's result
+/// of microbatch m - 1. An op that reads other microbatches (the batch
+/// gathered before an attention that merges it with the heads, say) makes a
+/// task whose size depends on K, which a template of three microbatches
+/// cannot show. A value of microbatch 0 is shared when its op has no copy
+/// (same name, location and result types: dist-dtp clones the source op
+/// per microbatch) in the reader's microbatch.
 static std::string findCrossMicrobatchUse(func::FuncOp step,
                                           bool allowAccumulation = true) {
+  // An op's identity across microbatches: name, location, result types.
+  using Identity = std::tuple<const void *, const void *, const void *>;
+  auto identity = [](Operation *op) -> Identity {
+    return {
+        op->getName().getAsOpaquePointer(), op->getLoc().getAsOpaquePointer(),
+        op->getNumResults() ? op->getResult(0).getType().getAsOpaquePointer()
+                            : nullptr};
+  };
+  std::set<std::pair<Identity, int64_t>> instances;
+  step.walk([&](Operation *op) {
+    if (std::optional<PipelineTask> task = taskOfOp(op))
+      instances.insert({identity(op), task->microbatch});
+  });
   std::string why;
   step.walk([&](Operation *op) {
     std::optional<PipelineTask> task = taskOfOp(op);
@@ -386,9 +402,11 @@ static std::string findCrossMicrobatchUse(func::FuncOp step,
       Operation *def = operand.get().getDefiningOp();
       std::optional<PipelineTask> from = taskOfOp(def);
       if (!from || from->phase == PipelinePhase::Update ||
-          from->microbatch < 0 || from->microbatch == task->microbatch ||
-          from->microbatch == 0)
+          from->microbatch < 0 || from->microbatch == task->microbatch)
         continue;
+      if (from->microbatch == 0 &&
+          !instances.count({identity(def), task->microbatch}))
+        continue; // shared by every microbatch
       auto dps = dyn_cast<DestinationStyleOpInterface>(op);
       if (allowAccumulation && dps && dps.isDpsInit(&operand) &&
           from->microbatch == task->microbatch - 1 &&
@@ -776,13 +794,11 @@ struct search::TemplateCache::Impl {
 /// when the program gathers or reduces over the batch, which shows in the
 /// same shape with two microbatches of one replica (the batch axis has
 /// dp * K points either way): any op that reads another microbatch's value.
-/// Four microbatches (or three), so that middle ones show: microbatch 0's
-/// values may be ones every microbatch shares. Returns why the replicas are
-/// not independent, or an empty string.
+/// Returns why the replicas are not independent, or an empty string.
 static std::string probeReplicas(ModuleOp source, StringRef entry,
                                  const SearchConfig &shape,
                                  const SearchOptions &options) {
-  int64_t k = shape.batch % 4 == 0 ? 4 : shape.batch % 3 == 0 ? 3 : 0;
+  int64_t k = shape.batch % 2 == 0 ? 2 : shape.batch % 3 == 0 ? 3 : 0;
   if (k == 0)
     return "a replica's batch of " + std::to_string(shape.batch) +
            " cannot be split to check that replicas are independent";
@@ -870,9 +886,9 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
   if (config.zero > 0 || config.recompute)
     return simulateInFull("ZeRO and recomputation programs are not "
                           "templated");
-  // With three or more microbatches the template itself shows what the
-  // probe would (buildTemplate's check); with one or two, probe.
-  if (!options.training && config.dp > 1 && config.microbatches <= 2) {
+  // With two or more microbatches the template itself shows what the probe
+  // would (buildTemplate's check); with one, probe.
+  if (!options.training && config.dp > 1 && config.microbatches == 1) {
     SearchConfig probeShape = shape;
     probeShape.mapping = "tp-inner";
     std::string probeKey =
