@@ -56,7 +56,7 @@ TEST(CollectiveCostTest, NamesRoundTrip) {
   EXPECT_EQ(stringifyCollectiveAlgorithm(CollectiveAlgorithm::Tree), "tree");
 }
 
-// The DistIR-compatible reference values of DESIGN.md section 6.
+// The DistIR-compatible reference values of docs/design/reference-facts.md.
 TEST(CollectiveCostTest, DistIRReferenceAllReduce) {
   Cluster cluster = getPreset("distir-uniform:devices=8");
   CollectiveCostModel model(cluster);

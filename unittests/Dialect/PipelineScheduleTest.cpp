@@ -119,8 +119,8 @@ TEST(PipelineSchedule, PipeDreamOfThePublishedDistIR) {
 }
 
 TEST(PipelineSchedule, TwoStageOrdersOfThePaper) {
-  // DESIGN.md section 7: s0 = forward of stage 0, s1 = forward of stage 1,
-  // s2 = backward of stage 1, s3 = backward of stage 0.
+  // docs/design/reference-facts.md: s0 = forward of stage 0, s1 = forward of
+  // stage 1, s2 = backward of stage 1, s3 = backward of stage 0.
   auto names = [](PipelineSchedule schedule) {
     std::vector<std::string> out;
     for (const PipelineTask &t : getPipelineOrder(2, 2, schedule))

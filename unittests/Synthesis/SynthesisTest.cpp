@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Built from the P² paper's examples (DESIGN.md section 7, issue 6 item 6).
+// Built from the P² paper's examples (docs/design/reference-facts.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -42,7 +42,8 @@ enum class CostModelKind {
   /// Roofline compute costs (per-dtype peak flop/s, memory bandwidth, launch
   /// overhead) and topology-aware collectives (CollectiveCostModel).
   Analytic,
-  /// The published DistIR simulator's formulas (DESIGN.md §6), including its
+  /// The published DistIR simulator's formulas
+  /// (docs/design/reference-facts.md), including its
   /// simplifications, so that results can be set beside that system's.
   DistIRCompat,
   /// Linear models fitted to measurements (SimulatorOptions::calibration,

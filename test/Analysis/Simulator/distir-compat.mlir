@@ -1,4 +1,4 @@
-// The published DistIR simulator's reference values (DESIGN.md §6), on a
+// The published DistIR simulator's reference values (docs/design/reference-facts.md), on a
 // distir-uniform device: MatMul costs launch + inputs/bandwidth +
 // 2mkn/throughput; peak memory is both inputs plus the result.
 // RUN: distir-sim %s --entry matmul400 --cluster distir-uniform --cost-model distir-compat | FileCheck %s --check-prefix=M400
