@@ -73,6 +73,7 @@ struct TaskMemoryChange {
   /// The op's changes (its allocations, then its releases) repeat together
   /// (identity only; the template may be gone).
   const void *op;
+  MemoryKind kind;
 };
 struct TaskRecord {
   std::vector<TaskEvent> events;
@@ -627,7 +628,7 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
     const OpInfo &info = infoOf(change.op);
     info.record->memory.push_back({change.device, change.bytes, info.repeated,
                                    info.middleLayer, info.outputBuffer,
-                                   change.op});
+                                   change.op, change.kind});
   }
   for (const auto &[kind, record] : records)
     if (!middleRuns(ArrayRef<TaskEvent>(record.events)) ||
@@ -678,6 +679,9 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
   // long pipelines) indexes them.
   std::vector<double> free(run.numDevices, 0.0);
   std::vector<int64_t> live(run.numDevices, 0), peak(run.numDevices, 0);
+  // Live bytes by kind, and their split at each device's peak.
+  std::vector<MemoryBreakdown> liveByKind(run.numDevices, MemoryBreakdown{}),
+      peakByKind(run.numDevices, MemoryBreakdown{});
   std::map<int64_t, int64_t> resident;
   // Middle pairs per stage in the full program (the template has one).
   int64_t middles = run.layersPerStage > 0 ? (run.layersPerStage - 2) / 2 : 1;
@@ -687,6 +691,9 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
     int64_t perPair = mit == run.middleBytes.end() ? 0 : mit->second;
     resident[device] = bytes + perPair * (middles - 1);
     live[device] = peak[device] = resident[device];
+    liveByKind[device][static_cast<int>(MemoryKind::Weights)] =
+        resident[device];
+    peakByKind[device] = liveByKind[device];
   }
   auto playEvents = [&](ArrayRef<TaskEvent> events) {
     for (const TaskEvent &event : events) {
@@ -709,9 +716,14 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
       for (int64_t i = 0; i < times; ++i)
         for (const TaskMemoryChange &change : changes.take_front(n)) {
           int64_t &level = live[change.device];
-          level +=
+          int64_t bytes =
               change.outputBuffer ? change.bytes / templateK * k : change.bytes;
-          peak[change.device] = std::max(peak[change.device], level);
+          level += bytes;
+          liveByKind[change.device][static_cast<int>(change.kind)] += bytes;
+          if (level > peak[change.device]) {
+            peak[change.device] = level;
+            peakByKind[change.device] = liveByKind[change.device];
+          }
         }
       changes = changes.drop_front(n);
     }
@@ -773,6 +785,7 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
     for (int64_t id : ids) {
       DeviceReport &out = devices[id];
       out.peakBytes = peak[device];
+      out.peakBreakdown = peakByKind[device];
       out.residentBytes = resident[device];
       out.exceedsCapacity = capacity > 0 && out.peakBytes > capacity;
     }

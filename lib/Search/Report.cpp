@@ -197,7 +197,8 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
   os << "index,rank,batch,dp,tp,pp,microbatches,schedule,mapping,devices,"
         "status,latency_s,throughput,peak_bytes,peak_device,resident_bytes,"
         "microbatch_size,tokens_per_s,model_flops,model_tflops_per_device,"
-        "mfu,zero,recompute,reason\n";
+        "mfu,zero,recompute,peak_weights,peak_gradients,peak_activations,"
+        "peak_inputs,peak_communication,reason\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const ConfigResult &result = results[i];
     const SearchConfig &c = result.config;
@@ -221,8 +222,13 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
     os << ",";
     if (simulated && result.peakFlopsPerDevice > 0)
       os << llvm::format("%.6g", result.getMFU());
-    os << "," << c.zero << "," << (c.recompute ? "all" : "none") << ","
-       << csvField(result.reason) << "\n";
+    os << "," << c.zero << "," << (c.recompute ? "all" : "none");
+    for (int64_t bytes : result.peakBreakdown) {
+      os << ",";
+      if (simulated)
+        os << bytes;
+    }
+    os << "," << csvField(result.reason) << "\n";
   }
 }
 
@@ -263,6 +269,11 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
         row["mfu"] = result.getMFU();
       if (result.tokensPerSample > 0)
         row["tokens_per_s"] = result.throughput * result.tokensPerSample;
+      llvm::json::Object breakdown;
+      for (int k = 0; k < kNumMemoryKinds; ++k)
+        breakdown[stringifyMemoryKind(static_cast<MemoryKind>(k))] =
+            result.peakBreakdown[k];
+      row["peak_breakdown"] = std::move(breakdown);
     }
     if (!result.reason.empty())
       row["reason"] = result.reason;

@@ -499,6 +499,7 @@ void search::setSimulatedOutcome(ConfigResult &result, double latency,
     if (report.peakBytes > result.peakBytes || result.peakDevice < 0) {
       result.peakBytes = report.peakBytes;
       result.peakDevice = device;
+      result.peakBreakdown = report.peakBreakdown;
     }
     result.residentBytes = std::max(result.residentBytes, report.residentBytes);
     exceeds |=

@@ -29,6 +29,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -101,10 +102,28 @@ struct SimEvent {
 
 /// A change of a device's live bytes, in program order: an allocation
 /// (positive) by `op`, or a release (negative) when `op` retires.
+/// What a buffer holds, for the memory breakdown at the peak.
+enum class MemoryKind : int {
+  /// Resident arguments: weights and optimizer state.
+  Weights = 0,
+  /// Step-long gradient buffers (`dist.gradient_buffer`, from dist-dtp).
+  Gradients,
+  /// Everything else a compute op writes: activations and temporaries.
+  Activations,
+  /// The batch inputs streamed from the host (`dist.batch_dim` arguments).
+  Inputs,
+  /// Results of communication ops (received and gathered values).
+  Communication,
+};
+constexpr int kNumMemoryKinds = 5;
+llvm::StringRef stringifyMemoryKind(MemoryKind kind);
+using MemoryBreakdown = std::array<int64_t, kNumMemoryKinds>;
+
 struct MemoryChange {
   mlir::Operation *op;
   int64_t device;
   int64_t bytes;
+  MemoryKind kind = MemoryKind::Activations;
 };
 
 /// Per-device outcome.
@@ -117,6 +136,8 @@ struct DeviceReport {
   int64_t residentBytes = 0;
   /// Peak of live bytes (a value lives from its definition to its last use).
   int64_t peakBytes = 0;
+  /// The live bytes of each MemoryKind at the (first) peak.
+  MemoryBreakdown peakBreakdown{};
   /// Arena size of a static-offset plan of every buffer (no fragmentation
   /// at run time because offsets are fixed ahead of time); -1 when the plan
   /// was not requested (SimulatorOptions::planMemory).

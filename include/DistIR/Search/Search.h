@@ -135,6 +135,9 @@ struct ConfigResult {
   int64_t peakDevice = -1;
   /// Largest per-device resident bytes (arguments: weights, inputs).
   int64_t residentBytes = 0;
+  /// What the peak device holds at its peak (weights, gradients,
+  /// activations, inputs, communication buffers).
+  MemoryBreakdown peakBreakdown{};
   /// Whether the figures above come from a simulation: an OutOfMemory
   /// configuration may also be dropped before, by its resident bytes.
   bool simulated = false;

@@ -71,16 +71,22 @@ static json::Value eventToJSON(const SimEvent &event) {
 
 json::Value SimulationResult::toJSON() const {
   json::Array deviceArray;
-  for (const auto &[device, report] : devices)
+  for (const auto &[device, report] : devices) {
+    json::Object breakdown;
+    for (int k = 0; k < kNumMemoryKinds; ++k)
+      breakdown[stringifyMemoryKind(static_cast<MemoryKind>(k))] =
+          report.peakBreakdown[k];
     deviceArray.push_back(
         json::Object{{"device", device},
                      {"compute_busy", report.computeBusy},
                      {"communication_busy", report.communicationBusy},
                      {"finish", report.finish},
                      {"peak_bytes", report.peakBytes},
+                     {"peak_breakdown", std::move(breakdown)},
                      {"planned_bytes", report.plannedBytes},
                      {"resident_bytes", report.residentBytes},
                      {"exceeds_capacity", report.exceedsCapacity}});
+  }
   json::Array eventArray;
   for (const SimEvent &event : events)
     eventArray.push_back(eventToJSON(event));

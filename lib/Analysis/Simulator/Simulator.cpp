@@ -83,6 +83,7 @@ struct Buffer {
   /// A batch input streamed from the host, not on the device until an op
   /// reads it whole (slices of it are copied in on their own).
   bool pending = false;
+  MemoryKind kind = MemoryKind::Activations;
 };
 
 /// A device's resources: the order in which its streams become free.
@@ -90,6 +91,7 @@ struct DeviceState {
   double computeFree = 0, commFree = 0;
   int64_t computeLast = -1, commLast = -1;
   int64_t live = 0;
+  MemoryBreakdown liveByKind{};
 };
 
 class Simulation : public Interpreter<Simulation, SimValue> {
@@ -115,12 +117,13 @@ public:
         if (entry.getArgAttr(arg.getArgNumber(), "dist.batch_dim")) {
           buffers.push_back({*device, getTensorBytes(arg.getType()), 0, seq++});
           buffers.back().pending = true;
+          buffers.back().kind = MemoryKind::Inputs;
           value.buffer = static_cast<int64_t>(buffers.size()) - 1;
           args.push_back(value);
           continue;
         }
         value.buffer = allocate(*device, getTensorBytes(arg.getType()),
-                                /*time=*/0);
+                                /*time=*/0, MemoryKind::Weights);
         buffers[value.buffer].resident = true;
         result.devices[*device].residentBytes += buffers[value.buffer].bytes;
         argBuffers.push_back({value.buffer, arg.getType()});
@@ -160,8 +163,10 @@ public:
       return; // never on the device
     DeviceState &state = devices[buffer.device];
     state.live -= buffer.bytes;
+    state.liveByKind[static_cast<int>(buffer.kind)] -= buffer.bytes;
     if (options.recordMemoryChanges)
-      result.memoryChanges.push_back({currentOp, buffer.device, -buffer.bytes});
+      result.memoryChanges.push_back(
+          {currentOp, buffer.device, -buffer.bytes, buffer.kind});
     if (options.recordMemoryTimeline)
       result.devices[buffer.device].memoryTimeline.push_back(
           {releaseTime, state.live});
@@ -198,7 +203,8 @@ private:
   /// writes over the old ones once these are dead (ZeRO's all-gather into
   /// the parameter). Takes the buffer of a dead argument of the same type
   /// and device, else allocates.
-  int64_t allocateResult(Value result, int64_t device, double time) {
+  int64_t allocateResult(Value result, int64_t device, double time,
+                         MemoryKind kind = MemoryKind::Activations) {
     bool returned = llvm::any_of(result.getUsers(), [&](Operation *user) {
       return isa<func::ReturnOp>(user) && user->getBlock() == entryBlock;
     });
@@ -209,12 +215,14 @@ private:
           buffers[buffer].overwritten = true;
           return buffer;
         }
-    return allocate(device, getTensorBytes(result.getType()), time);
+    return allocate(device, getTensorBytes(result.getType()), time, kind);
   }
 
-  int64_t allocate(int64_t device, int64_t bytes, double time) {
+  int64_t allocate(int64_t device, int64_t bytes, double time,
+                   MemoryKind kind = MemoryKind::Activations) {
     buffers.push_back({device, bytes, 0, seq++});
-    count(device, bytes, time);
+    buffers.back().kind = kind;
+    count(device, bytes, time, kind);
     return static_cast<int64_t>(buffers.size()) - 1;
   }
 
@@ -223,19 +231,23 @@ private:
     Buffer &buffer = buffers[id];
     buffer.pending = false;
     buffer.allocSeq = seq++;
-    count(buffer.device, buffer.bytes, time);
+    count(buffer.device, buffer.bytes, time, buffer.kind);
   }
 
-  /// Adds `bytes` to the live bytes of `device`.
-  void count(int64_t device, int64_t bytes, double time) {
+  /// Adds `bytes` of `kind` to the live bytes of `device`.
+  void count(int64_t device, int64_t bytes, double time, MemoryKind kind) {
     DeviceState &state = devices[device];
     state.live += bytes;
+    state.liveByKind[static_cast<int>(kind)] += bytes;
     DeviceReport &report = result.devices[device];
-    report.peakBytes = std::max(report.peakBytes, state.live);
+    if (state.live > report.peakBytes) {
+      report.peakBytes = state.live;
+      report.peakBreakdown = state.liveByKind;
+    }
     if (options.recordMemoryTimeline)
       report.memoryTimeline.push_back({time, state.live});
     if (options.recordMemoryChanges && currentOp)
-      result.memoryChanges.push_back({currentOp, device, bytes});
+      result.memoryChanges.push_back({currentOp, device, bytes, kind});
   }
 
   /// The argument that result `i` of `op` overwrites, or null: an
@@ -532,7 +544,8 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
     if (isa<dist::AllReduceOp>(op) && isLastUse(op->getOperand(i), op))
       value.buffer = operands[i].buffer;
     else
-      value.buffer = allocateResult(resultValue, *device, start);
+      value.buffer = allocateResult(resultValue, *device, start,
+                                    MemoryKind::Communication);
     results.push_back(value);
   }
   return success();
@@ -620,8 +633,15 @@ LogicalResult Simulation::visitCompute(Operation *op,
                  getOverwrittenArgument(user, use.getOperandNumber() -
                                                   dpsUser.getNumDpsInputs());
         });
+    // dist-dtp's step-long gradient buffers; slices of streamed inputs.
+    MemoryKind kind = MemoryKind::Activations;
+    if (op->hasAttr("dist.gradient_buffer"))
+      kind = MemoryKind::Gradients;
+    else if (isa<tensor::ExtractSliceOp>(op) && operands[0].buffer >= 0 &&
+             buffers[operands[0].buffer].kind == MemoryKind::Inputs)
+      kind = MemoryKind::Inputs;
     if (value.buffer < 0 && !unwritten)
-      value.buffer = allocateResult(resultValue, *device, start);
+      value.buffer = allocateResult(resultValue, *device, start, kind);
     results.push_back(value);
   }
   return success();
@@ -667,6 +687,22 @@ void Simulation::finish() {
   for (int64_t e = last; e >= 0; e = result.events[e].predecessor)
     result.criticalPath.push_back(e);
   std::reverse(result.criticalPath.begin(), result.criticalPath.end());
+}
+
+llvm::StringRef distir::stringifyMemoryKind(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Weights:
+    return "weights";
+  case MemoryKind::Gradients:
+    return "gradients";
+  case MemoryKind::Activations:
+    return "activations";
+  case MemoryKind::Inputs:
+    return "inputs";
+  case MemoryKind::Communication:
+    return "communication";
+  }
+  llvm_unreachable("unknown memory kind");
 }
 
 FailureOr<SimulationResult> distir::simulate(func::FuncOp entry,

@@ -114,3 +114,35 @@ func.func @bad_task(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.d
   %b = arith.addf %a, %a {dist.task = 1} : tensor<4xf32, #dist.device<0>>
   return %b : tensor<4xf32, #dist.device<0>>
 }
+
+// -----
+
+func.func @receive_not_on_send(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.receive' must be a unit attribute on a dist.send}}
+  %b = arith.addf %a, %a {dist.receive} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
+func.func @receive_not_unit(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<1>> {
+  // expected-error @+1 {{'dist.receive' must be a unit attribute on a dist.send}}
+  %b = dist.send %a {dist.receive = 1} : tensor<4xf32, #dist.device<0>> -> tensor<4xf32, #dist.device<1>>
+  return %b : tensor<4xf32, #dist.device<1>>
+}
+
+// -----
+
+func.func @gradient_buffer_not_empty(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.gradient_buffer' must be a unit attribute on a tensor.empty}}
+  %b = arith.addf %a, %a {dist.gradient_buffer} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
+func.func @gradient_buffer_not_unit() -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.gradient_buffer' must be a unit attribute on a tensor.empty}}
+  %b = tensor.empty() {dist.gradient_buffer = "yes"} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}

@@ -13,7 +13,9 @@ COLUMNS = ["index", "rank", "batch", "dp", "tp", "pp", "microbatches",
            "schedule", "mapping", "devices", "status", "latency_s",
            "throughput", "peak_bytes", "peak_device", "resident_bytes",
            "microbatch_size", "tokens_per_s", "model_flops",
-           "model_tflops_per_device", "mfu", "zero", "recompute", "reason"]
+           "model_tflops_per_device", "mfu", "zero", "recompute",
+           "peak_weights", "peak_gradients", "peak_activations",
+           "peak_inputs", "peak_communication", "reason"]
 
 
 def fail(msg):
@@ -54,6 +56,9 @@ def main():
             latency, throughput = float(row["latency_s"]), float(row["throughput"])
             if latency <= 0 or abs(throughput * latency - int(row["batch"])) > 1e-6 * int(row["batch"]):
                 fail("row %s: throughput != batch / latency" % row["index"])
+            split = sum(int(row[c]) for c in ("peak_weights", "peak_gradients", "peak_activations", "peak_inputs", "peak_communication"))
+            if split != int(row["peak_bytes"]):
+                fail("row %s: the peak's split does not add up" % row["index"])
             if int(row["peak_bytes"]) > report["capacity_bytes"] and row["status"] == "ok":
                 fail("row %s: ok but over capacity" % row["index"])
         else:

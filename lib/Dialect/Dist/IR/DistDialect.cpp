@@ -71,6 +71,15 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "'dist.receive' must be a unit attribute on a dist.send";
     return success();
   }
+  // Set by dist-dtp on the tensor.empty of a step-long gradient buffer (the
+  // simulator's memory breakdown).
+  if (attr.getName() == "dist.gradient_buffer") {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "tensor.empty")
+      return op->emitError() << "'dist.gradient_buffer' must be a unit "
+                                "attribute on a tensor.empty";
+    return success();
+  }
   if (attr.getName() == "dist.phase") {
     auto value = dyn_cast<StringAttr>(attr.getValue());
     if (!value || !llvm::is_contained({"forward", "backward", "update"},

@@ -173,13 +173,16 @@ private:
     return v;
   }
   /// Moves a fresh tensor (`tensor.empty` and its fill) out of every task:
-  /// it is created before the first task.
+  /// it is created before the first task, and marked a gradient buffer.
   void hoistToPrologue(Value v) {
     while (Operation *def = v.getDefiningOp()) {
       if (!isa<tensor::EmptyOp, linalg::FillOp>(def))
         break;
       taskOf.erase(def);
       producer.erase(v);
+      // The simulator reports these bytes as gradients.
+      if (isa<tensor::EmptyOp>(def))
+        def->setAttr("dist.gradient_buffer", UnitAttr::get(context));
       if (auto fill = dyn_cast<linalg::FillOp>(def))
         v = fill.getOutputs()[0];
       else

@@ -41,7 +41,11 @@ def Dist_Dialect : Dialect {
       signless integers hold unsigned values (set by the ONNX importer for
       UINT8..UINT64 outputs; `distir-run` writes such results unsigned).
     * **Transform marks**: `dist.zero_stage = S` (1, 2 or 3) on a function
-      says that `dist-zero` applied ZeRO stage S to it.
+      says that `dist-zero` applied ZeRO stage S to it; `dist.gradient_buffer`
+      on a `tensor.empty` marks a step-long gradient buffer of `dist-dtp`
+      (the simulator's memory breakdown); `dist.receive` on a `dist.send`
+      says that `dist-dtp` runs it at the start of its consumer's time step
+      (with `annotate-schedule`).
 
     Version log:
     * 0.1: device encoding, communication ops, cluster attribute, argument
