@@ -75,9 +75,13 @@ struct TaskMemoryChange {
   const void *op;
   MemoryKind kind;
 };
+/// [begin, end) of each run of middle-layer items (see middleRuns).
+using MiddleRuns = SmallVector<std::pair<size_t, size_t>, 2>;
 struct TaskRecord {
   std::vector<TaskEvent> events;
   std::vector<TaskMemoryChange> memory;
+  /// Computed once when the template is built; every replay uses them.
+  MiddleRuns eventRuns, memoryRuns;
 };
 
 /// Role of a microbatch: the first, the middle ones, the last. Values that
@@ -448,9 +452,8 @@ struct search::TemplateRun {
 /// full program gives that program's layers in order; otherwise the
 /// template cannot be replayed.
 template <typename T>
-static std::optional<SmallVector<std::pair<size_t, size_t>>>
-middleRuns(ArrayRef<T> items) {
-  SmallVector<std::pair<size_t, size_t>> runs;
+static std::optional<MiddleRuns> middleRuns(ArrayRef<T> items) {
+  MiddleRuns runs;
   for (size_t i = 0; i < items.size();) {
     if (!items[i].middleLayer) {
       ++i;
@@ -630,10 +633,16 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
                                    info.middleLayer, info.outputBuffer,
                                    change.op, change.kind});
   }
-  for (const auto &[kind, record] : records)
-    if (!middleRuns(ArrayRef<TaskEvent>(record.events)) ||
-        !middleRuns(ArrayRef<TaskMemoryChange>(record.memory)))
+  for (auto &[kind, record] : records) {
+    std::optional<MiddleRuns> eventRuns =
+        middleRuns(ArrayRef<TaskEvent>(record.events));
+    std::optional<MiddleRuns> memoryRuns =
+        middleRuns(ArrayRef<TaskMemoryChange>(record.memory));
+    if (!eventRuns || !memoryRuns)
       return nullptr;
+    record.eventRuns = std::move(*eventRuns);
+    record.memoryRuns = std::move(*memoryRuns);
+  }
   // By the template's (canonical) device: moved to the real devices.
   auto onDevices = [&](std::map<int64_t, int64_t> bytes) {
     std::map<int64_t, int64_t> moved;
@@ -730,9 +739,8 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
   };
   // Items outside the middle pair once, each run of the pair once per pair
   // of the full program.
-  auto playFolded = [&](auto items, auto playItems) {
+  auto playFolded = [&](auto items, const MiddleRuns &runs, auto playItems) {
     size_t done = 0;
-    auto runs = *middleRuns(items);
     for (auto [begin, end] : runs) {
       playItems(items.slice(done, begin - done));
       for (int64_t i = 0; i < middles; ++i)
@@ -742,8 +750,10 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
     playItems(items.drop_front(done));
   };
   auto play = [&](const TaskRecord &record) {
-    playFolded(ArrayRef<TaskEvent>(record.events), playEvents);
-    playFolded(ArrayRef<TaskMemoryChange>(record.memory), playMemory);
+    playFolded(ArrayRef<TaskEvent>(record.events), record.eventRuns,
+               playEvents);
+    playFolded(ArrayRef<TaskMemoryChange>(record.memory), record.memoryRuns,
+               playMemory);
   };
   if (auto it = run.records.find({-1, 0, First, kTaskPart});
       it != run.records.end())
