@@ -19,6 +19,7 @@
 
 #include "ImporterImpl.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ManagedStatic.h"
 
 using namespace mlir;
@@ -1315,10 +1316,19 @@ OwningOpRef<ModuleOp> Importer::run() {
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  // BatchNormalization's running statistics are initializers like the
+  // weights, but no optimizer trains them (dist-autodiff skips them).
+  llvm::StringSet<> statistics;
+  for (const onnx::NodeProto &node : graph->node())
+    if (node.op_type() == "BatchNormalization")
+      for (int i = 3; i < std::min(node.input_size(), 5); ++i)
+        statistics.insert(node.input(i));
   for (auto [i, role] : llvm::enumerate(argRoles)) {
     func.setArgAttr(i, "dist.name", builder.getStringAttr(role.first));
     if (role.second)
       func.setArgAttr(i, "dist.batch_dim", builder.getI64IntegerAttr(0));
+    if (statistics.contains(role.first))
+      func.setArgAttr(i, "dist.frozen", builder.getUnitAttr());
   }
   // Unsigned results (UINT8..UINT64), for distir-run's output files.
   for (auto [i, isUnsigned] : llvm::enumerate(resultUnsigned))

@@ -114,6 +114,14 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
              << " must be a non-negative integer, got " << attr.getValue();
     return success();
   }
+  // Set by the ONNX importer on BatchNorm statistics: not trained.
+  if (name == "dist.frozen") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'dist.frozen' of argument #" << argIndex
+                             << " must be a unit attribute, got "
+                             << attr.getValue();
+    return success();
+  }
   if (name == "dist.name") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'dist.name' of argument #" << argIndex

@@ -158,6 +158,85 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Turn a forward (inference) function into a training step: "
+                "loss, reverse-mode backward pass and optimizer update";
+  let description = [{
+    Rewrites every function of the module that is a forward program, as the
+    ONNX importer writes it (inputs, then weights; one result, the model
+    output), into one training step:
+
+    * signature: the inputs, then `target` (`dist.name = "target"`, batched
+      like the inputs), then every weight (a floating-point argument
+      without `dist.batch_dim`, not marked `dist.frozen` as the importer
+      marks BatchNorm statistics, not named in `frozen`; frozen arguments
+      stay where they are and are not returned), then the optimizer state: per weight
+      `<weight>.m` (momentum buffer or Adam's first moment) and
+      `<weight>.v` (Adam's second moment), in weight order, then `step`
+      (Adam: the number of steps taken so far, a rank-0 f32 tensor). State
+      starts as zeros, as `torch.optim` starts it.
+    * results: the loss (`dist.name = "loss"`), then every updated weight,
+      then the updated state, in the argument order.
+    * `loss=mse` is PyTorch's `MSELoss()` (mean over all elements; the
+      target has the output's type); `loss=cross-entropy` is
+      `CrossEntropyLoss()` (mean over all positions, classes on the last
+      axis of the output, the target holds `i64` class indices of the
+      output's shape without its last dimension).
+    * the backward pass has one vector-Jacobian rule per op kind. Every
+      structured (`linalg`) op goes through one generic rule: the adjoint
+      of input i is a `linalg.generic` over the op's iteration space that
+      reads the result's adjoint and the op's inputs, writes through input
+      i's indexing map and reduces over the loops that map drops; its body
+      is the derivative of the op's body (a table of `arith`/`math`
+      derivatives). Bodies that reduce must combine with `addf`,
+      `maximumf` or `minimumf`. `linalg.matmul` gets `dA = dC Bᵀ`,
+      `dB = Aᵀ dC` as matmuls; `linalg.softmax`, reshapes, slices,
+      `tensor.insert_slice` and `tensor.pad` have their own rules. A value
+      used several times (tied weights) gets the sum of its adjoints. An op
+      on the gradient path without a rule is an error naming the op.
+    * the update follows `torch.optim`: `sgd` (`p - lr g`), `momentum`
+      (`b = momentum b + g`, `p - lr b`), `adam` (bias-corrected moments;
+      `weight-decay` adds `wd p` to the gradient) and `adamw` (decoupled
+      decay `p (1 - lr wd)`). It is one `linalg.generic` per weight that
+      reads the weight, its gradient and its state and yields all of them
+      updated. Weights without a gradient are returned unchanged.
+    * every op is tagged with `dist.phase` (`forward`, `backward`,
+      `update`) and `dist.layer` (a backward op takes its forward op's
+      layer, an update its weight's first user's; without layer tags in the
+      forward program everything is layer 0), so that `dist-dtp`
+      (microbatches, pipeline stages), `dist-recompute` and `dist-zero`
+      apply.
+
+    Example:
+    `distir-translate --import-onnx model.onnx | distir-opt
+    --dist-autodiff='loss=cross-entropy optimizer=adamw lr=1e-3'`
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"mse\"",
+           "Loss: mse or cross-entropy">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "Optimizer: sgd, momentum, adam or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9",
+           "Momentum factor (optimizer=momentum)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam's first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam's second-moment decay">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "Adam's denominator term">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "Weight decay (L2 for sgd/momentum/adam, decoupled for adamw)">,
+    ListOption<"frozen", "frozen", "std::string",
+               "Names (dist.name) of weights not to train">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::distir::dist::DistDialect"];
+}
+
 def DistRecomputePass : Pass<"dist-recompute", "::mlir::ModuleOp"> {
   let summary = "Gradient checkpointing: recompute forward activations in "
                 "the backward pass";

@@ -1,0 +1,69 @@
+//===- Autodiff.h - Reverse-mode differentiation internals -----*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by the dist-autodiff pass (Autodiff.cpp), its op rules
+// (AutodiffRules.cpp) and the derivatives of scalar body ops
+// (ScalarDerivatives.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
+#define DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace distir::autodiff {
+
+/// Adds to `adjoints` the contributions of the floating-point operands of
+/// the scalar op `op` (an `arith`/`math` op in a linalg body), given the
+/// adjoint `grad` of its result. Ops whose result is not a float (compares,
+/// index arithmetic) and piecewise-constant ops contribute nothing. Fails,
+/// with an error on `op`, for a float op without a derivative.
+mlir::LogicalResult
+addScalarAdjoints(mlir::OpBuilder &b, mlir::Operation *op, mlir::Value grad,
+                  llvm::DenseMap<mlir::Value, mlir::Value> &adjoints);
+
+/// Emits the backward pass of tensor ops: the vector-Jacobian product of
+/// each op, given the adjoints of its results, accumulated into the
+/// adjoints of its active operands.
+class AdjointEmitter {
+public:
+  AdjointEmitter(mlir::OpBuilder &b, const llvm::DenseSet<mlir::Value> &active)
+      : b(b), active(active) {}
+
+  /// Emits the adjoints of `op`'s active operands (nothing when no result
+  /// of `op` has an adjoint). Fails with one error on `op` when it has no
+  /// rule.
+  mlir::LogicalResult emit(mlir::Operation *op);
+
+  /// Adds `grad` to the adjoint of `v`.
+  void accumulate(mlir::Value v, mlir::Value grad);
+  /// The adjoint of `v`, or null if nothing flows into `v`.
+  mlir::Value lookup(mlir::Value v) const { return adjoints.lookup(v); }
+
+  /// A tensor of `type` filled with `value`.
+  mlir::Value filled(mlir::Location loc, mlir::RankedTensorType type,
+                     double value);
+
+private:
+  bool isActive(mlir::Value v) const { return active.contains(v); }
+  mlir::LogicalResult emitStructured(mlir::Operation *op);
+  mlir::LogicalResult emitMatmul(mlir::Operation *op);
+  mlir::LogicalResult emitSoftmax(mlir::Operation *op);
+  mlir::LogicalResult emitTensorOp(mlir::Operation *op);
+  mlir::Value transpose(mlir::Location loc, mlir::Value x);
+  mlir::Value matmul(mlir::Location loc, mlir::Value x, mlir::Value y);
+
+  mlir::OpBuilder &b;
+  const llvm::DenseSet<mlir::Value> &active;
+  llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
+};
+
+} // namespace distir::autodiff
+
+#endif // DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
