@@ -13,6 +13,7 @@
 #ifndef DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
 #define DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -56,6 +57,8 @@ private:
   mlir::LogicalResult emitMatmul(mlir::Operation *op);
   mlir::LogicalResult emitSoftmax(mlir::Operation *op);
   mlir::LogicalResult emitTensorOp(mlir::Operation *op);
+  mlir::LogicalResult emitGather(mlir::Operation *op,
+                                 mlir::tensor::ExtractOp extract);
   mlir::Value transpose(mlir::Location loc, mlir::Value x);
   mlir::Value matmul(mlir::Location loc, mlir::Value x, mlir::Value y);
 

@@ -274,19 +274,29 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
   bool readsInit = combine == Combine::None &&
                    linalgOp.payloadUsesValueFromOperand(init);
 
-  // Tensors that the body reads directly (a gather's table) have no rule.
+  // A tensor that the body reads directly with tensor.extract (a gather's
+  // table, e.g. an embedding) gets a rule of its own; other reads of values
+  // that depend on the weights have none.
+  tensor::ExtractOp gather;
   WalkResult captured = body->walk([&](Operation *nested) {
-    for (Value v : nested->getOperands())
-      if (isActive(v) && !body->getParent()->isAncestor(v.getParentRegion())) {
+    for (Value v : nested->getOperands()) {
+      if (!isActive(v) || body->getParent()->isAncestor(v.getParentRegion()))
+        continue;
+      auto extract = dyn_cast<tensor::ExtractOp>(nested);
+      if (!extract || gather || combine != Combine::None) {
         op->emitOpError()
-            << "has no gradient rule for reading a value that depends on "
-               "the weights inside its body (a gather, e.g. an embedding "
-               "lookup)";
+            << "has no gradient rule for this read of a value that depends "
+               "on the weights inside its body (supported: one "
+               "tensor.extract in a body without reduction loops, a gather)";
         return WalkResult::interrupt();
       }
+      gather = extract;
+    }
     return WalkResult::advance();
   });
   if (captured.wasInterrupted())
+    return failure();
+  if (gather && failed(emitGather(op, gather)))
     return failure();
 
   // Forward operands that the adjoint bodies read: the inputs, the init if
@@ -465,6 +475,115 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
     }
     accumulate(x->get(), pruneInputs(adjointOp));
   }
+  return success();
+}
+
+LogicalResult AdjointEmitter::emitGather(Operation *op,
+                                         tensor::ExtractOp extract) {
+  // dT[i(p)] += dy[p] * d(body)/d(T[i(p)]) over every point p of the op.
+  // Dimensions of T indexed by a loop of the op reuse that loop; the others
+  // (the gathered ones) get a loop of their own, and a point contributes
+  // where that loop equals the gathered index: a one-hot product, as many
+  // multiply-adds as a matmul with the table (a scatter-add would do one
+  // per point of the op).
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  Location loc = op->getLoc();
+  Value table = extract.getTensor();
+  auto tableType = cast<RankedTensorType>(table.getType());
+  Block *body = linalgOp.getBlock();
+  Value y = op->getResult(0), dy = lookup(y);
+  unsigned numLoops = linalgOp.getNumLoops();
+  SmallVector<AffineExpr> tableExprs;
+  SmallVector<std::pair<Value, unsigned>> gathered; // (index value, loop)
+  unsigned extraLoops = 0;
+  for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+    if (auto loopIndex = index.getDefiningOp<linalg::IndexOp>()) {
+      tableExprs.push_back(b.getAffineDimExpr(loopIndex.getDim()));
+      continue;
+    }
+    unsigned loop = numLoops + extraLoops++;
+    tableExprs.push_back(b.getAffineDimExpr(loop));
+    gathered.push_back({index, loop});
+  }
+  // Loop ranges of the new loops come from a tensor of the table's shape
+  // read through the table's map: the adjoint's init.
+  unsigned total = numLoops + extraLoops;
+  auto widen = [&](AffineMap map) {
+    return AffineMap::get(total, 0, map.getResults(), b.getContext());
+  };
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
+  SmallVector<Value> ins = {dy};
+  SmallVector<AffineMap> insMaps = {widen(maps[init->getOperandNumber()])};
+  SmallVector<OpOperand *> forward;
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    forward.push_back(input);
+    ins.push_back(input->get());
+    insMaps.push_back(widen(maps[input->getOperandNumber()]));
+  }
+  bool readsInit = linalgOp.payloadUsesValueFromOperand(init);
+  if (readsInit) {
+    forward.push_back(init);
+    ins.push_back(init->get());
+    insMaps.push_back(widen(maps[init->getOperandNumber()]));
+  }
+  AffineMap tableMap = AffineMap::get(total, 0, tableExprs, b.getContext());
+  insMaps.push_back(tableMap);
+  llvm::SmallBitVector plain(total);
+  for (AffineExpr e : tableExprs)
+    plain.set(cast<AffineDimExpr>(e).getPosition());
+  SmallVector<utils::IteratorType> iters;
+  for (unsigned l = 0; l < total; ++l)
+    iters.push_back(plain.test(l) ? utils::IteratorType::parallel
+                                  : utils::IteratorType::reduction);
+  LogicalResult bodyResult = success();
+  bool reached = false;
+  auto adjointOp = linalg::GenericOp::create(
+      b, loc, TypeRange{tableType}, ins,
+      ValueRange{filled(loc, tableType, 0)}, insMaps, iters,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        IRMapping mapping;
+        for (auto [i, f] : llvm::enumerate(forward))
+          mapping.map(linalgOp.getMatchingBlockArgument(f), args[1 + i]);
+        SmallVector<Operation *> clones;
+        for (Operation &nested : body->without_terminator())
+          clones.push_back(bb.clone(nested, mapping));
+        Value root = body->getTerminator()->getOperand(0);
+        DenseMap<Value, Value> scalarAdjoints;
+        scalarAdjoints[mapping.lookupOrDefault(root)] = args[0];
+        for (Operation *clone : llvm::reverse(clones)) {
+          if (clone->getNumResults() != 1)
+            continue;
+          if (Value rg = scalarAdjoints.lookup(clone->getResult(0)))
+            if (failed(addScalarAdjoints(bb, clone, rg, scalarAdjoints)))
+              bodyResult = failure();
+        }
+        Value contribution =
+            scalarAdjoints.lookup(mapping.lookup(extract.getResult()));
+        Value acc = args.back();
+        if (!contribution) {
+          linalg::YieldOp::create(bb, l, acc);
+          return;
+        }
+        reached = true;
+        Value zero = arith::ConstantOp::create(
+            bb, l, bb.getFloatAttr(acc.getType(), 0));
+        for (auto [index, loop] : gathered) {
+          Value hit = arith::CmpIOp::create(
+              bb, l, arith::CmpIPredicate::eq, mapping.lookup(index),
+              linalg::IndexOp::create(bb, l, loop));
+          contribution = arith::SelectOp::create(bb, l, hit, contribution, zero);
+        }
+        linalg::YieldOp::create(
+            bb, l, Value(arith::AddFOp::create(bb, l, acc, contribution)));
+      });
+  if (failed(bodyResult))
+    return failure();
+  if (!reached) {
+    adjointOp->erase();
+    return success();
+  }
+  accumulate(table, pruneInputs(adjointOp));
   return success();
 }
 

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -69,8 +70,9 @@ LogicalResult distir::autodiff::addScalarAdjoints(
   Value r = op->getResult(0);
   Type t = r.getType();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
-  // Piecewise-constant and operand-free ops: no contribution.
-  if (op->getNumOperands() == 0 ||
+  // Piecewise-constant and operand-free ops, and reads of a tensor (the
+  // gather rule differentiates the tensor): no contribution.
+  if (op->getNumOperands() == 0 || isa<tensor::ExtractOp>(op) ||
       isa<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp, math::FloorOp,
           math::CeilOp, math::RoundOp, math::RoundEvenOp, math::TruncOp>(op))
     return success();
