@@ -88,6 +88,11 @@ func.func private @bad_name(tensor<4xf32, #dist.device<0>> {dist.name = 3})
 
 // -----
 
+// expected-error @+1 {{'dist.frozen' of argument #0 must be a unit attribute, got true}}
+func.func private @bad_frozen(tensor<4xf32, #dist.device<0>> {dist.frozen = true})
+
+// -----
+
 // expected-error @+1 {{unknown dist argument attribute 'dist.batch'}}
 func.func private @unknown(tensor<4xf32, #dist.device<0>> {dist.batch = 0})
 

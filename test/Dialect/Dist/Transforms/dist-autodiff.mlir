@@ -1,0 +1,90 @@
+// RUN: distir-opt --dist-autodiff=optimizer=momentum %s | FileCheck %s
+// RUN: distir-opt --dist-autodiff='loss=cross-entropy optimizer=adamw lr=0.001 weight-decay=0.1' %s | FileCheck %s --check-prefix=ADAMW
+// RUN: distir-opt --dist-autodiff='frozen=b' %s | FileCheck %s --check-prefix=FROZEN
+
+// A linear layer with tanh, as the ONNX importer writes it: input x, then
+// the weights.
+!x = tensor<4x8xf32, #dist.device<0>>
+!w = tensor<8x2xf32, #dist.device<0>>
+!b = tensor<2xf32, #dist.device<0>>
+!y = tensor<4x2xf32, #dist.device<0>>
+func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
+                %w: !w {dist.name = "w"}, %b: !b {dist.name = "b"}) -> !y {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : !y
+  %init = linalg.fill ins(%zero : f32) outs(%e : !y) -> !y
+  %mm = linalg.matmul ins(%x, %w : !x, !w) outs(%init : !y) -> !y
+  %e2 = tensor.empty() : !y
+  %out = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>,
+                       affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : !y, !b) outs(%e2 : !y) {
+  ^bb0(%m: f32, %bias: f32, %o: f32):
+    %s = arith.addf %m, %bias : f32
+    %r = math.tanh %s : f32
+    linalg.yield %r : f32
+  } -> !y
+  return %out : !y
+}
+
+// The step's signature: inputs, target, weights, state; results: loss,
+// weights, state, each with its name.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: {dist.batch_dim = 0 : i64, dist.name = "x"}
+// CHECK-SAME: %[[T:.*]]: tensor<4x2xf32, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "target"}
+// CHECK-SAME: %[[W:.*]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}
+// CHECK-SAME: %[[B:.*]]: tensor<2xf32, #dist.device<0>> {dist.name = "b"}
+// CHECK-SAME: %[[WM:.*]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}
+// CHECK-SAME: %[[BM:.*]]: tensor<2xf32, #dist.device<0>> {dist.name = "b.m"})
+// CHECK-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}, tensor<2xf32, #dist.device<0>> {dist.name = "b"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}, tensor<2xf32, #dist.device<0>> {dist.name = "b.m"})
+// The forward ops are tagged forward, layer 0 (the program has no layers).
+// CHECK: linalg.matmul {dist.layer = 0 : i64, dist.phase = "forward"}
+// MSE: a sum of squares over every element, scaled by 1/8.
+// CHECK: iterator_types = ["reduction", "reduction"]} ins(%{{.*}}, %[[T]] :
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: %[[LOSS:.*]] = linalg.generic
+// CHECK: arith.constant 1.250000e-01 : f32
+// Backward of tanh(mm + b): the pre-activation's adjoint reads dy and the
+// forward inputs; the bias's adjoint reduces over the batch loop.
+// CHECK: %[[DY:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}}, %[[T]] :
+// CHECK-SAME: dist.phase = "backward"
+// CHECK: %[[DZ:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[DY]], 
+// CHECK: math.tanh
+// CHECK: %[[DB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
+// CHECK-SAME: outs(%{{.*}} : tensor<2xf32, #dist.device<0>>)
+// dW = x^T dz as a named matmul; x (an input) gets no adjoint.
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0
+// CHECK: %[[DW:.*]] = linalg.matmul {dist.layer = 0 : i64, dist.phase = "backward"} ins(%[[XT]], %[[DZ]] :
+// CHECK-NOT: linalg.matmul
+// Momentum: one update per weight, yielding the weight and its buffer.
+// CHECK: %[[UW:.*]]:2 = linalg.generic {{.*}} ins(%[[W]], %[[DW]], %[[WM]] :
+// CHECK-SAME: dist.phase = "update"
+// CHECK: %[[UB:.*]]:2 = linalg.generic {{.*}} ins(%[[B]], %[[DB]], %[[BM]] :
+// CHECK: return %[[LOSS]], %[[UW]]#0, %[[UB]]#0, %[[UW]]#1, %[[UB]]#1
+
+// Cross-entropy targets are class indices; AdamW keeps two moments per
+// weight and a step count, and decays the weight before the step.
+// ADAMW-LABEL: func.func @main(
+// ADAMW-SAME: tensor<4xi64, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "target"}
+// ADAMW-SAME: {dist.name = "w.m"}, %{{.*}}: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.v"}
+// ADAMW-SAME: %[[STEP:[a-z0-9]+]]: tensor<f32, #dist.device<0>> {dist.name = "step"})
+// Log-sum-exp with the row maximum, the logit of the target class.
+// ADAMW: arith.maximumf
+// ADAMW: math.exp
+// ADAMW: linalg.index 1
+// ADAMW: arith.cmpi eq
+// ADAMW: %{{.*}}:3 = linalg.generic {{.*}} ins({{.*}}, %[[STEP]] :
+// 1 - lr * wd
+// ADAMW: arith.constant 0.999899983 : f32
+// ADAMW: math.powf
+// ADAMW: math.sqrt
+// ADAMW: linalg.generic {{.*}} ins(%[[STEP]] :
+// ADAMW: dist.phase = "update"
+
+// A frozen weight gets no gradient, no update and is not returned.
+// FROZEN-LABEL: func.func @main(
+// FROZEN-SAME: {dist.name = "b"})
+// FROZEN-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"})
+// FROZEN-COUNT-1: dist.phase = "update"
