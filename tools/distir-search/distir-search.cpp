@@ -20,6 +20,7 @@
 
 #include "PlotPNG.h"
 
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Search/Search.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Target/ONNX/ONNXImporter.h"
@@ -29,6 +30,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -63,7 +65,21 @@ struct Options {
       cl::value_desc("B1,B2,..."), cl::cat(category)};
   cl::opt<bool> training{
       "training",
-      cl::desc("mlp: build the training step (loss, backward, SGD update)"),
+      cl::desc("Plan the training step: mlp: models get their built-in "
+               "step (MSE, SGD); ONNX models go through dist-autodiff "
+               "(--loss, --optimizer)"),
+      cl::cat(category)};
+  cl::opt<std::string> loss{
+      "loss",
+      cl::desc("ONNX --training: loss, mse (default) or cross-entropy "
+               "(classes on the output's last axis)"),
+      cl::value_desc("mse|cross-entropy"), cl::init("mse"),
+      cl::cat(category)};
+  cl::opt<std::string> optimizer{
+      "optimizer",
+      cl::desc("ONNX --training: optimizer, sgd (default), momentum, adam "
+               "or adamw (its state is resident memory)"),
+      cl::value_desc("sgd|momentum|adam|adamw"), cl::init("sgd"),
       cl::cat(category)};
   cl::opt<std::string> dtype{
       "dtype",
@@ -203,6 +219,9 @@ struct ModelSource {
   std::unique_ptr<llvm::MemoryBuffer> bytes;
   SmallVector<std::pair<std::string, SmallVector<int64_t>>> inputShapes;
   std::string entry;
+  /// ONNX --training: the dist-autodiff options.
+  bool training = false;
+  std::string loss, optimizer;
 };
 } // namespace
 
@@ -252,6 +271,16 @@ static OwningOpRef<ModuleOp> buildProgram(ModelSource &source, int64_t batch,
       return {};
     }
   }
+  if (source.training) {
+    // The imported forward program becomes a training step.
+    PassManager pm(context);
+    dist::DistAutodiffPassOptions autodiff;
+    autodiff.loss = source.loss;
+    autodiff.optimizer = source.optimizer;
+    pm.addPass(dist::createDistAutodiffPass(autodiff));
+    if (failed(pm.run(*module)))
+      return {};
+  }
   return module;
 }
 
@@ -282,6 +311,9 @@ int main(int argc, char **argv) {
                   "' (expected mlp:LAYERS,DIM with positive integers)");
     if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
       return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
+    if (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences())
+      return fail("--loss and --optimizer apply to ONNX models; mlp: "
+                  "models train with their built-in MSE loss and SGD");
     source.dtype = opts.dtype;
   } else if (modelSpec.ends_with(".onnx")) {
     source.kind = ModelSource::ONNX;
@@ -293,9 +325,20 @@ int main(int argc, char **argv) {
       return fail("cannot read '" + modelSpec +
                   "': " + buffer.getError().message());
     source.bytes = std::move(*buffer);
-    if (opts.training)
-      return fail("--training applies to mlp: models; ONNX models are "
-                  "imported as inference programs");
+    source.training = opts.training;
+    source.loss = opts.loss;
+    source.optimizer = opts.optimizer;
+    if (!opts.training && (opts.loss.getNumOccurrences() ||
+                           opts.optimizer.getNumOccurrences()))
+      return fail("--loss and --optimizer apply to training steps "
+                  "(--training)");
+    if (!llvm::is_contained({"mse", "cross-entropy"}, opts.loss))
+      return fail("--loss must be mse or cross-entropy, not '" + opts.loss +
+                  "'");
+    if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"},
+                            opts.optimizer))
+      return fail("--optimizer must be sgd, momentum, adam or adamw, not '" +
+                  opts.optimizer + "'");
     if (opts.dtype.getNumOccurrences())
       return fail("--dtype applies to mlp: models; ONNX models keep the "
                   "element types they were exported with");
@@ -431,8 +474,17 @@ int main(int argc, char **argv) {
   // Build or import the program once per batch size.
   std::unique_ptr<MLIRContext> context = createSearchContext();
   ScopedDiagnosticHandler printErrors(context.get(), [](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      llvm::errs() << "error: " << diag.str() << "\n";
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    // The model file's position (an ONNX node's), when there is one.
+    Location loc = diag.getLocation();
+    while (auto name = dyn_cast<NameLoc>(loc))
+      loc = name.getChildLoc();
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      if (file.getFilename() != "<model>")
+        llvm::errs() << file.getFilename().getValue() << ":" << file.getLine()
+                     << ":" << file.getColumn() << ": ";
+    llvm::errs() << "error: " << diag.str() << "\n";
     return success();
   });
   SmallVector<OwningOpRef<ModuleOp>> modules, templateModules;

@@ -23,8 +23,8 @@ namespace distir::autodiff {
 /// Adds to `adjoints` the contributions of the floating-point operands of
 /// the scalar op `op` (an `arith`/`math` op in a linalg body), given the
 /// adjoint `grad` of its result. Ops whose result is not a float (compares,
-/// index arithmetic) and piecewise-constant ops contribute nothing. Fails,
-/// with an error on `op`, for a float op without a derivative.
+/// index arithmetic) and piecewise-constant ops contribute nothing. Fails
+/// (without a diagnostic) for a float op without a derivative.
 mlir::LogicalResult
 addScalarAdjoints(mlir::OpBuilder &b, mlir::Operation *op, mlir::Value grad,
                   llvm::DenseMap<mlir::Value, mlir::Value> &adjoints);

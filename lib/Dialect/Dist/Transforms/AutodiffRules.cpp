@@ -167,6 +167,32 @@ LogicalResult AdjointEmitter::emitSoftmax(Operation *op) {
   return success();
 }
 
+/// Reverse sweep over the recomputed body ops `clones`, from the adjoints
+/// seeded in `adjoints`. Returns the first op without a derivative, if any.
+static std::optional<OperationName>
+reverseBody(OpBuilder &b, ArrayRef<Operation *> clones,
+            DenseMap<Value, Value> &adjoints) {
+  std::optional<OperationName> unknown;
+  for (Operation *clone : llvm::reverse(clones)) {
+    if (clone->getNumResults() != 1)
+      continue;
+    if (Value grad = adjoints.lookup(clone->getResult(0)))
+      if (failed(addScalarAdjoints(b, clone, grad, adjoints)) && !unknown)
+        unknown = clone->getName();
+  }
+  return unknown;
+}
+
+/// The error for a body op without a derivative, on the linalg op (which
+/// carries the model's location).
+static LogicalResult noDerivative(Operation *op, OperationName scalar) {
+  return op->emitOpError()
+         << "has no gradient rule: '" << scalar
+         << "' in its body has no derivative (dist-autodiff differentiates "
+            "add, sub, mul, div, neg, max, min, select, float casts, exp, "
+            "log, sqrt, rsqrt, tanh, erf, sin, cos, abs, pow)";
+}
+
 /// Drops the recomputed forward values that the derivative does not read
 /// from `op`'s body, then the inputs that the body no longer reads: an
 /// adjoint must not keep forward activations alive for nothing.
@@ -427,7 +453,7 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
     Value zeros = filled(loc, xType, 0);
 
     bool reached = false;
-    LogicalResult bodyResult = success();
+    std::optional<OperationName> unknown;
     auto adjointOp = linalg::GenericOp::create(
         b, loc, TypeRange{xType}, ins, ValueRange{zeros}, insMaps, iters,
         [&](OpBuilder &bb, Location l, ValueRange args) {
@@ -451,13 +477,7 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
           }
           DenseMap<Value, Value> scalarAdjoints;
           scalarAdjoints[rootClone] = g;
-          for (Operation *clone : llvm::reverse(clones)) {
-            if (clone->getNumResults() != 1)
-              continue;
-            if (Value rg = scalarAdjoints.lookup(clone->getResult(0)))
-              if (failed(addScalarAdjoints(bb, clone, rg, scalarAdjoints)))
-                bodyResult = failure();
-          }
+          unknown = reverseBody(bb, clones, scalarAdjoints);
           Value target = mapping.lookup(linalgOp.getMatchingBlockArgument(x));
           Value acc = args.back();
           Value contribution = scalarAdjoints.lookup(target);
@@ -467,8 +487,8 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
             sum = arith::AddFOp::create(bb, l, acc, contribution);
           linalg::YieldOp::create(bb, l, sum);
         });
-    if (failed(bodyResult))
-      return failure();
+    if (unknown)
+      return noDerivative(op, *unknown);
     if (!reached) {
       adjointOp->erase();
       continue;
@@ -536,7 +556,7 @@ LogicalResult AdjointEmitter::emitGather(Operation *op,
   for (unsigned l = 0; l < total; ++l)
     iters.push_back(plain.test(l) ? utils::IteratorType::parallel
                                   : utils::IteratorType::reduction);
-  LogicalResult bodyResult = success();
+  std::optional<OperationName> unknown;
   bool reached = false;
   auto adjointOp = linalg::GenericOp::create(
       b, loc, TypeRange{tableType}, ins,
@@ -551,13 +571,7 @@ LogicalResult AdjointEmitter::emitGather(Operation *op,
         Value root = body->getTerminator()->getOperand(0);
         DenseMap<Value, Value> scalarAdjoints;
         scalarAdjoints[mapping.lookupOrDefault(root)] = args[0];
-        for (Operation *clone : llvm::reverse(clones)) {
-          if (clone->getNumResults() != 1)
-            continue;
-          if (Value rg = scalarAdjoints.lookup(clone->getResult(0)))
-            if (failed(addScalarAdjoints(bb, clone, rg, scalarAdjoints)))
-              bodyResult = failure();
-        }
+        unknown = reverseBody(bb, clones, scalarAdjoints);
         Value contribution =
             scalarAdjoints.lookup(mapping.lookup(extract.getResult()));
         Value acc = args.back();
@@ -577,8 +591,8 @@ LogicalResult AdjointEmitter::emitGather(Operation *op,
         linalg::YieldOp::create(
             bb, l, Value(arith::AddFOp::create(bb, l, acc, contribution)));
       });
-  if (failed(bodyResult))
-    return failure();
+  if (unknown)
+    return noDerivative(op, *unknown);
   if (!reached) {
     adjointOp->erase();
     return success();
