@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // distir-run prog.mlir [--entry NAME] [--input NAME=file.npy]...
-//   [--random-inputs SEED] [--output-dir DIR] [--print-limit N]
+//   [--weights-from model.onnx] [--random-inputs SEED] [--output-dir DIR]
+//   [--print-limit N]
 //
 // Inputs are named by argument number (`0`, `arg0`), by a `dist.name`
 // argument attribute, or by the argument's name location (what the ONNX
@@ -19,6 +20,8 @@
 #include "DistIR/Analysis/TensorIO.h"
 #include "DistIR/Target/ONNX/TensorProtoIO.h"
 #include "DistIR/Tools/ToolUtils.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -49,10 +52,16 @@ static cl::opt<int64_t> randomSeed(
     cl::desc("Fill arguments without --input with deterministic pseudo-random "
              "values from this seed (floats in [-1, 1), integers in [0, 8))"),
     cl::init(-1), cl::cat(category));
-static cl::opt<std::string>
-    outputDir("output-dir",
-              cl::desc("Write each result as DIR/output_N.npy (or .pb)"),
-              cl::cat(category));
+static cl::opt<std::string> weightsFrom(
+    "weights-from",
+    cl::desc("Bind every argument without --input whose name is an "
+             "initializer of this ONNX model to the initializer's data"),
+    cl::value_desc("model.onnx"), cl::cat(category));
+static cl::opt<std::string> outputDir(
+    "output-dir",
+    cl::desc("Write each result as DIR/output_N.npy (or .pb) and list them "
+             "(index, dist.name, file) in DIR/outputs.json"),
+    cl::cat(category));
 static cl::opt<std::string>
     outputFormat("output-format",
                  cl::desc("Format of written results: npy (default) or pb "
@@ -109,6 +118,35 @@ int main(int argc, char **argv) {
       return fail(error);
     args[*index] = std::move(*value);
   }
+  if (!weightsFrom.empty()) {
+    std::string error;
+    std::optional<llvm::StringMap<RuntimeValue>> weights =
+        readModelInitializers(weightsFrom, &context, error);
+    if (!weights)
+      return fail(error);
+    for (unsigned i = 0; i < numArgs; ++i) {
+      if (args[i])
+        continue;
+      for (const std::string &name : getArgumentNames(entry, i)) {
+        auto it = weights->find(name);
+        if (it == weights->end())
+          continue;
+        auto type = dyn_cast<RankedTensorType>(entry.getArgumentTypes()[i]);
+        const RuntimeValue &value = it->second;
+        if (!type || type.getElementType() != value.elementType ||
+            type.getShape() != ArrayRef<int64_t>(value.shape)) {
+          std::string expected, got;
+          llvm::raw_string_ostream(expected) << entry.getArgumentTypes()[i];
+          llvm::raw_string_ostream(got)
+              << RankedTensorType::get(value.shape, value.elementType);
+          return fail(weightsFrom + ": initializer '" + name + "' is " + got +
+                      ", argument #" + Twine(i) + " expects " + expected);
+        }
+        args[i] = value;
+        break;
+      }
+    }
+  }
   std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
   SmallVector<RuntimeValue> values;
   for (unsigned i = 0; i < numArgs; ++i) {
@@ -138,6 +176,7 @@ int main(int argc, char **argv) {
   if (!outputDir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
+  llvm::json::Array listing;
   for (auto [i, result] : llvm::enumerate(*results)) {
     // `dist.unsigned` (set by the ONNX importer) marks integer results that
     // hold unsigned values in signless integers.
@@ -156,6 +195,12 @@ int main(int argc, char **argv) {
       if (!written)
         return fail(error);
       llvm::outs() << " -> " << path;
+      auto resultName = entry.getResultAttrOfType<StringAttr>(i, "dist.name");
+      listing.push_back(llvm::json::Object{
+          {"index", static_cast<int64_t>(i)},
+          {"name", resultName ? llvm::json::Value(resultName.str())
+                              : llvm::json::Value(nullptr)},
+          {"file", name + "." + outputFormat}});
     }
     llvm::outs() << "\n  [";
     const std::vector<double> &data = *result.data;
@@ -178,6 +223,16 @@ int main(int argc, char **argv) {
     if (data.size() > printLimit)
       llvm::outs() << ", ... (" << data.size() << " elements)";
     llvm::outs() << "]\n";
+  }
+  if (!outputDir.empty()) {
+    // Which file holds which result (a training step has dozens).
+    SmallString<128> path(outputDir);
+    llvm::sys::path::append(path, "outputs.json");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return fail("cannot write '" + path + "': " + ec.message());
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(listing))) << "\n";
   }
   (void)module.release(); // skip the teardown of large modules
   return 0;

@@ -73,8 +73,7 @@ struct Options {
       "loss",
       cl::desc("ONNX --training: loss, mse (default) or cross-entropy "
                "(classes on the output's last axis)"),
-      cl::value_desc("mse|cross-entropy"), cl::init("mse"),
-      cl::cat(category)};
+      cl::value_desc("mse|cross-entropy"), cl::init("mse"), cl::cat(category)};
   cl::opt<std::string> optimizer{
       "optimizer",
       cl::desc("ONNX --training: optimizer, sgd (default), momentum, adam "
@@ -328,8 +327,8 @@ int main(int argc, char **argv) {
     source.training = opts.training;
     source.loss = opts.loss;
     source.optimizer = opts.optimizer;
-    if (!opts.training && (opts.loss.getNumOccurrences() ||
-                           opts.optimizer.getNumOccurrences()))
+    if (!opts.training &&
+        (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences()))
       return fail("--loss and --optimizer apply to training steps "
                   "(--training)");
     if (!llvm::is_contained({"mse", "cross-entropy"}, opts.loss))

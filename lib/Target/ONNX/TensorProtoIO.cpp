@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <limits>
 #include <onnx/onnx_pb.h>
 
 using namespace mlir;
@@ -90,21 +91,15 @@ static double decodeRaw(const char *p, const ProtoType &t) {
              : static_cast<double>(static_cast<int64_t>(u));
 }
 
-std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
-                                                        MLIRContext *context,
-                                                        std::string &error,
-                                                        Type expected) {
+/// The values of `proto`; on failure sets `error` to `what`: the reason.
+static std::optional<RuntimeValue> decode(const onnx::TensorProto &proto,
+                                          MLIRContext *context,
+                                          std::string &error, Type expected,
+                                          const Twine &what) {
   auto fail = [&](const Twine &msg) -> std::optional<RuntimeValue> {
-    error = (path + ": " + msg).str();
+    error = (what + ": " + msg).str();
     return std::nullopt;
   };
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file)
-    return fail("cannot open: " + file.getError().message());
-  onnx::TensorProto proto;
-  StringRef bytes = (*file)->getBuffer();
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return fail("not a serialized onnx.TensorProto");
   Builder b(context);
   std::optional<ProtoType> type = getProtoType(proto.data_type(), b);
   // Older ONNX test data stores bfloat16 tensors as UINT16 bit patterns.
@@ -178,6 +173,50 @@ std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
   for (double &x : data)
     x = roundToType(type->elementType, x);
   return value;
+}
+
+std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
+                                                        MLIRContext *context,
+                                                        std::string &error,
+                                                        Type expected) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file) {
+    error = (path + ": cannot open: " + file.getError().message()).str();
+    return std::nullopt;
+  }
+  onnx::TensorProto proto;
+  StringRef bytes = (*file)->getBuffer();
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    error = (path + ": not a serialized onnx.TensorProto").str();
+    return std::nullopt;
+  }
+  return decode(proto, context, error, expected, path);
+}
+
+std::optional<llvm::StringMap<RuntimeValue>>
+distir::readModelInitializers(StringRef path, MLIRContext *context,
+                              std::string &error) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!file) {
+    error = (path + ": cannot open: " + file.getError().message()).str();
+    return std::nullopt;
+  }
+  onnx::ModelProto model;
+  StringRef bytes = (*file)->getBuffer();
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    error = (path + ": not a serialized onnx.ModelProto").str();
+    return std::nullopt;
+  }
+  llvm::StringMap<RuntimeValue> values;
+  for (const onnx::TensorProto &t : model.graph().initializer()) {
+    std::optional<RuntimeValue> value = decode(
+        t, context, error, Type(), path + ": initializer '" + t.name() + "'");
+    if (!value)
+      return std::nullopt;
+    values.insert({t.name(), std::move(*value)});
+  }
+  return values;
 }
 
 bool distir::writeTensorProtoFile(StringRef path, const RuntimeValue &value,

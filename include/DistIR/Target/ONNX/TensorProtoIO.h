@@ -14,6 +14,7 @@
 #define DISTIR_TARGET_ONNX_TENSORPROTOIO_H
 
 #include "DistIR/Analysis/Executor.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <optional>
 #include <string>
@@ -32,6 +33,13 @@ std::optional<RuntimeValue> readTensorProtoFile(llvm::StringRef path,
                                                 mlir::MLIRContext *context,
                                                 std::string &error,
                                                 mlir::Type expected = {});
+
+/// Reads the initializers (the weights) of the ONNX model at `path`, by
+/// name. On failure returns std::nullopt and sets `error` (unreadable
+/// model, external or malformed tensor data).
+std::optional<llvm::StringMap<RuntimeValue>>
+readModelInitializers(llvm::StringRef path, mlir::MLIRContext *context,
+                      std::string &error);
 
 /// Writes `value` as a serialized onnx.TensorProto named `name`; integers
 /// as UINT8..UINT64 when `isUnsigned`.

@@ -117,9 +117,9 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
   // Set by the ONNX importer on BatchNorm statistics: not trained.
   if (name == "dist.frozen") {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'dist.frozen' of argument #" << argIndex
-                             << " must be a unit attribute, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'dist.frozen' of argument #" << argIndex
+             << " must be a unit attribute, got " << attr.getValue();
     return success();
   }
   if (name == "dist.name") {

@@ -69,11 +69,11 @@ private:
     return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(type, v));
   }
   Value filled(Location loc, RankedTensorType type, double v) {
-    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                          type.getElementType(),
-                                          type.getEncoding());
-    return linalg::FillOp::create(b, loc, ValueRange{cst(b, loc, type.getElementType(), v)},
-                                  ValueRange{empty})
+    Value empty = tensor::EmptyOp::create(
+        b, loc, type.getShape(), type.getElementType(), type.getEncoding());
+    return linalg::FillOp::create(
+               b, loc, ValueRange{cst(b, loc, type.getElementType(), v)},
+               ValueRange{empty})
         .getResult(0);
   }
   RankedTensorType like(RankedTensorType t, ArrayRef<int64_t> shape) {
@@ -131,7 +131,8 @@ private:
 } // namespace
 
 void StepBuilder::tagSince(Operation *marker, int64_t layer, StringRef phase) {
-  Operation *op = marker ? marker->getNextNode() : &func.getBody().front().front();
+  Operation *op =
+      marker ? marker->getNextNode() : &func.getBody().front().front();
   for (; op && op != returnOp; op = op->getNextNode()) {
     op->setAttr("dist.layer", b.getI64IntegerAttr(layer));
     op->setAttr("dist.phase", b.getStringAttr(phase));
@@ -155,9 +156,8 @@ Value StepBuilder::buildMSE(Location loc, Value output, Value target) {
                       });
   double inv = 1.0 / static_cast<double>(type.getNumElements());
   AffineMap scalarMap = AffineMap::get(0, 0, {}, b.getContext());
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
-                                       type.getElementType(),
-                                       type.getEncoding());
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{}, type.getElementType(), type.getEncoding());
   return generic(loc, {sum}, {scalarMap}, scalar, scalarMap, init, 0, {},
                  [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
                    return arith::MulFOp::create(
@@ -204,16 +204,16 @@ Value StepBuilder::buildCrossEntropy(Location loc, Value output, Value target) {
       });
   unsigned outer = rank - 1;
   AffineMap rowId = b.getMultiDimIdentityMap(outer);
-  Value rowsInit = tensor::EmptyOp::create(b, loc, rows.getShape(), elt,
-                                           rows.getEncoding());
-  Value perRow = generic(
-      loc, {sumExp, max, picked}, {rowId, rowId, rowId}, rows, rowId, rowsInit,
-      outer, SmallVector<bool>(outer, false),
-      [](OpBuilder &bb, Location l, ValueRange a) -> Value {
-        Value lse = arith::AddFOp::create(
-            bb, l, math::LogOp::create(bb, l, a[0]), a[1]);
-        return arith::SubFOp::create(bb, l, lse, a[2]);
-      });
+  Value rowsInit =
+      tensor::EmptyOp::create(b, loc, rows.getShape(), elt, rows.getEncoding());
+  Value perRow =
+      generic(loc, {sumExp, max, picked}, {rowId, rowId, rowId}, rows, rowId,
+              rowsInit, outer, SmallVector<bool>(outer, false),
+              [](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                Value lse = arith::AddFOp::create(
+                    bb, l, math::LogOp::create(bb, l, a[0]), a[1]);
+                return arith::SubFOp::create(bb, l, lse, a[2]);
+              });
   auto scalar = like(type, {});
   Value total =
       generic(loc, {perRow}, {rowId}, scalar,
@@ -254,9 +254,8 @@ void StepBuilder::buildUpdate(Location loc, Value weight, Value grad,
   SmallVector<Value> inits;
   SmallVector<Type> types;
   for (unsigned i = 0; i <= state.size(); ++i) {
-    inits.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
-                                            type.getElementType(),
-                                            type.getEncoding()));
+    inits.push_back(tensor::EmptyOp::create(
+        b, loc, type.getShape(), type.getElementType(), type.getEncoding()));
     types.push_back(type);
     maps.push_back(id);
   }
@@ -304,8 +303,7 @@ void StepBuilder::buildUpdate(Location loc, Value weight, Value grad,
                                         math::SqrtOp::create(bb, l, bc2)),
                   c(h.eps));
           Value stepSize = arith::DivFOp::create(bb, l, c(h.lr), bc1);
-          Value delta =
-              mul(stepSize, arith::DivFOp::create(bb, l, m, denom));
+          Value delta = mul(stepSize, arith::DivFOp::create(bb, l, m, denom));
           yields = {sub(p, delta), m, v};
           break;
         }
@@ -324,10 +322,9 @@ LogicalResult StepBuilder::run() {
   for (Operation &op : body.without_terminator())
     if (auto phase = op.getAttrOfType<StringAttr>("dist.phase"))
       if (phase.getValue() != "forward")
-        return op.emitOpError()
-               << "dist-autodiff: @" << func.getSymName()
-               << " is already a training step (it has "
-               << phase.getValue() << " ops)";
+        return op.emitOpError() << "dist-autodiff: @" << func.getSymName()
+                                << " is already a training step (it has "
+                                << phase.getValue() << " ops)";
   if (returnOp->getNumOperands() != 1)
     return func.emitError()
            << "dist-autodiff: @" << func.getSymName() << " has "
@@ -336,10 +333,9 @@ LogicalResult StepBuilder::run() {
   Value output = returnOp->getOperand(0);
   auto outType = dyn_cast<RankedTensorType>(output.getType());
   if (!outType || !isa<FloatType>(outType.getElementType()))
-    return func.emitError() << "dist-autodiff: the output of @"
-                            << func.getSymName()
-                            << " must be a floating-point tensor, got "
-                            << output.getType();
+    return func.emitError()
+           << "dist-autodiff: the output of @" << func.getSymName()
+           << " must be a floating-point tensor, got " << output.getType();
   if (crossEntropy && outType.getRank() < 1)
     return func.emitError() << "dist-autodiff: cross-entropy needs logits "
                                "with a class axis (the last), got "
@@ -391,9 +387,10 @@ LogicalResult StepBuilder::run() {
   // The target, after the inputs.
   Location loc = func.getLoc();
   RankedTensorType targetType =
-      crossEntropy ? RankedTensorType::get(outType.getShape().drop_back(),
-                                           b.getI64Type(), outType.getEncoding())
-                   : outType;
+      crossEntropy
+          ? RankedTensorType::get(outType.getShape().drop_back(),
+                                  b.getI64Type(), outType.getEncoding())
+          : outType;
   SmallVector<NamedAttribute> targetAttrs = {
       b.getNamedAttr("dist.name", b.getStringAttr("target"))};
   if (targetType.getRank() > 0)
@@ -446,9 +443,9 @@ LogicalResult StepBuilder::run() {
         active.insert(r);
   }
   if (!active.contains(loss))
-    return func.emitError() << "dist-autodiff: the output of @"
-                            << func.getSymName()
-                            << " does not depend on any weight";
+    return func.emitError()
+           << "dist-autodiff: the output of @" << func.getSymName()
+           << " does not depend on any weight";
 
   // Backward: seed dloss = 1, then every op in reverse.
   SmallVector<Operation *> sweep;
@@ -456,9 +453,8 @@ LogicalResult StepBuilder::run() {
     sweep.push_back(&op);
   AdjointEmitter adjoints(b, active);
   Operation *marker = returnOp->getPrevNode();
-  adjoints.accumulate(loss, adjoints.filled(loc, cast<RankedTensorType>(
-                                                     loss.getType()),
-                                            1.0));
+  adjoints.accumulate(
+      loss, adjoints.filled(loc, cast<RankedTensorType>(loss.getType()), 1.0));
   tagSince(marker, outputLayer, "backward");
   for (Operation *op : llvm::reverse(sweep)) {
     marker = returnOp->getPrevNode();
@@ -475,7 +471,8 @@ LogicalResult StepBuilder::run() {
     grads.push_back(adjoints.lookup(body.getArgument(i)));
   }
   auto weightName = [&](unsigned w) -> std::string {
-    if (auto name = func.getArgAttrOfType<StringAttr>(weightIdx[w], "dist.name"))
+    if (auto name =
+            func.getArgAttrOfType<StringAttr>(weightIdx[w], "dist.name"))
       return name.str();
     return "arg" + std::to_string(weightIdx[w]);
   };
@@ -486,29 +483,28 @@ LogicalResult StepBuilder::run() {
       stateArgs.push_back(
           {weights[w].getType(), weightName(w) + suffixes[s].str()});
   if (hyper.hasStep())
-    stateArgs.push_back(
-        {RankedTensorType::get({}, outType.getElementType(),
-                               outType.getEncoding()),
-         "step"});
+    stateArgs.push_back({RankedTensorType::get({}, outType.getElementType(),
+                                               outType.getEncoding()),
+                         "step"});
   for (auto &[type, name] : stateArgs) {
     unsigned index = func.getNumArguments();
-    if (failed(func.insertArgument(
-            index, type,
-            b.getDictionaryAttr(
-                {b.getNamedAttr("dist.name", b.getStringAttr(name))}),
-            NameLoc::get(b.getStringAttr(name), loc))))
+    if (failed(func.insertArgument(index, type,
+                                   b.getDictionaryAttr({b.getNamedAttr(
+                                       "dist.name", b.getStringAttr(name))}),
+                                   NameLoc::get(b.getStringAttr(name), loc))))
       return failure();
   }
   unsigned firstState = func.getNumArguments() - stateArgs.size();
-  Value step = hyper.hasStep() ? body.getArgument(func.getNumArguments() - 1)
-                               : Value();
+  Value step =
+      hyper.hasStep() ? body.getArgument(func.getNumArguments() - 1) : Value();
 
   // Updates, one per weight, tagged with the weight's first user's layer.
   SmallVector<Value> newWeights, newState;
   for (unsigned w = 0; w < weights.size(); ++w) {
     SmallVector<Value> state;
     for (unsigned s = 0; s < hyper.stateCount(); ++s)
-      state.push_back(body.getArgument(firstState + w * hyper.stateCount() + s));
+      state.push_back(
+          body.getArgument(firstState + w * hyper.stateCount() + s));
     if (!grads[w]) {
       // Like torch.optim, a weight without a gradient is left alone.
       newWeights.push_back(weights[w]);
@@ -516,7 +512,8 @@ LogicalResult StepBuilder::run() {
       continue;
     }
     int64_t layer = 0;
-    if (auto attr = func.getArgAttrOfType<IntegerAttr>(weightIdx[w], "dist.layer"))
+    if (auto attr =
+            func.getArgAttrOfType<IntegerAttr>(weightIdx[w], "dist.layer"))
       layer = attr.getInt();
     else
       for (Operation *user : weights[w].getUsers())
@@ -534,17 +531,14 @@ LogicalResult StepBuilder::run() {
     marker = returnOp->getPrevNode();
     auto type = cast<RankedTensorType>(step.getType());
     AffineMap scalarMap = AffineMap::get(0, 0, {}, ctx);
-    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
-                                         type.getElementType(),
-                                         type.getEncoding());
-    newState.push_back(generic(loc, {step}, {scalarMap}, type, scalarMap, init,
-                               0, {},
-                               [&](OpBuilder &bb, Location l,
-                                   ValueRange a) -> Value {
-                                 return arith::AddFOp::create(
-                                     bb, l, a[0],
-                                     cst(bb, l, a[0].getType(), 1));
-                               }));
+    Value init = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{}, type.getElementType(), type.getEncoding());
+    newState.push_back(
+        generic(loc, {step}, {scalarMap}, type, scalarMap, init, 0, {},
+                [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                  return arith::AddFOp::create(bb, l, a[0],
+                                               cst(bb, l, a[0].getType(), 1));
+                }));
     tagSince(marker, outputLayer, "update");
   }
 
@@ -563,8 +557,8 @@ LogicalResult StepBuilder::run() {
   for (auto &entry : stateArgs)
     resultAttrs.push_back(named(entry.second));
   returnOp->setOperands(results);
-  func.setFunctionType(FunctionType::get(
-      ctx, func.getArgumentTypes(), ValueRange(results).getTypes()));
+  func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
   func.setAllResultAttrs(resultAttrs);
   return success();
 }

@@ -34,9 +34,8 @@ using namespace distir::autodiff;
 
 Value AdjointEmitter::filled(Location loc, RankedTensorType type,
                              double value) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType(),
-                                        type.getEncoding());
+  Value empty = tensor::EmptyOp::create(
+      b, loc, type.getShape(), type.getElementType(), type.getEncoding());
   Value v = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type.getElementType(), value));
   return linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{empty})
@@ -51,21 +50,20 @@ void AdjointEmitter::accumulate(Value v, Value grad) {
   }
   auto type = cast<RankedTensorType>(v.getType());
   Location loc = grad.getLoc();
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType(),
-                                       type.getEncoding());
+  Value init = tensor::EmptyOp::create(
+      b, loc, type.getShape(), type.getElementType(), type.getEncoding());
   SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(type.getRank()));
   SmallVector<utils::IteratorType> iters(type.getRank(),
                                          utils::IteratorType::parallel);
-  slot = linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{slot, grad}, ValueRange{init},
-             maps, iters,
-             [&](OpBuilder &bb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   bb, l,
-                   Value(arith::AddFOp::create(bb, l, args[0], args[1])));
-             })
-             .getResult(0);
+  slot =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{type}, ValueRange{slot, grad}, ValueRange{init},
+          maps, iters,
+          [&](OpBuilder &bb, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                bb, l, Value(arith::AddFOp::create(bb, l, args[0], args[1])));
+          })
+          .getResult(0);
 }
 
 Value AdjointEmitter::transpose(Location loc, Value x) {
@@ -132,37 +130,35 @@ LogicalResult AdjointEmitter::emitSoftmax(Operation *op) {
   int64_t rank = type.getRank(), dim = softmax.getDimension();
   SmallVector<int64_t> reducedShape(type.getShape());
   reducedShape.erase(reducedShape.begin() + dim);
-  auto reducedType = RankedTensorType::get(
-      reducedShape, type.getElementType(), type.getEncoding());
+  auto reducedType = RankedTensorType::get(reducedShape, type.getElementType(),
+                                           type.getEncoding());
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap reduced = id.dropResult(dim);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   SmallVector<utils::IteratorType> reduceIters = iters;
   reduceIters[dim] = utils::IteratorType::reduction;
-  Value sum =
+  Value sum = linalg::GenericOp::create(
+                  b, loc, TypeRange{reducedType}, ValueRange{dy, y},
+                  ValueRange{filled(loc, reducedType, 0)},
+                  ArrayRef<AffineMap>{id, id, reduced}, reduceIters,
+                  [&](OpBuilder &bb, Location l, ValueRange args) {
+                    Value p = arith::MulFOp::create(bb, l, args[0], args[1]);
+                    linalg::YieldOp::create(
+                        bb, l, Value(arith::AddFOp::create(bb, l, args[2], p)));
+                  })
+                  .getResult(0);
+  Value init = tensor::EmptyOp::create(
+      b, loc, type.getShape(), type.getElementType(), type.getEncoding());
+  Value dx =
       linalg::GenericOp::create(
-          b, loc, TypeRange{reducedType}, ValueRange{dy, y},
-          ValueRange{filled(loc, reducedType, 0)},
-          ArrayRef<AffineMap>{id, id, reduced}, reduceIters,
+          b, loc, TypeRange{type}, ValueRange{dy, y, sum}, ValueRange{init},
+          ArrayRef<AffineMap>{id, id, reduced, id}, iters,
           [&](OpBuilder &bb, Location l, ValueRange args) {
-            Value p = arith::MulFOp::create(bb, l, args[0], args[1]);
+            Value d = arith::SubFOp::create(bb, l, args[0], args[2]);
             linalg::YieldOp::create(
-                bb, l, Value(arith::AddFOp::create(bb, l, args[2], p)));
+                bb, l, Value(arith::MulFOp::create(bb, l, args[1], d)));
           })
           .getResult(0);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType(),
-                                       type.getEncoding());
-  Value dx = linalg::GenericOp::create(
-                 b, loc, TypeRange{type}, ValueRange{dy, y, sum},
-                 ValueRange{init}, ArrayRef<AffineMap>{id, id, reduced, id},
-                 iters,
-                 [&](OpBuilder &bb, Location l, ValueRange args) {
-                   Value d = arith::SubFOp::create(bb, l, args[0], args[2]);
-                   linalg::YieldOp::create(
-                       bb, l, Value(arith::MulFOp::create(bb, l, args[1], d)));
-                 })
-                 .getResult(0);
   accumulate(x, dx);
   return success();
 }
@@ -243,9 +239,9 @@ static Value pruneInputs(linalg::GenericOp op) {
   for (OpOperand &init : op.getDpsInitsMutable())
     maps.push_back(op.getMatchingIndexingMap(&init));
   OpBuilder b(op);
-  auto pruned = linalg::GenericOp::create(
-      b, op.getLoc(), op->getResultTypes(), ins, op.getDpsInits(), maps,
-      op.getIteratorTypesArray());
+  auto pruned = linalg::GenericOp::create(b, op.getLoc(), op->getResultTypes(),
+                                          ins, op.getDpsInits(), maps,
+                                          op.getIteratorTypesArray());
   pruned.getRegion().takeBody(op.getRegion());
   pruned.getRegion().front().eraseArguments(unused);
   op->replaceAllUsesWith(pruned);
@@ -297,8 +293,8 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
     root = combineOp->getOperand(0) == outArg ? combineOp->getOperand(1)
                                               : combineOp->getOperand(0);
   }
-  bool readsInit = combine == Combine::None &&
-                   linalgOp.payloadUsesValueFromOperand(init);
+  bool readsInit =
+      combine == Combine::None && linalgOp.payloadUsesValueFromOperand(init);
 
   // A tensor that the body reads directly with tensor.extract (a gather's
   // table, e.g. an embedding) gets a rule of its own; other reads of values
@@ -370,9 +366,8 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
     Value init =
         linalg::FillOp::create(
             b, loc, ValueRange{none},
-            ValueRange{tensor::EmptyOp::create(b, loc, yType.getShape(),
-                                               b.getI64Type(),
-                                               yType.getEncoding())})
+            ValueRange{tensor::EmptyOp::create(
+                b, loc, yType.getShape(), b.getI64Type(), yType.getEncoding())})
             .getResult(0);
     SmallVector<Value> ins;
     SmallVector<AffineMap> insMaps;
@@ -393,15 +388,13 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
           for (Operation &nested : body->without_terminator())
             if (&nested != combineOp)
               bb.clone(nested, mapping);
-          Value hit = arith::CmpFOp::create(
-              bb, l, arith::CmpFPredicate::OEQ, mapping.lookupOrDefault(root),
-              args[args.size() - 2]);
-          Value candidate =
-              arith::SelectOp::create(bb, l, hit, linearIndex(bb, l),
-                                      arith::ConstantIntOp::create(
-                                          bb, l,
-                                          std::numeric_limits<int64_t>::max(),
-                                          64));
+          Value hit = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OEQ,
+                                            mapping.lookupOrDefault(root),
+                                            args[args.size() - 2]);
+          Value candidate = arith::SelectOp::create(
+              bb, l, hit, linearIndex(bb, l),
+              arith::ConstantIntOp::create(
+                  bb, l, std::numeric_limits<int64_t>::max(), 64));
           linalg::YieldOp::create(
               bb, l,
               Value(arith::MinSIOp::create(bb, l, args.back(), candidate)));
@@ -468,9 +461,9 @@ LogicalResult AdjointEmitter::emitStructured(Operation *op) {
           Value rootClone = mapping.lookupOrDefault(root);
           if (selectsOne) {
             // The gradient goes to the point that holds the result.
-            Value hit = arith::CmpIOp::create(
-                bb, l, arith::CmpIPredicate::eq, linearIndex(bb, l),
-                args[1 + forward.size()]);
+            Value hit = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::eq,
+                                              linearIndex(bb, l),
+                                              args[1 + forward.size()]);
             Value zero = arith::ConstantOp::create(
                 bb, l, bb.getFloatAttr(g.getType(), 0));
             g = arith::SelectOp::create(bb, l, hit, g, zero);
@@ -559,9 +552,8 @@ LogicalResult AdjointEmitter::emitGather(Operation *op,
   std::optional<OperationName> unknown;
   bool reached = false;
   auto adjointOp = linalg::GenericOp::create(
-      b, loc, TypeRange{tableType}, ins,
-      ValueRange{filled(loc, tableType, 0)}, insMaps, iters,
-      [&](OpBuilder &bb, Location l, ValueRange args) {
+      b, loc, TypeRange{tableType}, ins, ValueRange{filled(loc, tableType, 0)},
+      insMaps, iters, [&](OpBuilder &bb, Location l, ValueRange args) {
         IRMapping mapping;
         for (auto [i, f] : llvm::enumerate(forward))
           mapping.map(linalgOp.getMatchingBlockArgument(f), args[1 + i]);
@@ -580,13 +572,14 @@ LogicalResult AdjointEmitter::emitGather(Operation *op,
           return;
         }
         reached = true;
-        Value zero = arith::ConstantOp::create(
-            bb, l, bb.getFloatAttr(acc.getType(), 0));
+        Value zero =
+            arith::ConstantOp::create(bb, l, bb.getFloatAttr(acc.getType(), 0));
         for (auto [index, loop] : gathered) {
           Value hit = arith::CmpIOp::create(
               bb, l, arith::CmpIPredicate::eq, mapping.lookup(index),
               linalg::IndexOp::create(bb, l, loop));
-          contribution = arith::SelectOp::create(bb, l, hit, contribution, zero);
+          contribution =
+              arith::SelectOp::create(bb, l, hit, contribution, zero);
         }
         linalg::YieldOp::create(
             bb, l, Value(arith::AddFOp::create(bb, l, acc, contribution)));

@@ -48,7 +48,8 @@ struct Emitter {
     Type to = v.getType();
     if (g.getType() == to)
       return g;
-    if (cast<FloatType>(to).getWidth() > cast<FloatType>(g.getType()).getWidth())
+    if (cast<FloatType>(to).getWidth() >
+        cast<FloatType>(g.getType()).getWidth())
       return arith::ExtFOp::create(b, loc, to, g);
     return arith::TruncFOp::create(b, loc, to, g);
   }
@@ -62,8 +63,9 @@ struct Emitter {
 };
 } // namespace
 
-LogicalResult distir::autodiff::addScalarAdjoints(
-    OpBuilder &b, Operation *op, Value g, DenseMap<Value, Value> &adjoints) {
+LogicalResult
+distir::autodiff::addScalarAdjoints(OpBuilder &b, Operation *op, Value g,
+                                    DenseMap<Value, Value> &adjoints) {
   if (op->getNumResults() != 1 || !isa<FloatType>(op->getResult(0).getType()))
     return success();
   Emitter e{b, op->getLoc(), adjoints};
@@ -143,19 +145,18 @@ LogicalResult distir::autodiff::addScalarAdjoints(
             return true;
           })
           .Case<math::Log2Op>([&](auto) {
-            e.add(operand(0), e.div(g, e.mul(operand(0),
-                                             e.cst(t, llvm::numbers::ln2))));
+            e.add(operand(0),
+                  e.div(g, e.mul(operand(0), e.cst(t, llvm::numbers::ln2))));
             return true;
           })
           .Case<math::Log10Op>([&](auto) {
-            e.add(operand(0), e.div(g, e.mul(operand(0),
-                                             e.cst(t, llvm::numbers::ln10))));
+            e.add(operand(0),
+                  e.div(g, e.mul(operand(0), e.cst(t, llvm::numbers::ln10))));
             return true;
           })
           .Case<math::Log1pOp>([&](auto) {
-            e.add(operand(0),
-                  e.div(g, arith::AddFOp::create(b, e.loc, operand(0),
-                                                 e.cst(t, 1))));
+            e.add(operand(0), e.div(g, arith::AddFOp::create(
+                                           b, e.loc, operand(0), e.cst(t, 1))));
             return true;
           })
           .Case<math::SqrtOp>([&](auto) {
@@ -182,7 +183,8 @@ LogicalResult distir::autodiff::addScalarAdjoints(
             return true;
           })
           .Case<math::SinOp>([&](auto) {
-            e.add(operand(0), e.mul(g, math::CosOp::create(b, e.loc, operand(0))));
+            e.add(operand(0),
+                  e.mul(g, math::CosOp::create(b, e.loc, operand(0))));
             return true;
           })
           .Case<math::CosOp>([&](auto) {
@@ -200,7 +202,8 @@ LogicalResult distir::autodiff::addScalarAdjoints(
           .Case<math::PowFOp>([&](auto) {
             Value x = operand(0), y = operand(1);
             Value ym1 = arith::SubFOp::create(b, e.loc, y, e.cst(t, 1));
-            e.add(x, e.mul(e.mul(g, y), math::PowFOp::create(b, e.loc, x, ym1)));
+            e.add(x,
+                  e.mul(e.mul(g, y), math::PowFOp::create(b, e.loc, x, ym1)));
             // A constant exponent (x^2 from Pow) has no adjoint to receive.
             if (!y.getDefiningOp<arith::ConstantOp>())
               e.add(y, e.mul(e.mul(g, r), math::LogOp::create(b, e.loc, x)));
@@ -212,8 +215,8 @@ LogicalResult distir::autodiff::addScalarAdjoints(
                 b, e.loc, b.getIntegerAttr(n.getType(), 1));
             Value nm1 = arith::SubIOp::create(b, e.loc, n, one);
             Value nf = arith::SIToFPOp::create(b, e.loc, t, n);
-            e.add(x, e.mul(e.mul(g, nf),
-                           math::FPowIOp::create(b, e.loc, x, nm1)));
+            e.add(x,
+                  e.mul(e.mul(g, nf), math::FPowIOp::create(b, e.loc, x, nm1)));
             return true;
           })
           .Default([](Operation *) { return false; });

@@ -7,6 +7,7 @@ usage: autodiff_vs_torch.py OUTDIR MODEL LOSS OPTIMIZER [STEPS]
 MODEL: mlp | cnn | encoder | gpt; LOSS: mse | cross-entropy;
 OPTIMIZER: sgd | momentum | adam | adamw
 """
+import json
 import os
 import re
 import subprocess
@@ -181,22 +182,27 @@ def main():
             print(f"entries with a zero gradient, not compared: {skipped}")
         torch_opt.step()
 
-        inputs = []
+        # The first step reads the weights from the model file
+        # (--weights-from), later ones the previous step's results.
+        inputs = ["--weights-from", onnx_path] if step == 0 else []
         for n in names:
+            if step == 0 and (n in params or n in buffers):
+                continue
             path = os.path.join(out, f"in_{n}.npy")
             np.save(path, values[n])
             inputs += ["--input", f"{n}={path}"]
         res = os.path.join(out, "res")
-        state = [n for n in names
-                 if n not in ("x", "target") and n not in buffers]
         run(["distir-run", mlir, "--output-dir", res, "--print-limit", "0"]
             + inputs)
-        outputs = [np.load(os.path.join(res, f"output_{i}.npy"))
-                   for i in range(1 + len(state))]
-        got_loss = float(outputs[0])
+        # Results by name, from the listing distir-run writes.
+        with open(os.path.join(res, "outputs.json")) as f:
+            listing = json.load(f)
+        outputs = {e["name"]: np.load(os.path.join(res, e["file"]))
+                   for e in listing}
+        got_loss = float(outputs.pop("loss"))
         errors = {"loss": abs(got_loss - ref_loss.item())
                   / max(abs(ref_loss.item()), 1e-6)}
-        for n, v in zip(state, outputs[1:]):
+        for n, v in outputs.items():
             values[n] = v
             if n in params:
                 ref = params[n].detach().numpy()
