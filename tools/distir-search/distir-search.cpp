@@ -83,7 +83,8 @@ struct Options {
   cl::opt<std::string> dtype{
       "dtype",
       cl::desc("Element type of mlp: models: f32 (default), f16 or bf16, "
-               "priced at the cluster's peak flop/s for that type"),
+               "priced at the cluster's peak flop/s for that type; for ONNX "
+               "--training, mixed precision (fp32 master weights and state)"),
       cl::value_desc("f32|f16|bf16"), cl::init("f32"), cl::cat(category)};
   cl::list<std::string> inputShapes{
       "input-shape",
@@ -276,6 +277,7 @@ static OwningOpRef<ModuleOp> buildProgram(ModelSource &source, int64_t batch,
     dist::DistAutodiffPassOptions autodiff;
     autodiff.loss = source.loss;
     autodiff.optimizer = source.optimizer;
+    autodiff.compute = source.dtype;
     pm.addPass(dist::createDistAutodiffPass(autodiff));
     if (failed(pm.run(*module)))
       return {};
@@ -338,9 +340,13 @@ int main(int argc, char **argv) {
                             opts.optimizer))
       return fail("--optimizer must be sgd, momentum, adam or adamw, not '" +
                   opts.optimizer + "'");
-    if (opts.dtype.getNumOccurrences())
-      return fail("--dtype applies to mlp: models; ONNX models keep the "
-                  "element types they were exported with");
+    if (opts.dtype.getNumOccurrences() && !opts.training)
+      return fail("--dtype applies to mlp: models and to ONNX training "
+                  "(mixed precision); ONNX inference keeps the element "
+                  "types the model was exported with");
+    if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
+      return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
+    source.dtype = opts.dtype;
   } else {
     return fail("unknown model '" + modelSpec +
                 "' (expected FILE.onnx or mlp:LAYERS,DIM)");

@@ -1,6 +1,6 @@
-"""Checks the memory columns of two one-device distir-search CSVs (SGD,
-Adam) of the same ONNX model against the parameter count P of its float
-initializers."""
+"""Checks the memory columns of one-device distir-search CSVs of the same
+ONNX model (SGD, Adam, and optionally Adam with --dtype bf16) against the
+parameter count P of its float initializers."""
 import csv
 import sys
 
@@ -19,3 +19,12 @@ print("peak adam - sgd = 8P + 4:",
       num(adam, "peak_bytes") - num(sgd, "peak_bytes") == 8 * p + 4)
 print("gradients = 4P:", num(sgd, "peak_gradients") == 4 * p,
       num(adam, "peak_gradients") == 4 * p)
+if len(sys.argv) > 4:
+    # Mixed precision: fp32 master weights and moments stay resident
+    # (12P + 4), the weight gradients are bf16 (2P): 16 bytes per parameter
+    # with the bf16 weight copies (2P, live during the step).
+    bf16 = next(csv.DictReader(open(sys.argv[4])))
+    print("bf16 resident = 12P + 4:", num(bf16, "resident_bytes") == 12 * p + 4)
+    print("bf16 gradients = 2P:", num(bf16, "peak_gradients") == 2 * p)
+    print("bf16 activations < f32 activations:",
+          num(bf16, "peak_activations") < num(adam, "peak_activations"))

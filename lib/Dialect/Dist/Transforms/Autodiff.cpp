@@ -56,10 +56,10 @@ struct Hyper {
 class StepBuilder {
 public:
   StepBuilder(func::FuncOp func, const Hyper &hyper, bool crossEntropy,
-              const llvm::StringSet<> &frozen,
+              FloatType computeType, const llvm::StringSet<> &frozen,
               llvm::StringSet<> &unmatchedFrozen)
       : func(func), b(func.getContext()), hyper(hyper),
-        crossEntropy(crossEntropy), frozen(frozen),
+        crossEntropy(crossEntropy), computeType(computeType), frozen(frozen),
         unmatchedFrozen(unmatchedFrozen) {}
 
   LogicalResult run();
@@ -120,6 +120,8 @@ private:
   OpBuilder b;
   const Hyper &hyper;
   bool crossEntropy;
+  /// Mixed precision: the forward and backward type (null: the model's).
+  FloatType computeType;
   /// Names of arguments not to train, and those not seen yet.
   const llvm::StringSet<> &frozen;
   llvm::StringSet<> &unmatchedFrozen;
@@ -276,6 +278,9 @@ void StepBuilder::buildUpdate(Location loc, Value weight, Value grad,
           return arith::SubFOp::create(bb, l, x, y);
         };
         Value p = a[0], g = a[1];
+        // A low-precision gradient (mixed precision) is widened here.
+        if (g.getType() != t)
+          g = arith::ExtFOp::create(bb, l, t, g);
         // L2 weight decay enters the gradient (not for AdamW).
         if (h.weightDecay != 0 && h.optimizer != Optimizer::AdamW)
           g = add(g, mul(c(h.weightDecay), p));
@@ -377,6 +382,28 @@ LogicalResult StepBuilder::run() {
   int64_t outputLayer = 0;
   if (Operation *def = output.getDefiningOp())
     outputLayer = layerOf(def);
+  // Mixed precision: the low-precision copy of each argument. A weight's
+  // gradient is its copy's (2 bytes per parameter, as DeepSpeed and Apex
+  // keep them); the update widens it as it reads it.
+  DenseMap<Value, Value> casts;
+  if (computeType) {
+    if (failed(lowerComputePrecision(func, computeType, casts)))
+      return failure();
+    output = returnOp->getOperand(0);
+    // The casts take the layer of the ops they feed (the output's: its).
+    if (hasLayers)
+      for (Operation &op : body.without_terminator()) {
+        if (op.hasAttr("dist.layer"))
+          continue;
+        int64_t layer = outputLayer;
+        for (Operation *user : op.getUsers())
+          if (user->hasAttr("dist.layer")) {
+            layer = layerOf(user);
+            break;
+          }
+        op.setAttr("dist.layer", b.getI64IntegerAttr(layer));
+      }
+  }
   if (!hasLayers)
     tagSince(nullptr, 0, "forward");
   else
@@ -456,7 +483,12 @@ LogicalResult StepBuilder::run() {
   adjoints.accumulate(
       loss, adjoints.filled(loc, cast<RankedTensorType>(loss.getType()), 1.0));
   tagSince(marker, outputLayer, "backward");
+  DenseSet<Operation *> castOps;
+  for (auto &entry : casts)
+    castOps.insert(entry.second.getDefiningOp());
   for (Operation *op : llvm::reverse(sweep)) {
+    if (castOps.contains(op))
+      continue;
     marker = returnOp->getPrevNode();
     if (failed(adjoints.emit(op)))
       return failure();
@@ -467,8 +499,11 @@ LogicalResult StepBuilder::run() {
   SmallVector<Value> weights, grads;
   SmallVector<SmallVector<Value>> states;
   for (unsigned i : weightIdx) {
-    weights.push_back(body.getArgument(i));
-    grads.push_back(adjoints.lookup(body.getArgument(i)));
+    Value weight = body.getArgument(i);
+    weights.push_back(weight);
+    auto cast = casts.find(weight);
+    grads.push_back(
+        adjoints.lookup(cast == casts.end() ? weight : cast->second));
   }
   auto weightName = [&](unsigned w) -> std::string {
     if (auto name =
@@ -598,6 +633,17 @@ struct DistAutodiffPass
       return signalPassFailure();
     }
     Hyper hyper{*opt, lr, momentum, beta1, beta2, eps, weightDecay};
+    FloatType computeType;
+    if (compute == "f16")
+      computeType = Float16Type::get(&getContext());
+    else if (compute == "bf16")
+      computeType = BFloat16Type::get(&getContext());
+    else if (compute != "f32") {
+      mlir::emitError(module.getLoc())
+          << "dist-autodiff: compute must be f32, f16 or bf16, not '" << compute
+          << "'";
+      return signalPassFailure();
+    }
     llvm::StringSet<> frozenNames, unmatched;
     for (const std::string &name : frozen) {
       frozenNames.insert(name);
@@ -608,8 +654,8 @@ struct DistAutodiffPass
       if (func.isExternal())
         continue;
       any = true;
-      StepBuilder builder(func, hyper, loss == "cross-entropy", frozenNames,
-                          unmatched);
+      StepBuilder builder(func, hyper, loss == "cross-entropy", computeType,
+                          frozenNames, unmatched);
       if (failed(builder.run()))
         return signalPassFailure();
     }

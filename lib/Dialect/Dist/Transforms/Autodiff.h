@@ -13,6 +13,7 @@
 #ifndef DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
 #define DISTIR_LIB_DIALECT_DIST_TRANSFORMS_AUTODIFF_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -28,6 +29,15 @@ namespace distir::autodiff {
 mlir::LogicalResult
 addScalarAdjoints(mlir::OpBuilder &b, mlir::Operation *op, mlir::Value grad,
                   llvm::DenseMap<mlir::Value, mlir::Value> &adjoints);
+
+/// Rewrites the forward function `func` to compute in `low` (f16, bf16):
+/// every f32 value becomes `low`, each f32 argument is cast on entry and
+/// the results are cast back to f32; `casts` maps each cast argument to
+/// its low-precision copy. Fails (with an error) on a program that already
+/// mixes float types.
+mlir::LogicalResult
+lowerComputePrecision(mlir::func::FuncOp func, mlir::FloatType low,
+                      llvm::DenseMap<mlir::Value, mlir::Value> &casts);
 
 /// Emits the backward pass of tensor ops: the vector-Jacobian product of
 /// each op, given the adjoints of its results, accumulated into the

@@ -652,6 +652,23 @@ static int64_t projectionGroups(Value result,
   return 1;
 }
 
+/// The source of `v` when `v` is an elementwise float cast of it (mixed
+/// precision's low-precision copy of a weight), else `v`.
+static Value lookThroughCast(Value v) {
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic->getNumResults() != 1 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return v;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2 ||
+      !isa<arith::TruncFOp, arith::ExtFOp>(body.front()) ||
+      body.front().getOperand(0) != body.getArgument(0))
+    return v;
+  return generic.getDpsInputs()[0];
+}
+
 FailureOr<DenseMap<unsigned, std::pair<int64_t, int64_t>>>
 DTPRewriter::pairWeightSplits() {
   DenseMap<unsigned, std::pair<int64_t, int64_t>> splits;
@@ -664,7 +681,8 @@ DTPRewriter::pairWeightSplits() {
         op.getOperands(), [&](Value v) { return columnSplit.contains(v); });
     auto matmul = dyn_cast<linalg::MatmulOp>(op);
     auto weight =
-        matmul ? dyn_cast<BlockArgument>(matmul.getInputs()[1]) : nullptr;
+        matmul ? dyn_cast<BlockArgument>(lookThroughCast(matmul.getInputs()[1]))
+               : nullptr;
     if (!weight || weight.getOwner() != &body ||
         splits.count(weight.getArgNumber()) || !op.hasAttr("dist.layer")) {
       if (derived)

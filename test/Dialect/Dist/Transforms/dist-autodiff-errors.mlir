@@ -3,6 +3,10 @@
 // RUN: not distir-opt --dist-autodiff=optimizer=lamb %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not distir-opt --dist-autodiff=lr=0 %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=LR
 // RUN: not distir-opt --dist-autodiff=beta2=1 %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=LR
+// RUN: not distir-opt --dist-autodiff=compute=f8 %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=COMPUTE
+// COMPUTE: error: dist-autodiff: compute must be f32, f16 or bf16, not 'f8'
+// RUN: not distir-opt --dist-autodiff=compute=bf16 %S/Inputs/autodiff-mixed-types.mlir 2>&1 | FileCheck %s --check-prefix=MIXED
+// MIXED: autodiff-mixed-types.mlir:10:10: error: 'arith.extf' op dist-autodiff: compute= expects a program in one floating-point type (f32), not one with casts
 // RUN: not distir-opt --dist-autodiff=frozen=nothing %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=FROZEN
 // LOSS: error: dist-autodiff: loss must be mse or cross-entropy, not 'l1'
 // OPT: error: dist-autodiff: optimizer must be sgd, momentum, adam or adamw, not 'lamb'

@@ -1,6 +1,7 @@
 // RUN: distir-opt --dist-autodiff=optimizer=momentum %s | FileCheck %s
 // RUN: distir-opt --dist-autodiff='loss=cross-entropy optimizer=adamw lr=0.001 weight-decay=0.1' %s | FileCheck %s --check-prefix=ADAMW
 // RUN: distir-opt --dist-autodiff='frozen=b' %s | FileCheck %s --check-prefix=FROZEN
+// RUN: distir-opt --dist-autodiff='compute=bf16 optimizer=adam' %s | FileCheck %s --check-prefix=BF16
 
 // A linear layer with tanh, as the ONNX importer writes it: input x, then
 // the weights.
@@ -88,3 +89,21 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // FROZEN-SAME: {dist.name = "b"})
 // FROZEN-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"})
 // FROZEN-COUNT-1: dist.phase = "update"
+
+// Mixed precision: fp32 master weights and state in the signature, a bf16
+// copy of each f32 argument, bf16 compute, the output widened for the loss,
+// and each update widening its bf16 gradient.
+// BF16-LABEL: func.func @main(
+// BF16-SAME: %[[X:[a-z0-9]+]]: tensor<4x8xf32, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "x"}
+// BF16-SAME: %[[W:[a-z0-9]+]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}
+// BF16-SAME: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}
+// BF16-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}
+// BF16: %[[W16:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<8x2xf32, #dist.device<0>>) outs(%{{.*}} : tensor<8x2xbf16, #dist.device<0>>)
+// BF16: arith.truncf %{{.*}} : f32 to bf16
+// BF16: linalg.matmul {{.*}} ins(%{{.*}}, %[[W16]] : tensor<4x8xbf16, #dist.device<0>>, tensor<8x2xbf16, #dist.device<0>>)
+// BF16: math.tanh %{{.*}} : bf16
+// BF16: arith.extf %{{.*}} : bf16 to f32
+// BF16: %[[DW:.*]] = linalg.matmul {{.*}} -> tensor<8x2xbf16, #dist.device<0>>
+// BF16: linalg.generic {{.*}} ins(%[[W]], %[[DW]], {{.*}} : tensor<8x2xf32, #dist.device<0>>, tensor<8x2xbf16, #dist.device<0>>
+// BF16: arith.extf %{{.*}} : bf16 to f32
+// BF16: dist.phase = "update"

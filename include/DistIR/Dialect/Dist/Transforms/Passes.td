@@ -200,6 +200,12 @@ def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
       decay `p (1 - lr wd)`). It is one `linalg.generic` per weight that
       reads the weight, its gradient and its state and yields all of them
       updated. Weights without a gradient are returned unchanged.
+    * `compute=bf16` (or `f16`) is mixed precision as Megatron and
+      DeepSpeed run it: the weights and optimizer state stay fp32 (master
+      weights), each f32 argument is cast to the low type on entry, the
+      forward and backward passes compute in it (2-byte activations and
+      weight gradients), the output is cast back to f32 for the loss, and
+      each weight gradient is cast to f32 for the update.
     * every op is tagged with `dist.phase` (`forward`, `backward`,
       `update`) and `dist.layer` (a backward op takes its forward op's
       layer, an update its weight's first user's; without layer tags in the
@@ -228,7 +234,10 @@ def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
            "Weight decay (L2 for sgd/momentum/adam, decoupled for adamw)">,
     ListOption<"frozen", "frozen", "std::string",
-               "Names (dist.name) of weights not to train">
+               "Names (dist.name) of weights not to train">,
+    Option<"compute", "compute", "std::string", /*default=*/"\"f32\"",
+           "Mixed precision: f16 or bf16 runs forward and backward in that "
+           "type with fp32 master weights and state (f32: the model's types)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
