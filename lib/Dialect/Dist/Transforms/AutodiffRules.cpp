@@ -108,9 +108,20 @@ LogicalResult AdjointEmitter::emitMatmul(Operation *op) {
   Location loc = op->getLoc();
   Value a = mm.getInputs()[0], w = mm.getInputs()[1], init = mm.getOutputs()[0];
   Value dc = lookup(mm.getResult(0));
+  // B given as W^T (the importer's Linear and Gemm transB): dA = dC W, and
+  // W's gradient comes straight from dW = dC^T A in W's layout. One
+  // weight-sized buffer then accumulates the gradient over microbatches
+  // (Megatron's main_grad), not one for dW^T and another for its
+  // transpose.
+  Value wT;
+  if (auto t = w.getDefiningOp<linalg::TransposeOp>();
+      t && t.getPermutation() == ArrayRef<int64_t>{1, 0} && w.hasOneUse())
+    wT = t.getInput();
   if (isActive(a))
-    accumulate(a, matmul(loc, dc, transpose(loc, w)));
-  if (isActive(w))
+    accumulate(a, matmul(loc, dc, wT ? wT : transpose(loc, w)));
+  if (wT && isActive(wT))
+    accumulate(wT, matmul(loc, transpose(loc, dc), a));
+  else if (isActive(w))
     accumulate(w, matmul(loc, transpose(loc, a), dc));
   // The body adds into the init.
   if (isActive(init))

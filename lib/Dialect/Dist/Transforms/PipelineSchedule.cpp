@@ -100,7 +100,12 @@ distir::dist::getPipelineSteps(int64_t pp, int64_t k,
       seq.push_back({s, m, PipelinePhase::Backward});
     };
     int64_t warmup = k;
-    if (schedule == PipelineSchedule::OneFOneB)
+    // One stage: no pipeline to fill, and gradient accumulation runs each
+    // microbatch's forward then its backward (PyTorch DDP, Megatron with
+    // pp = 1), so only one microbatch's activations are alive.
+    if (pp == 1)
+      warmup = 0;
+    else if (schedule == PipelineSchedule::OneFOneB)
       warmup = std::min(k, pp - s - 1);
     else if (schedule == PipelineSchedule::EagerOneFOneB)
       warmup = std::min(k, 2 * (pp - s) - 1);

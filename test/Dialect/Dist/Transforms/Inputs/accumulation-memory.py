@@ -64,3 +64,20 @@ for schedule in ("1f1b", "gpipe"):
     growing = transient[0] < transient[1] < transient[2]
     print(f"fixed microbatch, {schedule}: transient constant in K: "
           f"{constant}, growing: {growing}")
+
+# 3. One stage (gradient accumulation as in PyTorch DDP): each microbatch's
+# forward is followed by its backward, so at a fixed batch the transient
+# memory falls as K grows (one microbatch's activations at a time), and at
+# a fixed microbatch size it is constant.
+fixed_batch = []
+for k in (1, 2, 4, 8):
+    peak, resident = simulate(128, f"dp=2 microbatches={k}")[0]
+    fixed_batch.append(peak - resident)
+falling = all(b < a for a, b in zip(fixed_batch, fixed_batch[1:]))
+fixed_micro = []
+for k in (2, 4, 8):
+    peak, resident = simulate(32 * k, f"dp=2 microbatches={k}")[0]
+    fixed_micro.append(peak - resident)
+print(f"one stage, fixed batch: transient falling in K: {falling}; "
+      f"fixed microbatch: transient constant in K: "
+      f"{fixed_micro[0] == fixed_micro[1] == fixed_micro[2]}")
