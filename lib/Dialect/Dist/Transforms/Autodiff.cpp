@@ -390,18 +390,21 @@ LogicalResult StepBuilder::run() {
     if (failed(lowerComputePrecision(func, computeType, casts)))
       return failure();
     output = returnOp->getOperand(0);
-    // The casts take the layer of the ops they feed (the output's: its).
+    // A cast takes the earliest layer among the ops it feeds (a tied
+    // embedding's copy is made where the embedding runs and sent to the
+    // head's stage); the output's cast the output's layer.
     if (hasLayers)
       for (Operation &op : body.without_terminator()) {
         if (op.hasAttr("dist.layer"))
           continue;
-        int64_t layer = outputLayer;
-        for (Operation *user : op.getUsers())
-          if (user->hasAttr("dist.layer")) {
-            layer = layerOf(user);
-            break;
-          }
-        op.setAttr("dist.layer", b.getI64IntegerAttr(layer));
+        std::optional<int64_t> layer;
+        for (Operation *user : op.getUsers()) {
+          // A read inside a body (a gather's table) counts for its op.
+          user = body.findAncestorOpInBlock(*user);
+          if (user && user->hasAttr("dist.layer"))
+            layer = std::min(layer.value_or(layerOf(user)), layerOf(user));
+        }
+        op.setAttr("dist.layer", b.getI64IntegerAttr(layer.value_or(outputLayer)));
       }
   }
   if (!hasLayers)

@@ -117,12 +117,18 @@ LogicalResult AdjointEmitter::emitMatmul(Operation *op) {
   if (auto t = w.getDefiningOp<linalg::TransposeOp>();
       t && t.getPermutation() == ArrayRef<int64_t>{1, 0} && w.hasOneUse())
     wT = t.getInput();
+  // Each transpose gets a location of its own: a weight's transpose is
+  // made once and shared by every microbatch, an activation's per
+  // microbatch, and the search tells them apart by location and type.
+  auto named = [&](StringRef name) {
+    return NameLoc::get(b.getStringAttr(name), loc);
+  };
   if (isActive(a))
-    accumulate(a, matmul(loc, dc, wT ? wT : transpose(loc, w)));
+    accumulate(a, matmul(loc, dc, wT ? wT : transpose(named("B^T"), w)));
   if (wT && isActive(wT))
-    accumulate(wT, matmul(loc, transpose(loc, dc), a));
+    accumulate(wT, matmul(loc, transpose(named("dC^T"), dc), a));
   else if (isActive(w))
-    accumulate(w, matmul(loc, transpose(loc, a), dc));
+    accumulate(w, matmul(loc, transpose(named("A^T"), a), dc));
   // The body adds into the init.
   if (isActive(init))
     accumulate(init, dc);
