@@ -268,7 +268,6 @@ private:
   void define(Value result, ShapedType type, const Layout &layout,
               int64_t stage, SmallVector<Value> locals);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
-  LogicalResult visitInsertSlice(tensor::InsertSliceOp op);
   LogicalResult visitSoftmax(linalg::SoftmaxOp op);
   LogicalResult visitFresh(Operation *op);
   FailureOr<std::pair<int64_t, Phase>> getRole(Operation *op);
@@ -1123,49 +1122,6 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
   return success();
 }
 
-/// An insert keeps the source's split of every dimension that it covers
-/// whole (a concat along the features of batch-split values, the adjoint
-/// of a Split): each device inserts its shard into its block of the
-/// destination. Other dimensions are replicated.
-LogicalResult DTPRewriter::visitInsertSlice(tensor::InsertSliceOp op) {
-  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
-  if (failed(role))
-    return failure();
-  int64_t stage = role->first;
-  Phase phase = role->second;
-  DistValue &src = lookup(op.getSource());
-  DistValue &dest = lookup(op.getDest());
-  ArrayRef<int64_t> offsets = op.getStaticOffsets(),
-                    sizes = op.getStaticSizes(),
-                    strides = op.getStaticStrides();
-  RankedTensorType destType = op.getDestType();
-  Layout layout(destType.getRank(), kNone);
-  if (!src.fresh)
-    for (auto [d, axis] : llvm::enumerate(src.layout))
-      if (axis != kNone && groupsOf(axis) == 1 && offsets[d] == 0 &&
-          strides[d] == 1 && sizes[d] == destType.getDimSize(d))
-        layout[d] = axis;
-  if (!divides(dest.fullType, layout))
-    llvm::fill(layout, kNone);
-  bool perMicrobatch = llvm::is_contained(layout, kBatchAxis);
-  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
-  SmallVector<Value> srcLocals =
-      conform(op.getLoc(), src, layout, stage, task);
-  SmallVector<Value> destLocals =
-      conform(op.getLoc(), dest, layout, stage, task);
-  RankedTensorType outFull =
-      RankedTensorType::get(destType.getShape(), destType.getElementType());
-  SmallVector<Value> results = instantiate(
-      perMicrobatch, task, {srcLocals, destLocals}, [&](int64_t g) {
-        auto local = cast<RankedTensorType>(srcLocals[g].getType());
-        return tensor::InsertSliceOp::create(
-            builder, op.getLoc(), srcLocals[g], destLocals[g], ValueRange{},
-            ValueRange{}, ValueRange{}, offsets, local.getShape(), strides);
-      });
-  define(op.getResult(), outFull, layout, stage, std::move(results));
-  return success();
-}
-
 /// Reshapes keep a split when the split dimension is the outermost of its
 /// reassociation group (e.g. the batch merged with the sequence): each
 /// device reshapes its own shard. Other splits are gathered first.
@@ -1537,14 +1493,6 @@ LogicalResult DTPRewriter::run() {
         slice.getStrides().empty() &&
         slice.getSourceType().getRank() == slice.getType().getRank()) {
       if (failed(visitSlice(slice)))
-        return failure();
-      continue;
-    }
-    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op);
-        insert && insert.getOffsets().empty() && insert.getSizes().empty() &&
-        insert.getStrides().empty() &&
-        insert.getSourceType().getRank() == insert.getDestType().getRank()) {
-      if (failed(visitInsertSlice(insert)))
         return failure();
       continue;
     }
