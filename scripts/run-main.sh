@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # README command 1: installs dependencies, builds, and runs the main job on
-# built-in defaults: import the bundled GPT-2 (ONNX, 2 blocks, width 64),
-# search data/tensor/pipeline strategies for it on a preset cluster with the
-# simulator, print the best ones, and write the chosen program, its Chrome
-# trace, the search results and the chosen program's per-rank programs.
+# built-in defaults: plan the *training* of a real-sized model. It exports
+# the DistIR paper's GPT-2 1.6B (24 blocks, width 2048, 16 heads, sequence
+# 1024; architecture only, vocabulary padded to 50304 so that tensor
+# parallelism divides it) from PyTorch to ONNX, turns it into a training
+# step (cross-entropy, Adam, bf16 mixed precision with fp32 master weights)
+# and searches data/tensor/pipeline strategies with microbatches on a preset
+# cluster with the simulator; prints the best ones and writes the chosen
+# program, its Chrome trace and the search results.
 #   scripts/run-main.sh [--cluster NAME|file.json] [--devices N] [--batch B]
 #                       [--out DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cluster="dgx-h100:nodes=2"
 devices=16
-batch=8
+batch=64
 out="$root/out"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,16 +31,19 @@ done
 "$root/scripts/build.sh"
 
 bin="$root/build/bin"
-model="$root/test/Target/ONNX/Inputs/gpt2-test.onnx"
 mkdir -p "$out"
-echo "== main job: GPT-2 ($model), batch $batch, $devices devices of '$cluster' =="
-"$bin/distir-search" --model "$model" --input-shape "input_ids=$batch,32" \
-  --batch "$batch" --cluster "$cluster" --devices "$devices" \
-  --max-microbatches 4 --top 5 --jobs 2 --no-progress --fast \
+model="$out/gpt2-1.6b.onnx"
+/usr/bin/python3 "$root/python/distir/models/gpt2.py" --preset gpt2-1.6b \
+  --vocab 50304 --arch-only -o "$model" > /dev/null
+echo "== main job: train GPT-2 1.6B (Adam, bf16 mixed precision), batch $batch x 1024 tokens, $devices devices of '$cluster' =="
+start=$(date +%s)
+"$bin/distir-search" --model "$model" --input-shape "input_ids=$batch,1024" \
+  --batch "$batch" --training --loss cross-entropy --optimizer adam \
+  --dtype bf16 --cluster "$cluster" --devices "$devices" \
+  --max-microbatches 2 --top 5 --jobs 2 --no-progress --fast \
   --csv "$out/search.csv" --json "$out/search.json" --plot "$out/search.svg" \
   --emit-best "$out/best.mlir" --trace-best "$out/best-trace.json"
-"$bin/distir-opt" "$out/best.mlir" --inline --dist-to-rank -o "$out/best-ranks.mlir"
-ranks=$(grep -c "func.func @.*_rank[0-9]" "$out/best-ranks.mlir" || true)
-echo "per-rank programs: $ranks functions"
-echo "wrote $out/best.mlir (global program), $out/best-ranks.mlir (per-rank"
-echo "programs), $out/best-trace.json (open in Perfetto), $out/search.{csv,json,svg}"
+echo "search: $(( $(date +%s) - start )) s"
+echo "wrote $out/best.mlir (global training step), $out/best-trace.json"
+echo "(open in Perfetto), $out/search.{csv,json,svg}; per-rank programs:"
+echo "  $bin/distir-opt $out/best.mlir --inline --dist-to-rank -o $out/best-ranks.mlir"

@@ -404,7 +404,8 @@ LogicalResult StepBuilder::run() {
           if (user && user->hasAttr("dist.layer"))
             layer = std::min(layer.value_or(layerOf(user)), layerOf(user));
         }
-        op.setAttr("dist.layer", b.getI64IntegerAttr(layer.value_or(outputLayer)));
+        op.setAttr("dist.layer",
+                   b.getI64IntegerAttr(layer.value_or(outputLayer)));
       }
   }
   if (!hasLayers)

@@ -50,17 +50,17 @@ static Value castTensor(OpBuilder &b, Location loc, Value v,
              iters,
              [&](OpBuilder &bb, Location l, ValueRange args) {
                Type elt = to.getElementType();
-               Value c = widen ? Value(arith::ExtFOp::create(bb, l, elt,
-                                                             args[0]))
-                               : Value(arith::TruncFOp::create(bb, l, elt,
-                                                               args[0]));
+               Value c =
+                   widen ? Value(arith::ExtFOp::create(bb, l, elt, args[0]))
+                         : Value(arith::TruncFOp::create(bb, l, elt, args[0]));
                linalg::YieldOp::create(bb, l, c);
              })
       .getResult(0);
 }
 
-LogicalResult distir::autodiff::lowerComputePrecision(
-    func::FuncOp func, FloatType low, DenseMap<Value, Value> &casts) {
+LogicalResult
+distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
+                                        DenseMap<Value, Value> &casts) {
   Block &body = func.getBody().front();
   Operation *returnOp = body.getTerminator();
   // Ops written by the model, before any cast is inserted.
@@ -121,10 +121,10 @@ LogicalResult distir::autodiff::lowerComputePrecision(
   for (OpOperand &result : returnOp->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(result.get().getType());
     if (type && type.getElementType() == low)
-      result.set(castTensor(b, result.get().getLoc(), result.get(),
-                            RankedTensorType::get(type.getShape(),
-                                                  b.getF32Type(),
-                                                  type.getEncoding())));
+      result.set(
+          castTensor(b, result.get().getLoc(), result.get(),
+                     RankedTensorType::get(type.getShape(), b.getF32Type(),
+                                           type.getEncoding())));
   }
   return success();
 }
