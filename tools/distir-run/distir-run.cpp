@@ -119,9 +119,15 @@ int main(int argc, char **argv) {
     args[*index] = std::move(*value);
   }
   if (!weightsFrom.empty()) {
+    // The names of the arguments still without a value.
+    llvm::StringSet<> wanted;
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (!args[i])
+        for (const std::string &name : getArgumentNames(entry, i))
+          wanted.insert(name);
     std::string error;
     std::optional<llvm::StringMap<RuntimeValue>> weights =
-        readModelInitializers(weightsFrom, &context, error);
+        readModelInitializers(weightsFrom, &context, wanted, error);
     if (!weights)
       return fail(error);
     for (unsigned i = 0; i < numArgs; ++i) {

@@ -302,6 +302,9 @@ int main(int argc, char **argv) {
   StringRef modelSpec = opts.model;
   if (modelSpec.empty())
     return fail("no model: pass --model FILE.onnx or --model mlp:LAYERS,DIM");
+  if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
+    return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
+  source.dtype = opts.dtype;
   if (modelSpec.starts_with("mlp:")) {
     source.kind = ModelSource::MLP;
     source.entry = "mlp";
@@ -310,12 +313,9 @@ int main(int argc, char **argv) {
         source.layers < 1 || source.dim < 1)
       return fail("malformed model '" + modelSpec +
                   "' (expected mlp:LAYERS,DIM with positive integers)");
-    if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
-      return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
     if (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences())
       return fail("--loss and --optimizer apply to ONNX models; mlp: "
                   "models train with their built-in MSE loss and SGD");
-    source.dtype = opts.dtype;
   } else if (modelSpec.ends_with(".onnx")) {
     source.kind = ModelSource::ONNX;
     source.entry = "main";
@@ -344,9 +344,6 @@ int main(int argc, char **argv) {
       return fail("--dtype applies to mlp: models and to ONNX training "
                   "(mixed precision); ONNX inference keeps the element "
                   "types the model was exported with");
-    if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
-      return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
-    source.dtype = opts.dtype;
   } else {
     return fail("unknown model '" + modelSpec +
                 "' (expected FILE.onnx or mlp:LAYERS,DIM)");

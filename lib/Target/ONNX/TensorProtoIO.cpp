@@ -195,6 +195,7 @@ std::optional<RuntimeValue> distir::readTensorProtoFile(StringRef path,
 
 std::optional<llvm::StringMap<RuntimeValue>>
 distir::readModelInitializers(StringRef path, MLIRContext *context,
+                              const llvm::StringSet<> &wanted,
                               std::string &error) {
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!file) {
@@ -203,13 +204,21 @@ distir::readModelInitializers(StringRef path, MLIRContext *context,
   }
   onnx::ModelProto model;
   StringRef bytes = (*file)->getBuffer();
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    error = (path + ": larger than protobuf's 2 GiB limit (store the "
+                    "weights as external data)")
+                .str();
+    return std::nullopt;
+  }
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     error = (path + ": not a serialized onnx.ModelProto").str();
     return std::nullopt;
   }
   llvm::StringMap<RuntimeValue> values;
   for (const onnx::TensorProto &t : model.graph().initializer()) {
+    // Only what is asked for: decoded values take 8 bytes an element.
+    if (!wanted.contains(t.name()))
+      continue;
     std::optional<RuntimeValue> value = decode(
         t, context, error, Type(), path + ": initializer '" + t.name() + "'");
     if (!value)

@@ -15,6 +15,7 @@
 
 #include "DistIR/Analysis/Executor.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <string>
@@ -34,12 +35,13 @@ std::optional<RuntimeValue> readTensorProtoFile(llvm::StringRef path,
                                                 std::string &error,
                                                 mlir::Type expected = {});
 
-/// Reads the initializers (the weights) of the ONNX model at `path`, by
-/// name. On failure returns std::nullopt and sets `error` (unreadable
-/// model, external or malformed tensor data).
+/// Reads the initializers (the weights) named in `wanted` of the ONNX
+/// model at `path`, by name; other names are skipped. On failure returns
+/// std::nullopt and sets `error` (unreadable model, external or malformed
+/// tensor data).
 std::optional<llvm::StringMap<RuntimeValue>>
 readModelInitializers(llvm::StringRef path, mlir::MLIRContext *context,
-                      std::string &error);
+                      const llvm::StringSet<> &wanted, std::string &error);
 
 /// Writes `value` as a serialized onnx.TensorProto named `name`; integers
 /// as UINT8..UINT64 when `isUnsigned`.

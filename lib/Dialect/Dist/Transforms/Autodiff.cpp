@@ -69,12 +69,7 @@ private:
     return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(type, v));
   }
   Value filled(Location loc, RankedTensorType type, double v) {
-    Value empty = tensor::EmptyOp::create(
-        b, loc, type.getShape(), type.getElementType(), type.getEncoding());
-    return linalg::FillOp::create(
-               b, loc, ValueRange{cst(b, loc, type.getElementType(), v)},
-               ValueRange{empty})
-        .getResult(0);
+    return createFilled(b, loc, type, v);
   }
   RankedTensorType like(RankedTensorType t, ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, t.getElementType(), t.getEncoding());
@@ -449,24 +444,19 @@ LogicalResult StepBuilder::run() {
     return isa<FloatType>(getElementTypeOrSelf(v.getType()));
   };
   for (Operation &op : body.without_terminator()) {
-    bool reads = false;
-    op.walk([&](Operation *nested) {
-      for (Value v : nested->getOperands())
-        reads |= active.contains(v);
+    // Operands and values read inside regions; an init that a linalg body
+    // overwrites carries nothing into the result.
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    bool reads = llvm::any_of(op.getOpOperands(), [&](OpOperand &operand) {
+      return active.contains(operand.get()) &&
+             (!linalgOp || !linalgOp.isDpsInit(&operand) ||
+              linalgOp.payloadUsesValueFromOperand(&operand));
     });
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
-      // An init that the body overwrites carries nothing into the result.
-      reads = false;
-      for (OpOperand &operand : op.getOpOperands())
-        if (active.contains(operand.get()) &&
-            (!linalgOp.isDpsInit(&operand) ||
-             linalgOp.payloadUsesValueFromOperand(&operand)))
-          reads = true;
-      op.getRegion(0).walk([&](Operation *nested) {
+    for (Region &region : op.getRegions())
+      region.walk([&](Operation *nested) {
         for (Value v : nested->getOperands())
           reads |= active.contains(v);
       });
-    }
     if (!reads)
       continue;
     for (Value r : op.getResults())
@@ -665,8 +655,8 @@ struct DistAutodiffPass
     }
     if (!unmatched.empty()) {
       mlir::emitError(module.getLoc())
-          << "dist-autodiff: frozen names no argument: '"
-          << unmatched.begin()->getKey() << "'";
+          << "dist-autodiff: frozen=" << unmatched.begin()->getKey()
+          << ": no argument has this dist.name";
       return signalPassFailure();
     }
     if (!any) {

@@ -39,6 +39,19 @@ mlir::LogicalResult
 lowerComputePrecision(mlir::func::FuncOp func, mlir::FloatType low,
                       llvm::DenseMap<mlir::Value, mlir::Value> &casts);
 
+/// A tensor of `type` (its device included) filled with `value`.
+mlir::Value createFilled(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, double value);
+
+/// A linalg.generic with identity maps over `type`'s shape (parallel
+/// loops) yielding `body` of the scalars of `ins`.
+mlir::Value createElementwise(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange ins,
+    mlir::RankedTensorType type,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::ValueRange)>
+        body);
+
 /// Emits the backward pass of tensor ops: the vector-Jacobian product of
 /// each op, given the adjoints of its results, accumulated into the
 /// adjoints of its active operands.
@@ -57,9 +70,10 @@ public:
   /// The adjoint of `v`, or null if nothing flows into `v`.
   mlir::Value lookup(mlir::Value v) const { return adjoints.lookup(v); }
 
-  /// A tensor of `type` filled with `value`.
   mlir::Value filled(mlir::Location loc, mlir::RankedTensorType type,
-                     double value);
+                     double value) {
+    return createFilled(b, loc, type, value);
+  }
 
 private:
   bool isActive(mlir::Value v) const { return active.contains(v); }

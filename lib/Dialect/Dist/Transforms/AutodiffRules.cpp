@@ -32,13 +32,30 @@
 using namespace mlir;
 using namespace distir::autodiff;
 
-Value AdjointEmitter::filled(Location loc, RankedTensorType type,
-                             double value) {
+Value distir::autodiff::createFilled(OpBuilder &b, Location loc,
+                                     RankedTensorType type, double value) {
   Value empty = tensor::EmptyOp::create(
       b, loc, type.getShape(), type.getElementType(), type.getEncoding());
   Value v = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type.getElementType(), value));
   return linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{empty})
+      .getResult(0);
+}
+
+Value distir::autodiff::createElementwise(
+    OpBuilder &b, Location loc, ValueRange ins, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value init = tensor::EmptyOp::create(
+      b, loc, type.getShape(), type.getElementType(), type.getEncoding());
+  SmallVector<AffineMap> maps(ins.size() + 1,
+                              b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ins, ValueRange{init}, maps, iters,
+             [&](OpBuilder &bb, Location l, ValueRange args) {
+               linalg::YieldOp::create(bb, l, body(bb, l, args));
+             })
       .getResult(0);
 }
 
@@ -48,22 +65,11 @@ void AdjointEmitter::accumulate(Value v, Value grad) {
     slot = grad;
     return;
   }
-  auto type = cast<RankedTensorType>(v.getType());
-  Location loc = grad.getLoc();
-  Value init = tensor::EmptyOp::create(
-      b, loc, type.getShape(), type.getElementType(), type.getEncoding());
-  SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iters(type.getRank(),
-                                         utils::IteratorType::parallel);
-  slot =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{type}, ValueRange{slot, grad}, ValueRange{init},
-          maps, iters,
-          [&](OpBuilder &bb, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                bb, l, Value(arith::AddFOp::create(bb, l, args[0], args[1])));
-          })
-          .getResult(0);
+  slot = createElementwise(
+      b, grad.getLoc(), {slot, grad}, cast<RankedTensorType>(v.getType()),
+      [](OpBuilder &bb, Location l, ValueRange args) -> Value {
+        return arith::AddFOp::create(bb, l, args[0], args[1]);
+      });
 }
 
 Value AdjointEmitter::transpose(Location loc, Value x) {

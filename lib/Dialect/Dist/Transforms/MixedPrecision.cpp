@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
+using namespace distir::autodiff;
 
 /// `type` with f32 replaced by `low` (tensors: their element type).
 static Type lowered(Type type, FloatType low) {
@@ -38,24 +39,15 @@ static Type lowered(Type type, FloatType low) {
 /// An elementwise cast of `v` to `to` (a tensor type of v's shape).
 static Value castTensor(OpBuilder &b, Location loc, Value v,
                         RankedTensorType to) {
-  int64_t rank = to.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, to.getShape(),
-                                       to.getElementType(), to.getEncoding());
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  bool widen = cast<FloatType>(to.getElementType()).getWidth() >
+  Type elt = to.getElementType();
+  bool widen = cast<FloatType>(elt).getWidth() >
                cast<FloatType>(getElementTypeOrSelf(v.getType())).getWidth();
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{to}, ValueRange{v}, ValueRange{init}, maps,
-             iters,
-             [&](OpBuilder &bb, Location l, ValueRange args) {
-               Type elt = to.getElementType();
-               Value c =
-                   widen ? Value(arith::ExtFOp::create(bb, l, elt, args[0]))
-                         : Value(arith::TruncFOp::create(bb, l, elt, args[0]));
-               linalg::YieldOp::create(bb, l, c);
-             })
-      .getResult(0);
+  return createElementwise(
+      b, loc, v, to, [&](OpBuilder &bb, Location l, ValueRange args) -> Value {
+        if (widen)
+          return arith::ExtFOp::create(bb, l, elt, args[0]);
+        return arith::TruncFOp::create(bb, l, elt, args[0]);
+      });
 }
 
 LogicalResult
@@ -88,7 +80,6 @@ distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
         } else if (auto dense =
                        dyn_cast<DenseFPElementsAttr>(constant.getValue());
                    dense && dense.getElementType().isF32()) {
-          auto type = cast<ShapedType>(nested->getResult(0).getType());
           const llvm::fltSemantics &sem = low.getFloatSemantics();
           constant.setValueAttr(dense.mapValues(low, [&](const APFloat &v) {
             APFloat c = v;
@@ -96,7 +87,6 @@ distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
             c.convert(sem, APFloat::rmNearestTiesToEven, &lost);
             return c.bitcastToAPInt();
           }));
-          (void)type;
         }
       }
       return WalkResult::advance();

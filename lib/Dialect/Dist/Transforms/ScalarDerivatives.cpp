@@ -53,6 +53,12 @@ struct Emitter {
       return arith::ExtFOp::create(b, loc, to, g);
     return arith::TruncFOp::create(b, loc, to, g);
   }
+  /// `g` to `x` where `cond` holds, to `y` elsewhere.
+  void route(Value cond, Value x, Value y, Value g) {
+    Value zero = cst(g.getType(), 0);
+    add(x, select(cond, g, zero));
+    add(y, select(cond, zero, g));
+  }
   void add(Value v, Value g) {
     if (!isa<FloatType>(v.getType()))
       return;
@@ -104,23 +110,18 @@ distir::autodiff::addScalarAdjoints(OpBuilder &b, Operation *op, Value g,
             e.add(operand(0), e.neg(g));
             return true;
           })
-          .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](auto) {
-            Value first =
-                e.cmp(arith::CmpFPredicate::OGT, operand(0), operand(1));
-            e.add(operand(0), e.select(first, g, e.cst(t, 0)));
-            e.add(operand(1), e.select(first, e.cst(t, 0), g));
-            return true;
-          })
-          .Case<arith::MinimumFOp, arith::MinNumFOp>([&](auto) {
-            Value first =
-                e.cmp(arith::CmpFPredicate::OLT, operand(0), operand(1));
-            e.add(operand(0), e.select(first, g, e.cst(t, 0)));
-            e.add(operand(1), e.select(first, e.cst(t, 0), g));
+          .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+                arith::MinNumFOp>([&](Operation *) {
+            // The whole gradient to the strictly larger (smaller) side.
+            bool isMax = isa<arith::MaximumFOp, arith::MaxNumFOp>(op);
+            Value first = e.cmp(isMax ? arith::CmpFPredicate::OGT
+                                      : arith::CmpFPredicate::OLT,
+                                operand(0), operand(1));
+            e.route(first, operand(0), operand(1), g);
             return true;
           })
           .Case<arith::SelectOp>([&](auto) {
-            e.add(operand(1), e.select(operand(0), g, e.cst(t, 0)));
-            e.add(operand(2), e.select(operand(0), e.cst(t, 0), g));
+            e.route(operand(0), operand(1), operand(2), g);
             return true;
           })
           .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) {

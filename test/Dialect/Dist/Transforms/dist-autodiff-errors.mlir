@@ -11,7 +11,7 @@
 // LOSS: error: dist-autodiff: loss must be mse or cross-entropy, not 'l1'
 // OPT: error: dist-autodiff: optimizer must be sgd, momentum, adam or adamw, not 'lamb'
 // LR: error: dist-autodiff: need lr > 0, 0 <= beta1, beta2 < 1, eps >= 0, weight-decay >= 0 and momentum >= 0
-// FROZEN: error: dist-autodiff: frozen names no argument: 'nothing'
+// FROZEN: error: dist-autodiff: frozen=nothing: no argument has this dist.name
 // RUN: not distir-opt --dist-autodiff=loss=cross-entropy %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=CE
 // CE: autodiff-scalar-output.mlir:3:1: error: dist-autodiff: cross-entropy needs logits with a class axis (the last), got 'tensor<f32, #dist.device<0>>'
 

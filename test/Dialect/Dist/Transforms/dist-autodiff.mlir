@@ -107,3 +107,28 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // BF16: linalg.generic {{.*}} ins(%[[W]], %[[DW]], {{.*}} : tensor<8x2xf32, #dist.device<0>>, tensor<8x2xbf16, #dist.device<0>>
 // BF16: arith.extf %{{.*}} : bf16 to f32
 // BF16: dist.phase = "update"
+
+// Matmul adjoints. For y = h W2^T, W2's gradient is dy^T h, computed in
+// W2's layout (one buffer accumulates it over microbatches, no transpose
+// of a gradient) and h's is dy W2 (no transpose of the weight). For
+// h = x W1, dW1 = x^T dh. Each transpose has a location of its own: the
+// search tells a weight's transpose, shared by every microbatch, from an
+// activation's by location and type.
+// RUN: distir-opt --dist-autodiff %S/Inputs/autodiff-linear.mlir --mlir-print-debuginfo | FileCheck %s --check-prefix=LINEAR
+// LINEAR-LABEL: func.func @main(
+// LINEAR-SAME: %[[X:[a-z0-9]+]]: tensor<4x8xf32, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "x"}
+// LINEAR-SAME: %[[W1:[a-z0-9]+]]: tensor<8x8xf32, #dist.device<0>> {dist.name = "w1"}
+// LINEAR-SAME: %[[W2:[a-z0-9]+]]: tensor<2x8xf32, #dist.device<0>> {dist.name = "w2"}
+// LINEAR: %[[H:.*]] = linalg.matmul {{.*}} ins(%[[X]], %[[W1]] :
+// LINEAR: linalg.matmul {{.*}} ins(%[[H]], %{{.*}} : tensor<4x8xf32, #dist.device<0>>, tensor<8x2xf32, #dist.device<0>>)
+// LINEAR-NOT: linalg.transpose ins(%[[W2]]
+// LINEAR: %[[DH:.*]] = linalg.matmul {{.*}} ins(%[[DY:.*]], %[[W2]] : tensor<4x2xf32, #dist.device<0>>, tensor<2x8xf32, #dist.device<0>>)
+// LINEAR: %[[DYT:.*]] = linalg.transpose ins(%[[DY]] : {{.*}} loc(#[[DCT:loc[0-9]+]])
+// LINEAR: %[[DW2:.*]] = linalg.matmul {{.*}} ins(%[[DYT]], %[[H]] : tensor<2x4xf32, #dist.device<0>>, tensor<4x8xf32, #dist.device<0>>) {{.*}} -> tensor<2x8xf32, #dist.device<0>>
+// LINEAR: %[[XT:.*]] = linalg.transpose ins(%[[X]] : {{.*}} loc(#[[AT:loc[0-9]+]])
+// LINEAR: %[[DW1:.*]] = linalg.matmul {{.*}} ins(%[[XT]], %[[DH]] :
+// LINEAR-NOT: linalg.transpose
+// LINEAR: linalg.generic {{.*}} ins(%[[W1]], %[[DW1]] :
+// LINEAR: linalg.generic {{.*}} ins(%[[W2]], %[[DW2]] :
+// LINEAR-DAG: #[[DCT]] = loc("dC^T"(
+// LINEAR-DAG: #[[AT]] = loc("A^T"(
