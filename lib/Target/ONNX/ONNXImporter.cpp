@@ -394,6 +394,50 @@ Value Importer::broadcastTo(Value v, ArrayRef<int64_t> shape) {
       .getResult(0);
 }
 
+/// Cuts `src` and `dst` (equal element counts, no zero dims, both of rank
+/// >= 1) into runs of consecutive dims with equal products, as fine as
+/// possible; size-1 dims join the run before them (or the first run).
+/// Returns nothing where the shapes have zero dims or rank 0.
+static std::optional<std::pair<SmallVector<ReassociationIndices>,
+                               SmallVector<ReassociationIndices>>>
+alignedReshapeRuns(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
+  if (src.empty() || dst.empty() || llvm::is_contained(src, 0) ||
+      llvm::is_contained(dst, 0))
+    return std::nullopt;
+  SmallVector<ReassociationIndices> srcRuns, dstRuns;
+  size_t i = 0, j = 0;
+  while (i < src.size() || j < dst.size()) {
+    if (i == src.size() || j == dst.size()) {
+      // Only size-1 dims are left on one side: they join the last run.
+      if (srcRuns.empty())
+        return std::nullopt;
+      for (; i < src.size(); ++i)
+        srcRuns.back().push_back(i);
+      for (; j < dst.size(); ++j)
+        dstRuns.back().push_back(j);
+      break;
+    }
+    ReassociationIndices a{static_cast<int64_t>(i)}, b{static_cast<int64_t>(j)};
+    int64_t pa = src[i++], pb = dst[j++];
+    while (pa != pb) {
+      if (pa < pb) {
+        if (i == src.size())
+          return std::nullopt;
+        a.push_back(i);
+        pa *= src[i++];
+      } else {
+        if (j == dst.size())
+          return std::nullopt;
+        b.push_back(j);
+        pb *= dst[j++];
+      }
+    }
+    srcRuns.push_back(std::move(a));
+    dstRuns.push_back(std::move(b));
+  }
+  return std::make_pair(std::move(srcRuns), std::move(dstRuns));
+}
+
 Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getShape() == shape)
@@ -405,6 +449,30 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
   } else if (target.getRank() > type.getRank()) {
     if (auto re = getReassociationIndicesForCollapse(shape, type.getShape()))
       return tensor::ExpandShapeOp::create(builder, curLoc, target, v, *re);
+  }
+  // Mixed case: cut both shapes into the finest runs of equal element
+  // counts and go through one dim per run (collapse, then expand). Flattening
+  // everything instead would merge a batch dimension with the dims before it
+  // and force data parallelism to gather the batch (e.g. [S, B, E] ->
+  // [S, B*H, E/H] in nn.MultiheadAttention keeps S and B apart this way).
+  if (std::optional<std::pair<SmallVector<ReassociationIndices>,
+                              SmallVector<ReassociationIndices>>>
+          runs = alignedReshapeRuns(type.getShape(), shape)) {
+    auto [srcRuns, dstRuns] = *runs;
+    SmallVector<int64_t> mid;
+    for (const ReassociationIndices &run : srcRuns) {
+      int64_t size = 1;
+      for (int64_t d : run)
+        size *= type.getDimSize(d);
+      mid.push_back(size);
+    }
+    Value v2 = v;
+    if (static_cast<int64_t>(mid.size()) != type.getRank())
+      v2 = tensor::CollapseShapeOp::create(
+          builder, curLoc, placed(mid, type.getElementType()), v, srcRuns);
+    if (static_cast<int64_t>(mid.size()) == target.getRank())
+      return v2;
+    return tensor::ExpandShapeOp::create(builder, curLoc, target, v2, dstRuns);
   }
   // General case: through a rank-1 (or rank-0 when empty shapes) tensor.
   int64_t n = numElements(type.getShape());

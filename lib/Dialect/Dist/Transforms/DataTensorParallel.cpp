@@ -64,17 +64,26 @@ constexpr int kNone = -1;
 constexpr int kBatchAxis = 0;
 constexpr int kTensorAxis = 1;
 
-/// The tensor axis over a dimension seen as [groups, tp, rest]: tensor rank
-/// t holds block t of every group, in group order. This keeps the Q, K and
-/// V thirds of a fused attention projection split by heads, and heads split
-/// inside a (batch, heads) product.
+/// An axis over a dimension seen as [groups, n, rest]: point t of the axis
+/// (n points) holds block t of every group, in group order. For the tensor
+/// axis this keeps the Q, K and V thirds of a fused attention projection
+/// split by heads, and heads split inside a (batch, heads) product; for the
+/// batch axis it keeps the batch split after a reshape merges it behind
+/// other dims (the [S, B, E] -> [S * B, E] rows of nn.MultiheadAttention's
+/// projections). Encoded as base + 2 * groups, so the parity is the base.
+int groupedAxis(int base, int64_t groups) {
+  return groups <= 1 ? base : base + 2 * static_cast<int>(groups);
+}
 int groupedTensorAxis(int64_t groups) {
-  return groups <= 1 ? kTensorAxis : kTensorAxis + 2 * static_cast<int>(groups);
+  return groupedAxis(kTensorAxis, groups);
 }
 /// kBatchAxis or kTensorAxis (kNone stays kNone).
-int baseAxis(int axis) { return axis <= kTensorAxis ? axis : kTensorAxis; }
-int64_t groupsOf(int axis) {
-  return axis <= kTensorAxis ? 1 : (axis - kTensorAxis) / 2;
+int baseAxis(int axis) { return axis < 0 ? axis : axis % 2; }
+int64_t groupsOf(int axis) { return axis <= kTensorAxis ? 1 : axis / 2; }
+bool isBatchAxis(int axis) { return baseAxis(axis) == kBatchAxis; }
+/// Whether a layout splits the batch (the value depends on the microbatch).
+bool splitsBatch(ArrayRef<int> layout) {
+  return llvm::any_of(layout, isBatchAxis);
 }
 
 /// Which axis splits each dimension of a tensor.
@@ -131,12 +140,12 @@ public:
     return device(replica(g), tensorRank(g), s);
   }
   int64_t axisSize(int axis) const {
-    return axis == kBatchAxis ? c.dp * c.k : c.tp;
+    return isBatchAxis(axis) ? c.dp * c.k : c.tp;
   }
   /// Divisor of a dimension split over `axis`: its groups times the axis.
   int64_t blockCount(int axis) const { return axisSize(axis) * groupsOf(axis); }
   int64_t axisCoord(int64_t g, int axis) const {
-    return axis == kBatchAxis ? g / c.tp : g % c.tp;
+    return isBatchAxis(axis) ? g / c.tp : g % c.tp;
   }
 
   RankedTensorType placed(ArrayRef<int64_t> shape, Type element,
@@ -306,6 +315,10 @@ FailureOr<std::pair<int64_t, Phase>> DTPRewriter::getRole(Operation *op) {
   auto phase = op->getAttrOfType<StringAttr>("dist.phase");
   if (c.pp == 1 && c.k == 1)
     return std::make_pair<int64_t, Phase>(0, Phase::Forward);
+  // One stage: an untagged op runs in the forward of each microbatch (or
+  // once, when it does not depend on the microbatch); dependencies order it.
+  if (c.pp == 1 && !phase)
+    return std::make_pair<int64_t, Phase>(0, Phase::Forward);
   if (!layer || (c.k > 1 && !phase)) {
     op->emitOpError() << "pipeline parallelism and microbatching need ops "
                          "tagged with dist.layer and dist.phase (programs "
@@ -406,7 +419,7 @@ SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
   if (v.fresh) {
     // Materialize the fresh tensor in the requested layout and stage, once
     // per device when it does not depend on the microbatch.
-    bool perMicrobatch = llvm::is_contained(target, kBatchAxis);
+    bool perMicrobatch = splitsBatch(target);
     SmallVector<Value> out(n);
     for (int64_t g = 0; g < n; ++g) {
       if (!perMicrobatch && microbatch(g) != 0) {
@@ -469,8 +482,28 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
   for (auto [dim, axis] : llvm::enumerate(current)) {
     if (axis == kNone || axis == target[dim])
       continue;
-    if (axis == kBatchAxis) {
+    if (isBatchAxis(axis)) {
       locals = gatherBatch(loc, locals, dim, stage, task);
+      // Point-major blocks back to group-major order (once per device).
+      if (int64_t groups = groupsOf(axis); groups > 1) {
+        int64_t points = axisSize(axis);
+        DenseMap<Value, Value> ordered;
+        for (Value &local : locals) {
+          Value &done = ordered[local];
+          if (!done) {
+            auto type = cast<RankedTensorType>(local.getType());
+            int64_t block = type.getDimSize(dim) / (groups * points);
+            done = gatherBlocks(
+                loc, local, dim, groups * points, block,
+                [&](int64_t i) {
+                  int64_t j = i / points, r = i % points;
+                  return (r * groups + j) * block;
+                },
+                latest(task, {local}));
+          }
+          local = done;
+        }
+      }
     } else {
       SmallVector<Value> gathered(n);
       for (int64_t g = 0; g < n; ++g) {
@@ -537,11 +570,12 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
     for (auto [dim, axis] : groupedDims) {
       int64_t groups = groupsOf(axis);
       int64_t size = cast<RankedTensorType>(local.getType()).getDimSize(dim);
-      int64_t block = size / (groups * c.tp);
+      int64_t points = axisSize(axis);
+      int64_t block = size / (groups * points);
       int64_t r = axisCoord(g, axis);
       local = gatherBlocks(
           loc, local, dim, groups, block,
-          [&](int64_t j) { return (j * c.tp + r) * block; }, t);
+          [&](int64_t j) { return (j * points + r) * block; }, t);
     }
     out[g] = local;
   }
@@ -795,7 +829,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
                          layoutFor(maps[operand.getOperandNumber()], type)))
       llvm::fill(loopAxis, kNone);
   }
-  bool perMicrobatch = llvm::is_contained(loopAxis, kBatchAxis);
+  bool perMicrobatch = splitsBatch(loopAxis);
   Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
   // Gradient accumulation in place: when the batch axis splits a reduction
   // loop (a weight gradient, the loss), microbatch m > 0 accumulates into
@@ -806,7 +840,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   // body adds each point into the init.
   bool accumulate = false;
   for (unsigned l = 0; l < numLoops; ++l)
-    accumulate |= c.k > 1 && loopAxis[l] == kBatchAxis &&
+    accumulate |= c.k > 1 && isBatchAxis(loopAxis[l]) &&
                   iterators[l] == utils::IteratorType::reduction;
 
   // 2. Operands in the layouts the loops imply, on this op's stage.
@@ -1053,7 +1087,7 @@ LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
   if (!in.fresh)
     layout = in.layout;
   layout[op.getDimension()] = kNone;
-  bool perMicrobatch = llvm::is_contained(layout, kBatchAxis);
+  bool perMicrobatch = splitsBatch(layout);
   Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
   SmallVector<Value> inputs = conform(op.getLoc(), in, layout, stage, task);
   SmallVector<Value> inits =
@@ -1100,12 +1134,12 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
       if (groups > 1 && strides[d] == 1 && offsets[d] % groupSize == 0 &&
           sizes[d] % groupSize == 0) {
         int64_t kept = sizes[d] / groupSize;
-        layout[d] = groupedTensorAxis(kept);
+        layout[d] = groupedAxis(baseAxis(axis), kept);
         inLayout[d] = axis;
-        localOffsets[d] = offsets[d] / c.tp;
+        localOffsets[d] = offsets[d] / axisSize(axis);
       }
     }
-  bool perMicrobatch = llvm::is_contained(layout, kBatchAxis);
+  bool perMicrobatch = splitsBatch(layout);
   Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
   SmallVector<Value> operands = conform(op.getLoc(), in, inLayout, stage, task);
   RankedTensorType outFull = RankedTensorType::get(
@@ -1122,9 +1156,10 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
   return success();
 }
 
-/// Reshapes keep a split when the split dimension is the outermost of its
-/// reassociation group (e.g. the batch merged with the sequence): each
-/// device reshapes its own shard. Other splits are gathered first.
+/// Reshapes keep a split: each device reshapes its own shard. A split dim
+/// merged behind P outer dims becomes a grouped split with P groups (and
+/// back on expansion), e.g. [S, B, E] -> [S * B, E] keeps the batch split.
+/// A group with two split dims is gathered first.
 LogicalResult DTPRewriter::visitReshape(Operation *op) {
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
   if (failed(role))
@@ -1147,7 +1182,6 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
   // behind P unsplit outer dims is a grouped split with P groups (and back).
   if (!in.fresh)
     for (auto [g, group] : llvm::enumerate(groups)) {
-      int64_t lead = group.front();
       if (expand) {
         int axis = in.layout[g];
         if (axis == kNone)
@@ -1158,12 +1192,9 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
           if (groupsIn % outer != 0)
             break;
           int64_t groupsHere = groupsIn / outer;
-          if ((baseAxis(axis) == kTensorAxis || groupsHere == 1) &&
-              size % (groupsHere * axisSize(axis)) == 0) {
+          if (size % (groupsHere * axisSize(axis)) == 0) {
             srcLayout[g] = axis;
-            outLayout[d] = baseAxis(axis) == kBatchAxis
-                               ? axis
-                               : groupedTensorAxis(groupsHere);
+            outLayout[d] = groupedAxis(baseAxis(axis), groupsHere);
             break;
           }
           outer *= size;
@@ -1182,18 +1213,14 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
         if (splitDim < 0 || !single)
           continue;
         int axis = in.layout[splitDim];
-        if (baseAxis(axis) == kBatchAxis && splitDim != lead)
-          continue;
-        int merged = baseAxis(axis) == kBatchAxis
-                         ? axis
-                         : groupedTensorAxis(outerOfSplit * groupsOf(axis));
+        int merged = groupedAxis(baseAxis(axis), outerOfSplit * groupsOf(axis));
         if (resultType.getDimSize(g) % blockCount(merged) == 0) {
           srcLayout[splitDim] = axis;
           outLayout[g] = merged;
         }
       }
     }
-  bool perMicrobatch = llvm::is_contained(outLayout, kBatchAxis);
+  bool perMicrobatch = splitsBatch(outLayout);
   Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
   SmallVector<Value> operands =
       conform(op->getLoc(), in, srcLayout, stage, task);

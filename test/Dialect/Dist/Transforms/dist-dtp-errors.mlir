@@ -1,7 +1,9 @@
 // RUN: not distir-opt %s --dist-dtp=pp=2 2>&1 | FileCheck %s --check-prefix=PP --implicit-check-not=note:
 // RUN: not distir-opt %s --dist-dtp=microbatches=3 2>&1 | FileCheck %s --check-prefix=MB
 // RUN: not distir-opt %s --dist-dtp=schedule=zigzag 2>&1 | FileCheck %s --check-prefix=SCHED
-// RUN: not distir-opt %S/Inputs/dtp-untagged.mlir '--dist-dtp=dp=2 microbatches=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
+// RUN: not distir-opt %S/Inputs/dtp-partly-tagged.mlir '--dist-dtp=pp=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
+// One stage: untagged ops run in each microbatch's forward.
+// RUN: distir-opt %S/Inputs/dtp-untagged.mlir '--dist-dtp=dp=2 microbatches=2' -o /dev/null
 // RUN: not distir-opt %s --dist-dtp=dp=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not distir-opt %s --dist-dtp=mapping=diagonal 2>&1 | FileCheck %s --check-prefix=MAP
 // RUN: not distir-opt %s "--dist-dtp=dp=2 tp=2 mapping=tp:2,dp:4" 2>&1 | FileCheck %s --check-prefix=MAPPRODUCT
