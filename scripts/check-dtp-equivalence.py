@@ -7,7 +7,7 @@ dp, tp > 1) take turns, so that each is covered without multiplying the
 grid.
 
 usage: check-dtp-equivalence.py --program P.mlir --entry NAME --work DIR
-       [--degrees 1,2,4,8] [--pp-degrees D,...] [--microbatches 1,2,4]
+       [--degrees 1,2,4,8] [--tp-degrees D,...] [--pp-degrees D,...] [--microbatches 1,2,4]
        [--max-devices 8]
        [--seed 3]
 """
@@ -27,6 +27,8 @@ def main():
     p.add_argument("--entry", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--degrees", default="1,2,4,8")
+    p.add_argument("--tp-degrees", default=None,
+                   help="tensor-parallel degrees (default: --degrees)")
     p.add_argument("--pp-degrees", default=None,
                    help="pipeline degrees (default: --degrees)")
     p.add_argument("--microbatches", default="1")
@@ -39,13 +41,14 @@ def main():
          "--output-dir", ref_dir])
     reference = outputs(ref_dir)
     degrees = [int(d) for d in a.degrees.split(",")]
+    tp_degrees = [int(d) for d in (a.tp_degrees or a.degrees).split(",")]
     pp_degrees = [int(d) for d in (a.pp_degrees or a.degrees).split(",")]
     microbatches = [int(k) for k in a.microbatches.split(",")]
     schedules = ["gpipe", "1f1b", "eager-1f1b"]
     mappings = ["tp-inner", "dp-inner"]
     total = equal = 0
     for dp in degrees:
-        for tp in degrees:
+        for tp in tp_degrees:
             for pp in pp_degrees:
                 if dp * tp * pp > a.max_devices:
                     continue

@@ -37,6 +37,7 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
+#include "TensorParallelPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -110,6 +111,7 @@ struct Config {
   DeviceOrder order;
   Schedule schedule;
   bool annotate;
+  bool report;
 };
 
 class DTPRewriter {
@@ -258,11 +260,6 @@ private:
   SmallVector<Value> gatherBatch(Location loc, ArrayRef<Value> locals,
                                  int64_t dim, int64_t stage, Task task);
 
-  /// Tensor-parallel policy for programs whose weights carry no
-  /// dist.layer (imported models): Megatron pairs found from the data flow.
-  /// Maps argument numbers to (split dimension, groups).
-  FailureOr<DenseMap<unsigned, std::pair<int64_t, int64_t>>> pairWeightSplits();
-
   LogicalResult visitStructured(linalg::LinalgOp op);
   LogicalResult visitReplicated(Operation *op);
   LogicalResult visitReshape(Operation *op);
@@ -278,6 +275,7 @@ private:
               int64_t stage, SmallVector<Value> locals);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitSoftmax(linalg::SoftmaxOp op);
+  LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitFresh(Operation *op);
   FailureOr<std::pair<int64_t, Phase>> getRole(Operation *op);
   void reorder();
@@ -630,134 +628,6 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
   return out;
 }
 
-/// Groups of a column-split projection: the number of equal slices its
-/// output (through reshapes and elementwise ops such as a bias add) is cut
-/// into along the feature dimension, e.g. 3 for fused Q, K, V. Also returns
-/// those slices.
-static int64_t projectionGroups(Value result,
-                                SmallVectorImpl<tensor::ExtractSliceOp> &out) {
-  Value v = result;
-  for (int step = 0; step < 4; ++step) {
-    auto type = cast<RankedTensorType>(v.getType());
-    int64_t last = type.getRank() - 1, width = type.getDimSize(last);
-    SmallVector<tensor::ExtractSliceOp> slices;
-    Operation *next = nullptr;
-    bool several = false;
-    for (Operation *user : v.getUsers()) {
-      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
-        slices.push_back(slice);
-      else if (next && next != user)
-        several = true;
-      else
-        next = user;
-    }
-    if (slices.size() >= 2 && !next) {
-      int64_t count = slices.size();
-      if (width % count != 0)
-        return 1;
-      int64_t part = width / count;
-      llvm::SmallDenseSet<int64_t> starts;
-      for (tensor::ExtractSliceOp slice : slices) {
-        ArrayRef<int64_t> offs = slice.getStaticOffsets(),
-                          sizes = slice.getStaticSizes(),
-                          strides = slice.getStaticStrides();
-        if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
-            !slice.getStrides().empty() || offs[last] % part != 0 ||
-            sizes[last] != part || strides[last] != 1)
-          return 1;
-        for (int64_t d = 0; d < last; ++d)
-          if (offs[d] != 0 || sizes[d] != type.getDimSize(d))
-            return 1;
-        starts.insert(offs[last]);
-      }
-      if (static_cast<int64_t>(starts.size()) != count)
-        return 1;
-      out.assign(slices.begin(), slices.end());
-      return count;
-    }
-    if (!next || several || !slices.empty() || next->getNumResults() != 1 ||
-        !isa<tensor::ExpandShapeOp, linalg::GenericOp>(next))
-      return 1;
-    auto nextType = dyn_cast<RankedTensorType>(next->getResult(0).getType());
-    if (!nextType || nextType.getShape().back() != width)
-      return 1;
-    v = next->getResult(0);
-  }
-  return 1;
-}
-
-/// The source of `v` when `v` is an elementwise float cast of it (mixed
-/// precision's low-precision copy of a weight), else `v`.
-static Value lookThroughCast(Value v) {
-  auto generic = v.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic->getNumResults() != 1 ||
-      !llvm::all_of(generic.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return v;
-  Block &body = generic.getRegion().front();
-  if (body.getOperations().size() != 2 ||
-      !isa<arith::TruncFOp, arith::ExtFOp>(body.front()) ||
-      body.front().getOperand(0) != body.getArgument(0))
-    return v;
-  return generic.getDpsInputs()[0];
-}
-
-FailureOr<DenseMap<unsigned, std::pair<int64_t, int64_t>>>
-DTPRewriter::pairWeightSplits() {
-  DenseMap<unsigned, std::pair<int64_t, int64_t>> splits;
-  Block &body = func.getBody().front();
-  // Values computed from a column-split projection's output: the next
-  // projection that consumes one is its row-split partner.
-  DenseSet<Value> columnSplit;
-  for (Operation &op : body.without_terminator()) {
-    bool derived = llvm::any_of(
-        op.getOperands(), [&](Value v) { return columnSplit.contains(v); });
-    auto matmul = dyn_cast<linalg::MatmulOp>(op);
-    auto weight =
-        matmul ? dyn_cast<BlockArgument>(lookThroughCast(matmul.getInputs()[1]))
-               : nullptr;
-    if (!weight || weight.getOwner() != &body ||
-        splits.count(weight.getArgNumber()) || !op.hasAttr("dist.layer")) {
-      if (derived)
-        for (Value r : op.getResults())
-          columnSplit.insert(r);
-      continue;
-    }
-    auto type = cast<RankedTensorType>(weight.getType());
-    if (columnSplit.contains(matmul.getInputs()[0])) {
-      // Row split: partial sums, reduced by one all-reduce.
-      if (type.getDimSize(0) % c.tp != 0)
-        return op.emitOpError()
-               << "tp=" << c.tp << " does not divide the input width ("
-               << type.getDimSize(0) << ") of this projection";
-      splits[weight.getArgNumber()] = {0, 1};
-      continue;
-    }
-    SmallVector<tensor::ExtractSliceOp> parts;
-    int64_t groups = projectionGroups(matmul.getResult(0), parts);
-    if (type.getDimSize(1) % (groups * c.tp) != 0)
-      return op.emitOpError()
-             << "tp=" << c.tp << " does not divide the output width ("
-             << type.getDimSize(1) / groups << ") of this projection";
-    // Attention: each part is reshaped into (heads, head size); tp must
-    // divide the heads.
-    for (tensor::ExtractSliceOp part : parts)
-      for (Operation *user : part->getUsers())
-        if (auto expandOp = dyn_cast<tensor::ExpandShapeOp>(user)) {
-          int64_t heads = expandOp.getResultType().getDimSize(
-              expandOp.getReassociationIndices().back().front());
-          if (heads % c.tp != 0)
-            return op.emitOpError() << "tp=" << c.tp << " does not divide the "
-                                    << heads << " attention heads";
-        }
-    splits[weight.getArgNumber()] = {1, groups};
-    for (Value r : op.getResults())
-      columnSplit.insert(r);
-  }
-  return splits;
-}
-
 /// A zero-filled fresh tensor: partial sums over split reduction loops add
 /// up to the right result.
 static bool isZeroInit(const DistValue &v) {
@@ -1104,6 +974,46 @@ LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
   return success();
 }
 
+/// Padding (Conv/MaxPool borders) keeps the splits of the dimensions it does
+/// not pad (batch, channels): each device pads its own shard. A padded split
+/// dimension is gathered first.
+LogicalResult DTPRewriter::visitPad(tensor::PadOp op) {
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  int64_t stage = role->first;
+  Phase phase = role->second;
+  DistValue &in = lookup(op.getSource());
+  ArrayRef<int64_t> low = op.getStaticLow(), high = op.getStaticHigh();
+  Layout layout(op.getResultType().getRank(), kNone);
+  if (!in.fresh)
+    for (auto [d, axis] : llvm::enumerate(in.layout))
+      if (low[d] == 0 && high[d] == 0)
+        layout[d] = axis;
+  bool perMicrobatch = splitsBatch(layout);
+  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  SmallVector<Value> operands = conform(op.getLoc(), in, layout, stage, task);
+  RankedTensorType outFull = RankedTensorType::get(
+      op.getResultType().getShape(), op.getResultType().getElementType());
+  SmallVector<Value> results =
+      instantiate(perMicrobatch, task, {operands}, [&](int64_t g) -> Value {
+        IRMapping mapping;
+        mapping.map(op.getSource(), operands[g]);
+        op.getRegion().walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands())
+            if (scalars.contains(operand))
+              mapping.map(operand, scalars.lookup(operand));
+        });
+        Operation *clone = builder.clone(*op, mapping);
+        clone->removeAttr("dist.layer");
+        clone->removeAttr("dist.phase");
+        clone->getResult(0).setType(localType(outFull, layout, g, stage));
+        return clone->getResult(0);
+      });
+  define(op.getResult(), outFull, layout, stage, std::move(results));
+  return success();
+}
+
 /// A static slice that keeps every split dimension whole keeps the split:
 /// each device slices its own shard at the same offsets.
 LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
@@ -1345,12 +1255,27 @@ LogicalResult DTPRewriter::run() {
   bool taggedWeights = false;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     taggedWeights |= static_cast<bool>(func.getArgAttr(i, "dist.layer"));
-  DenseMap<unsigned, std::pair<int64_t, int64_t>> pairedSplits;
+  // Weights without dist.layer (imported models, plain IR): Megatron pairs
+  // derived from the data flow (TensorParallelPlan.h).
+  DenseMap<unsigned, WeightSplit> pairedSplits;
   if (c.tp > 1 && !taggedWeights) {
-    auto paired = pairWeightSplits();
-    if (failed(paired))
+    TensorParallelPlan plan = planTensorParallel(func, c.tp);
+    if (c.report)
+      for (const TensorParallelDecision &d : plan.decisions)
+        mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;
+    if (plan.splits.empty()) {
+      InFlightDiagnostic diag = mlir::emitError(func.getLoc())
+                                << "tp=" << c.tp
+                                << " splits no weight of this program";
+      if (plan.decisions.empty())
+        diag << ": no op reads a weight argument (a floating-point argument "
+                "without dist.batch_dim)";
+      else
+        diag << " (first projection: " << plan.decisions.front().what
+             << "); run with report=true for every decision";
       return failure();
-    pairedSplits = std::move(*paired);
+    }
+    pairedSplits = std::move(plan.splits);
   }
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -1397,7 +1322,7 @@ LogicalResult DTPRewriter::run() {
       }
     } else if (auto it = pairedSplits.find(arg.getArgNumber());
                it != pairedSplits.end()) {
-      layout[it->second.first] = groupedTensorAxis(it->second.second);
+      layout[it->second.dim] = groupedTensorAxis(it->second.groups);
     }
     if (!func.getArgAttr(arg.getArgNumber(), "dist.layer") && c.pp > 1) {
       // Inputs live where they are first used.
@@ -1525,6 +1450,12 @@ LogicalResult DTPRewriter::run() {
     }
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
       if (failed(visitSoftmax(softmax)))
+        return failure();
+      continue;
+    }
+    if (auto pad = dyn_cast<tensor::PadOp>(op);
+        pad && pad.getLow().empty() && pad.getHigh().empty()) {
+      if (failed(visitPad(pad)))
         return failure();
       continue;
     }
@@ -1811,8 +1742,8 @@ void DistDTPPass::runOnOperation() {
   if (walk.wasInterrupted())
     return signalPassFailure();
 
-  DTPRewriter rewriter(
-      func, Config{dp, tp, pp, microbatches, *order, *sched, annotateSchedule});
+  DTPRewriter rewriter(func, Config{dp, tp, pp, microbatches, *order, *sched,
+                                    annotateSchedule, report});
   if (failed(rewriter.run()))
     return signalPassFailure();
   rewriteWrapper(func, rewriter, dp, tp);

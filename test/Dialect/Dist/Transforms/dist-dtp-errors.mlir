@@ -2,6 +2,8 @@
 // RUN: not distir-opt %s --dist-dtp=microbatches=3 2>&1 | FileCheck %s --check-prefix=MB
 // RUN: not distir-opt %s --dist-dtp=schedule=zigzag 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: not distir-opt %S/Inputs/dtp-partly-tagged.mlir '--dist-dtp=pp=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
+// RUN: not distir-opt %S/Inputs/dtp-batch-behind.mlir --dist-dtp=tp=2 2>&1 | FileCheck %s --check-prefix=NOSPLIT
+// RUN: not distir-opt %S/Inputs/dtp-no-weights.mlir --dist-dtp=tp=2 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
 // One stage: untagged ops run in each microbatch's forward.
 // RUN: distir-opt %S/Inputs/dtp-untagged.mlir '--dist-dtp=dp=2 microbatches=2' -o /dev/null
 // RUN: not distir-opt %s --dist-dtp=dp=0 2>&1 | FileCheck %s --check-prefix=ZERO
@@ -23,6 +25,8 @@
 // MB: error: dp * microbatches = 3 does not divide the batch dimension (4) of argument #0
 // SCHED: error: dist-dtp: unknown schedule 'zigzag' (expected gpipe, 1f1b, eager-1f1b or pipedream)
 // UNTAGGED: error: 'linalg.matmul' op pipeline parallelism and microbatching need ops tagged with dist.layer and dist.phase (programs from --build-mlp carry them)
+// NOSPLIT: dtp-batch-behind.mlir:8:1: error: tp=2 splits no weight of this program (first projection: replicated: argument #1 is not split: a column split is not possible (its split reaches 'func.return' ({{.*}}dtp-batch-behind.mlir:17:3), which returns it (a result would need an all-gather)), and no column-split projection feeds it); run with report=true for every decision
+// NOWEIGHTS: dtp-no-weights.mlir:4:1: error: tp=2 splits no weight of this program: no op reads a weight argument (a floating-point argument without dist.batch_dim)
 // ZERO: error: dist-dtp degrees must be >= 1 (dp=0, tp=1, pp=1, microbatches=1)
 // MAP: error: dist-dtp: bad mapping 'diagonal' (expected tp-inner, dp-inner or AXIS:FACTOR,... with AXIS in dp, tp, pp, least significant first)
 // MAPPRODUCT: error: dist-dtp: mapping 'tp:2,dp:4' has dp, tp, pp = 4, 2, 1; the degrees are 2, 2, 1

@@ -78,7 +78,13 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       gradients, the loss) are all-reduced over the data-parallel group;
     * **tensor parallelism** (Megatron) splits the weights marked
       `dist.layer = L`: even layers by columns, odd layers by rows, so that
-      each column/row pair needs one all-reduce (in forward and backward);
+      each column/row pair needs one all-reduce (in forward and backward).
+      When no weight carries `dist.layer` (imported models, plain IR), the
+      column/row pairs are derived from the data flow: a column split is
+      followed through the ops that keep it free up to the projections that
+      contract over it (docs/design/dtp.md); `report=true` says, per op
+      reading a weight, how it is split or why it stays replicated, and a
+      `tp` that splits no weight is an error;
     * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
       weights by their `dist.layer`) into `pp` balanced contiguous stages;
       values crossing stages are sent at the start of the time step in
@@ -95,8 +101,9 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       ready forwards and backwards). Tasks are merged into time steps
       and the step function's program order follows them, so the schedule
       is explicit in the IR. Ops need `dist.layer` and `dist.phase`
-      (`forward`, `backward`, `update`) tags for `pp` > 1 or
-      `microbatches` > 1; programs from `--build-mlp` carry them.
+      (`forward`, `backward`, `update`) tags for `pp` > 1 (with one stage,
+      untagged ops run in each microbatch's forward); programs from
+      `--build-mlp` and dist-autodiff carry them.
 
     Every other value's layout follows from the linalg structured-op
     interface: a loop is split when an operand dimension it indexes is
@@ -149,7 +156,12 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "`dist.task = \"stage S forward|backward|update [M]\"` and, "
            "when it was created for a source op with `dist.layer`, that "
            "layer; a send between stages that runs at the start of its "
-           "consumer's time step also gets `dist.receive`">
+           "consumer's time step also gets `dist.receive`">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "With tp > 1 on a program whose weights carry no dist.layer: a "
+           "remark at every op that reads a weight, saying how tensor "
+           "parallelism splits it (column or row) or why it stays "
+           "replicated">
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
                            "::mlir::arith::ArithDialect",

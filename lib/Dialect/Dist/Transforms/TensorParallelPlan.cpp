@@ -1,0 +1,647 @@
+//===- TensorParallelPlan.cpp - Weight splits for tensor parallelism ------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Megatron's column/row pairs, found from the data flow of any program
+// through the linalg structured-op interface (see TensorParallelPlan.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorParallelPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::dist;
+
+namespace {
+
+/// A weight operand traced back to its argument: argDim[i] is the argument
+/// dimension that operand dimension i reads.
+struct WeightUse {
+  BlockArgument arg;
+  SmallVector<int64_t> argDim;
+};
+
+/// `v` when it is an elementwise float cast (mixed precision's low-precision
+/// copy of a weight) of its single input: that input, else null.
+Value castSource(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic->getNumResults() != 1 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return nullptr;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2 ||
+      !isa<arith::TruncFOp, arith::ExtFOp>(body.front()) ||
+      body.front().getOperand(0) != body.getArgument(0))
+    return nullptr;
+  return generic.getDpsInputs()[0];
+}
+
+/// Whether `op` belongs to the forward pass (training steps from
+/// dist-autodiff tag the rest `backward` or `update`): the plan pairs forward
+/// projections; the backward and the update follow their weights' splits.
+bool isForward(Operation *op) {
+  auto phase = op->getAttrOfType<StringAttr>("dist.phase");
+  return !phase || phase.getValue() == "forward";
+}
+
+/// Forward ops that use `v` (in their bodies too).
+unsigned forwardUses(Value v) {
+  unsigned n = 0;
+  for (Operation *user : v.getUsers())
+    n += isForward(user);
+  return n;
+}
+
+/// The weight argument `v` reads through float casts and transposes (each
+/// used once in the forward pass).
+std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() == 0 || !isa<FloatType>(type.getElementType()))
+    return std::nullopt;
+  SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &func.getBody().front() ||
+          func.getArgAttr(arg.getArgNumber(), "dist.batch_dim"))
+        return std::nullopt;
+      return WeightUse{arg, dims};
+    }
+    if (forwardUses(v) != 1)
+      return std::nullopt;
+    Operation *def = v.getDefiningOp();
+    if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def)) {
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      for (int64_t &d : dims)
+        d = perm[d];
+      v = transpose.getInput();
+      continue;
+    }
+    auto generic = dyn_cast_or_null<linalg::GenericOp>(def);
+    Value source = generic ? castSource(generic) : nullptr;
+    if (!source)
+      return std::nullopt;
+    v = source;
+  }
+}
+
+/// A linalg op reading one weight and at least one activation.
+struct Projection {
+  linalg::LinalgOp op;
+  WeightUse weight;
+  unsigned weightOperand, activationOperand;
+  /// Column split: the weight dim, its loop and the result dim it gives.
+  int64_t colDim = -1, colLoop = -1, colResultDim = -1;
+  /// Row split: the weight dim and the reduction loop it indexes.
+  int64_t rowDim = -1, rowLoop = -1;
+};
+
+std::optional<Projection> asProjection(linalg::LinalgOp op,
+                                       func::FuncOp func) {
+  if (op->getNumResults() != 1 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  std::optional<Projection> p;
+  std::optional<unsigned> activation;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<RankedTensorType>(input->get().getType()))
+      continue;
+    if (std::optional<WeightUse> w = traceWeight(input->get(), func)) {
+      if (p)
+        return std::nullopt; // two weights: not a projection
+      p = Projection{op, *w, input->getOperandNumber(), 0};
+    } else if (!activation) {
+      activation = input->getOperandNumber();
+    }
+  }
+  if (!p || !activation)
+    return std::nullopt;
+  p->activationOperand = *activation;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  AffineMap weightMap = maps[p->weightOperand];
+  AffineMap actMap = maps[*activation];
+  AffineMap outMap = maps[op.getDpsInitsMutable()[0].getOperandNumber()];
+  llvm::SmallDenseSet<unsigned> indexed;
+  op->getRegion(0).walk(
+      [&](linalg::IndexOp index) { indexed.insert(index.getDim()); });
+  for (unsigned d = 0; d < weightMap.getNumResults(); ++d) {
+    auto dim = dyn_cast<AffineDimExpr>(weightMap.getResult(d));
+    if (!dim || indexed.contains(dim.getPosition()))
+      continue;
+    unsigned loop = dim.getPosition();
+    std::optional<unsigned> inAct = actMap.getResultPosition(dim);
+    if (iterators[loop] == utils::IteratorType::parallel) {
+      std::optional<unsigned> out = outMap.getResultPosition(dim);
+      if (p->colDim < 0 && out && !inAct) {
+        p->colDim = d;
+        p->colLoop = loop;
+        p->colResultDim = *out;
+      }
+    } else if (p->rowDim < 0 && inAct) {
+      p->rowDim = d;
+      p->rowLoop = loop;
+    }
+  }
+  return p;
+}
+
+/// Whether `v` is a zero-filled fresh tensor (partial sums add up into it).
+bool isZeroFilled(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return false;
+  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : nullptr;
+  return value && value.getValue().isZero();
+}
+
+/// Groups of a column-split projection: the number of equal slices its
+/// output (through reshapes and elementwise ops such as a bias add) is cut
+/// into along the last dimension, e.g. 3 for fused Q, K, V.
+int64_t projectionGroups(Value result) {
+  Value v = result;
+  for (int step = 0; step < 4; ++step) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t last = type.getRank() - 1, width = type.getDimSize(last);
+    SmallVector<tensor::ExtractSliceOp> slices;
+    Operation *next = nullptr;
+    bool several = false;
+    for (Operation *user : v.getUsers()) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
+        slices.push_back(slice);
+      else if (next && next != user)
+        several = true;
+      else
+        next = user;
+    }
+    if (slices.size() >= 2 && !next) {
+      int64_t count = slices.size();
+      if (width % count != 0)
+        return 1;
+      int64_t part = width / count;
+      llvm::SmallDenseSet<int64_t> starts;
+      for (tensor::ExtractSliceOp slice : slices) {
+        ArrayRef<int64_t> offs = slice.getStaticOffsets(),
+                          sizes = slice.getStaticSizes(),
+                          strides = slice.getStaticStrides();
+        if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+            !slice.getStrides().empty() || offs[last] % part != 0 ||
+            sizes[last] != part || strides[last] != 1)
+          return 1;
+        for (int64_t d = 0; d < last; ++d)
+          if (offs[d] != 0 || sizes[d] != type.getDimSize(d))
+            return 1;
+        starts.insert(offs[last]);
+      }
+      return static_cast<int64_t>(starts.size()) == count ? count : 1;
+    }
+    if (!next || several || !slices.empty() || next->getNumResults() != 1 ||
+        !isa<tensor::ExpandShapeOp, linalg::GenericOp>(next))
+      return 1;
+    auto nextType = dyn_cast<RankedTensorType>(next->getResult(0).getType());
+    if (!nextType || nextType.getShape().back() != width)
+      return 1;
+    v = next->getResult(0);
+  }
+  return 1;
+}
+
+int64_t iterations(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 0;
+  int64_t n = 1;
+  for (int64_t r : linalgOp.getStaticLoopRanges())
+    if (!ShapedType::isDynamic(r))
+      n *= r;
+  return n;
+}
+
+int64_t bytes(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+std::string argName(func::FuncOp func, BlockArgument arg) {
+  if (auto name =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dist.name"))
+    return "'" + name.getValue().str() + "'";
+  return "argument #" + std::to_string(arg.getArgNumber());
+}
+
+/// Where an op comes from, in a few words: its ONNX node name or file
+/// position.
+std::string describe(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    return describe(fused.getLocations().front());
+  return "unknown location";
+}
+
+/// A column candidate: the ops its split reaches and their partners.
+struct Candidate {
+  unsigned projection; // index into the projections
+  int64_t groups = 1;
+  SmallPtrSet<Operation *, 16> members; // ops that run split (with partners)
+  SmallVector<unsigned> partners;       // row-split projections
+  std::string invalid;                  // why the split cannot apply
+  int64_t work = 0, reduced = 0;        // iterations split, bytes all-reduced
+};
+
+} // namespace
+
+TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
+                                                    int64_t tp) {
+  TensorParallelPlan plan;
+  Block &body = func.getBody().front();
+  DenseMap<Operation *, int64_t> position;
+  SmallVector<Projection> projections;
+  DenseMap<Operation *, unsigned> projectionOf;
+  DenseMap<BlockArgument, unsigned> projectionUses;
+  for (Operation &op : body) {
+    position[&op] = static_cast<int64_t>(position.size());
+    if (!isForward(&op))
+      continue;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      if (std::optional<Projection> p = asProjection(linalgOp, func))
+        if (p->colDim >= 0 || p->rowDim >= 0) {
+          projectionOf[&op] = projections.size();
+          projections.push_back(*p);
+          ++projectionUses[p->weight.arg];
+        }
+  }
+
+  // 1. Follow each column candidate's split through the data flow.
+  std::vector<Candidate> candidates;
+  for (auto [index, p] : llvm::enumerate(projections)) {
+    Candidate c;
+    c.projection = index;
+    if (projectionUses[p.weight.arg] != forwardUses(p.weight.arg)) {
+      c.invalid = "its weight is also read by ops that are not projections";
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    if (p.colDim < 0) {
+      c.invalid = "its weight has no output dimension to split";
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    auto weightType = cast<RankedTensorType>(p.weight.arg.getType());
+    int64_t width = weightType.getDimSize(p.weight.argDim[p.colDim]);
+    Value result = p.op->getResult(0);
+    if (p.colResultDim == cast<RankedTensorType>(result.getType()).getRank() - 1)
+      c.groups = projectionGroups(result);
+    if (width % (c.groups * tp) != 0) {
+      c.invalid = "tp=" + std::to_string(tp) +
+                  " does not divide its output width (" +
+                  std::to_string(width / c.groups) + ")";
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    // A split value: its split dim seen as [groups, inner], the tensor axis
+    // cutting `inner` into tp blocks (inner = the dim's size: a plain
+    // split; smaller: heads inside a merged [batch * heads] dim).
+    struct Split {
+      int64_t dim, inner;
+    };
+    DenseMap<Value, Split> split;
+    split[result] = {p.colResultDim, width / c.groups};
+    c.members.insert(p.op);
+    auto block = [&](Operation *op, const Twine &why) {
+      if (c.invalid.empty())
+        c.invalid = ("its split reaches '" + op->getName().getStringRef() +
+                     "' (" + describe(op->getLoc()) + ")" +
+                     ", which " + why)
+                        .str();
+    };
+    for (Operation *op = p.op->getNextNode(); op && c.invalid.empty();
+         op = op->getNextNode()) {
+      SmallVector<OpOperand *> derived;
+      for (OpOperand &operand : op->getOpOperands())
+        if (split.count(operand.get()))
+          derived.push_back(&operand);
+      if (derived.empty() || !isForward(op))
+        continue;
+      c.members.insert(op);
+      if (op->hasTrait<OpTrait::IsTerminator>()) {
+        block(op, "returns it (a result would need an all-gather)");
+        break;
+      }
+      Split in = split[derived.front()->get()];
+      int64_t dim = in.dim;
+      auto setResult = [&](int64_t d, int64_t inner) {
+        split[op->getResult(0)] = {d, inner};
+      };
+      if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+        if (static_cast<int64_t>(softmax.getDimension()) == dim)
+          block(op, "normalizes over the split dimension");
+        setResult(dim, in.inner);
+        continue;
+      }
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+        SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+        std::optional<unsigned> loop;
+        for (OpOperand *operand : derived) {
+          Split here = split[operand->get()];
+          auto e = dyn_cast<AffineDimExpr>(
+              maps[operand->getOperandNumber()].getResult(here.dim));
+          if (!e || (loop && *loop != e.getPosition()) ||
+              here.inner != in.inner) {
+            block(op, "mixes the split dimension with other indices");
+            break;
+          }
+          loop = e.getPosition();
+        }
+        if (!c.invalid.empty())
+          break;
+        bool indexed = false;
+        op->getRegion(0).walk([&](linalg::IndexOp index) {
+          indexed |= index.getDim() == *loop;
+        });
+        if (indexed) {
+          block(op, "reads the split loop's index");
+          break;
+        }
+        if (linalgOp.getIteratorTypesArray()[*loop] ==
+            utils::IteratorType::reduction) {
+          auto it = projectionOf.find(op);
+          if (it != projectionOf.end() &&
+              projections[it->second].rowLoop ==
+                  static_cast<int64_t>(*loop) &&
+              derived.size() == 1 &&
+              derived.front()->getOperandNumber() ==
+                  projections[it->second].activationOperand &&
+              isZeroFilled(linalgOp.getDpsInits()[0])) {
+            c.partners.push_back(it->second);
+            continue;
+          }
+          block(op, "reduces over the split dimension");
+          break;
+        }
+        for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+          std::optional<unsigned> at =
+              maps[init.getOperandNumber()].getResultPosition(
+                  getAffineDimExpr(*loop, op->getContext()));
+          if (!at) {
+            block(op, "drops the split dimension");
+            break;
+          }
+          split[linalgOp->getResult(init.getOperandNumber() -
+                                    linalgOp.getNumDpsInputs())] = {
+              static_cast<int64_t>(*at), in.inner};
+        }
+        continue;
+      }
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+        // The result dim of the group that holds the split: the one where
+        // `inner` elements (counted from the group's innermost dim) end.
+        RankedTensorType type = expand.getResultType();
+        ReassociationIndices group = expand.getReassociationIndices()[dim];
+        int64_t below = 1, to = -1, inner = 0;
+        for (int64_t d : llvm::reverse(group)) {
+          int64_t size = type.getDimSize(d);
+          if (below * size >= in.inner) {
+            if (in.inner % below == 0) {
+              to = d;
+              inner = in.inner / below;
+            }
+            break;
+          }
+          below *= size;
+        }
+        if (to < 0 || inner % tp != 0) {
+          block(op, "splits it into dimensions that tp=" +
+                        std::to_string(tp) + " does not divide");
+          break;
+        }
+        setResult(to, inner);
+        continue;
+      }
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+        RankedTensorType type = collapse.getSrcType();
+        for (auto [g, group] :
+             llvm::enumerate(collapse.getReassociationIndices()))
+          if (llvm::is_contained(group, dim)) {
+            int64_t inner = in.inner;
+            for (int64_t d : group)
+              if (d > dim)
+                inner *= type.getDimSize(d);
+            setResult(g, inner);
+          }
+        continue;
+      }
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+          slice && slice.getSourceType().getRank() == slice.getType().getRank() &&
+          slice.getOffsets().empty() && slice.getSizes().empty() &&
+          slice.getStrides().empty()) {
+        setResult(dim, std::min(in.inner, slice.getType().getDimSize(dim)));
+        continue;
+      }
+      if (auto pad = dyn_cast<tensor::PadOp>(op);
+          pad && pad.getLow().empty() && pad.getHigh().empty() &&
+          pad.getSource() == derived.front()->get()) {
+        if (pad.getStaticLow()[dim] != 0 || pad.getStaticHigh()[dim] != 0)
+          block(op, "pads the split dimension");
+        setResult(dim, in.inner);
+        continue;
+      }
+      block(op, "keeps no split");
+    }
+    if (c.invalid.empty() && c.partners.empty())
+      c.invalid = "its split reaches no projection that contracts over it";
+    for (Operation *op : c.members)
+      c.work += iterations(op);
+    for (unsigned partner : c.partners)
+      c.reduced += bytes(projections[partner].op->getResult(0));
+    candidates.push_back(std::move(c));
+  }
+
+  // 2. Candidates that meet (beyond their own projections) form a group.
+  llvm::EquivalenceClasses<unsigned> classes;
+  for (unsigned i = 0; i < candidates.size(); ++i)
+    classes.insert(i);
+  DenseMap<Operation *, unsigned> firstReach;
+  for (auto [i, c] : llvm::enumerate(candidates)) {
+    if (!c.invalid.empty())
+      continue;
+    for (Operation *op : c.members) {
+      if (op == projections[c.projection].op.getOperation())
+        continue;
+      auto [it, inserted] = firstReach.try_emplace(op, i);
+      if (!inserted)
+        classes.unionSets(it->second, i);
+    }
+  }
+  struct Group {
+    SmallVector<unsigned> members;
+    double work = 0, reduced = 0;
+  };
+  SmallVector<Group> groups;
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    Group g;
+    bool valid = true;
+    SmallPtrSet<Operation *, 32> ops;
+    for (auto m = classes.member_begin(**it); m != classes.member_end(); ++m) {
+      const Candidate &c = candidates[*m];
+      g.members.push_back(*m);
+      valid &= c.invalid.empty();
+      for (Operation *op : c.members)
+        if (ops.insert(op).second)
+          g.work += static_cast<double>(iterations(op));
+      g.reduced += static_cast<double>(c.reduced);
+    }
+    if (valid)
+      groups.push_back(std::move(g));
+  }
+
+  // 3. Groups by split work (then the least all-reduced data), each kept
+  // when it agrees with those kept before: a projection is either a column
+  // or a row split, and a weight shared by several projections (an
+  // exporter's deduplicated initializer) gets one split.
+  llvm::sort(groups, [](const Group &a, const Group &b) {
+    return std::make_tuple(a.work, -a.reduced, -int64_t(a.members.front())) >
+           std::make_tuple(b.work, -b.reduced, -int64_t(b.members.front()));
+  });
+  DenseMap<Operation *, bool> role; // true: column
+  SmallPtrSet<Operation *, 32> splitOps; // run on split values
+  DenseMap<unsigned, std::pair<int64_t, int64_t>> chosen;
+  for (const Group &g : groups) {
+    SmallVector<std::pair<unsigned, bool>> roles; // projection, column
+    for (unsigned m : g.members) {
+      roles.push_back({candidates[m].projection, true});
+      for (unsigned partner : candidates[m].partners)
+        roles.push_back({partner, false});
+    }
+    auto splitOf = [&](unsigned index, bool column) {
+      const Projection &p = projections[index];
+      return std::make_pair(
+          p.weight.argDim[column ? p.colDim : p.rowDim],
+          column ? candidates[index].groups : static_cast<int64_t>(1));
+    };
+    bool agrees = llvm::all_of(roles, [&](auto r) {
+      const Projection &p = projections[r.first];
+      auto it = role.find(p.op);
+      if (it != role.end() && it->second != r.second)
+        return false;
+      auto w = chosen.find(p.weight.arg.getArgNumber());
+      return w == chosen.end() || w->second == splitOf(r.first, r.second);
+    });
+    // Within the group too: a weight split two ways is no plan.
+    DenseMap<unsigned, std::pair<int64_t, int64_t>> mine;
+    for (auto [index, column] : roles) {
+      auto [it, inserted] = mine.try_emplace(
+          projections[index].weight.arg.getArgNumber(),
+          splitOf(index, column));
+      agrees &= inserted || it->second == splitOf(index, column);
+    }
+    if (!agrees)
+      continue;
+    for (unsigned m : g.members)
+      splitOps.insert(candidates[m].members.begin(),
+                      candidates[m].members.end());
+    for (auto [index, column] : roles) {
+      role[projections[index].op] = column;
+      chosen[projections[index].weight.arg.getArgNumber()] =
+          splitOf(index, column);
+    }
+  }
+  // A weight shared with a projection left replicated would be gathered
+  // for it: such splits are dropped with their groups' partners intact
+  // only when every user agrees, which the checks above ensure for the
+  // users in kept groups; the rest are reported below.
+  SmallPtrSet<Operation *, 32> chosenCol, chosenRow;
+  for (auto [op, column] : role)
+    (column ? chosenCol : chosenRow).insert(op);
+  for (auto [arg, split] : chosen)
+    plan.splits[arg] = {split.first, split.second};
+
+  // 4. The decisions, in program order.
+  for (auto [index, p] : llvm::enumerate(projections)) {
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    std::string name = argName(func, p.weight.arg);
+    bool split = true;
+    if (chosenCol.contains(p.op)) {
+      os << "column split of " << name << " (dim "
+         << p.weight.argDim[p.colDim] << ")";
+      if (candidates[index].groups > 1)
+        os << " in " << candidates[index].groups << " groups";
+    } else if (chosenRow.contains(p.op)) {
+      os << "row split of " << name << " (dim " << p.weight.argDim[p.rowDim]
+         << "): partial sums, one all-reduce";
+    } else {
+      split = false;
+      os << "replicated: " << name << " is not split: ";
+      if (!candidates[index].invalid.empty())
+        os << "a column split is not possible (" << candidates[index].invalid
+           << ")";
+      else
+        os << "its column split conflicts with pairs that split more work";
+      os << ", and no column-split projection feeds it";
+    }
+    plan.decisions.push_back({p.op, split, what});
+  }
+  // Other forward ops that read a weight (a slice of it, a gather from it)
+  // run replicated: say so too.
+  for (Operation &op : body) {
+    if (!isForward(&op) || projectionOf.count(&op) || splitOps.contains(&op) ||
+        !isa<linalg::LinalgOp>(op))
+      continue;
+    std::optional<std::string> why;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Value v = operand;
+        Operation *through = nullptr;
+        while (Operation *def = v.getDefiningOp()) {
+          if (!isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+                   tensor::CollapseShapeOp, linalg::TransposeOp>(def) &&
+              !(isa<linalg::GenericOp>(def) &&
+                castSource(cast<linalg::GenericOp>(def))))
+            break;
+          if (!isa<linalg::TransposeOp, linalg::GenericOp>(def))
+            through = def;
+          v = def->getOperand(0);
+        }
+        auto arg = dyn_cast<BlockArgument>(v);
+        if (why || !arg || arg.getOwner() != &body ||
+            func.getArgAttr(arg.getArgNumber(), "dist.batch_dim") ||
+            !isa<FloatType>(getElementTypeOrSelf(arg.getType())))
+          continue;
+        std::string name = argName(func, arg);
+        if (nested != &op)
+          why = "replicated: reads " + name + " by index (a gather)";
+        else if (through)
+          why = "replicated: reads " + name + " through '" +
+                through->getName().getStringRef().str() +
+                "', which the plan does not split";
+      }
+    });
+    if (why)
+      plan.decisions.push_back({&op, false, *why});
+  }
+  llvm::sort(plan.decisions, [&](const TensorParallelDecision &a,
+                                 const TensorParallelDecision &b) {
+    return position[a.op] < position[b.op];
+  });
+  return plan;
+}
