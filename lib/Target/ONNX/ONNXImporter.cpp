@@ -24,18 +24,22 @@
 
 using namespace mlir;
 
-/// Layer of an op from the name of the ONNX node it came from: exporters
-/// name transformer blocks `/blocks.N/...`, `/h.N/...` or `/layers.N/...`.
-static std::optional<int64_t> layerFromName(StringRef name) {
-  for (StringRef prefix : {"blocks.", "h.", "layers.", "layer."}) {
+/// The transformer block an op's ONNX node belongs to, from its name:
+/// exporters name blocks `/blocks.N/...`, `/h.N/...`, `/layers.N/...`,
+/// `/block.N/...` (T5) or `.../encoder_layer_N/...` (torchvision ViT). The
+/// block is the name up to its number, so `encoder/layers.0` and
+/// `decoder/layers.0` (nn.Transformer) are different blocks.
+static std::optional<StringRef> blockFromName(StringRef name) {
+  for (StringRef prefix :
+       {"blocks.", "h.", "layers.", "layer.", "block.", "layer_"}) {
     size_t at = name.find(prefix);
     while (at != StringRef::npos) {
-      if (at == 0 || name[at - 1] == '/' || name[at - 1] == '.') {
+      if (at == 0 || name[at - 1] == '/' || name[at - 1] == '.' ||
+          name[at - 1] == '_') {
         StringRef digits = name.drop_front(at + prefix.size());
         digits = digits.take_while([](char c) { return llvm::isDigit(c); });
-        int64_t layer;
-        if (!digits.empty() && !digits.getAsInteger(10, layer))
-          return layer;
+        if (!digits.empty())
+          return name.take_front(at + prefix.size() + digits.size());
       }
       at = name.find(prefix, at + 1);
     }
@@ -44,31 +48,27 @@ static std::optional<int64_t> layerFromName(StringRef name) {
 }
 
 /// Tags every op of an inference graph with its layer (`dist.layer`) and
-/// `dist.phase = "forward"`, for pipeline parallelism: ops before the first
-/// block (embeddings) belong to layer 0, ops after the last block (final
-/// norm, head) to the last layer. Graphs without blocks stay untagged.
+/// `dist.phase = "forward"`, for pipeline parallelism: blocks are numbered
+/// in the order the program first enters them; ops before the first block
+/// (embeddings) belong to layer 0, ops between blocks to the block before
+/// them, ops after the last block (final norm, head) to the last layer.
+/// Graphs without blocks stay untagged (dist-dtp and dist-autodiff then cut
+/// their data flow into layers).
 static void tagLayers(func::FuncOp func) {
-  int64_t last = -1;
+  llvm::StringMap<int64_t> blocks;
   func.walk([&](Operation *op) {
     if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-      if (std::optional<int64_t> layer = layerFromName(loc.getName()))
-        last = std::max(last, *layer);
+      if (std::optional<StringRef> block = blockFromName(loc.getName()))
+        blocks.try_emplace(*block, static_cast<int64_t>(blocks.size()));
   });
-  if (last < 0)
+  if (blocks.empty())
     return;
   Builder b(func.getContext());
   int64_t current = 0;
-  bool seenBlock = false;
   for (Operation &op : func.getBody().front().without_terminator()) {
-    std::optional<int64_t> layer;
     if (auto loc = dyn_cast<NameLoc>(op.getLoc()))
-      layer = layerFromName(loc.getName());
-    if (layer) {
-      current = *layer;
-      seenBlock = true;
-    } else if (seenBlock && current == last) {
-      current = last; // head after the last block
-    }
+      if (std::optional<StringRef> block = blockFromName(loc.getName()))
+        current = blocks.lookup(*block);
     op.setAttr("dist.layer", b.getI64IntegerAttr(current));
     op.setAttr("dist.phase", b.getStringAttr("forward"));
   }

@@ -15,6 +15,7 @@
 
 #include "Autodiff.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "InferLayers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -371,6 +372,11 @@ LogicalResult StepBuilder::run() {
     return func.emitError() << "dist-autodiff: @" << func.getSymName()
                             << " has no weights (floating-point arguments "
                                "without dist.batch_dim) to train";
+  // Layers for pipeline parallelism: from the data flow when the forward
+  // program has none (a CNN, a model exported without block names).
+  if (!dist::hasLayerTags(func) &&
+      failed(dist::inferLayers(func, dist::kInferredLayers)))
+    return failure();
   bool hasLayers = false;
   for (Operation &op : body.without_terminator())
     hasLayers |= op.hasAttr("dist.layer");

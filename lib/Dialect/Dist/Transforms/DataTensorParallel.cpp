@@ -37,6 +37,7 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
+#include "InferLayers.h"
 #include "TensorParallelPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1220,7 +1221,15 @@ LogicalResult DTPRewriter::run() {
   Block &body = func.getBody().front();
   int64_t n = numPoints();
 
-  // Layers and stages.
+  // Layers and stages. A pipeline of a program without layers (a CNN, a
+  // model exported without block names, plain IR) cuts its data flow into
+  // pp balanced layers.
+  bool argLayers = false;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    argLayers |= static_cast<bool>(func.getArgAttr(i, "dist.layer"));
+  if (c.pp > 1 && !argLayers && !hasLayerTags(func) &&
+      failed(inferLayers(func, c.pp)))
+    return failure();
   int64_t maxLayer = -1;
   func.walk([&](Operation *op) {
     if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))

@@ -108,8 +108,7 @@ struct Projection {
   int64_t rowDim = -1, rowLoop = -1;
 };
 
-std::optional<Projection> asProjection(linalg::LinalgOp op,
-                                       func::FuncOp func) {
+std::optional<Projection> asProjection(linalg::LinalgOp op, func::FuncOp func) {
   if (op->getNumResults() != 1 || op.getNumDpsInits() != 1)
     return std::nullopt;
   std::optional<Projection> p;
@@ -251,7 +250,8 @@ std::string describe(Location loc) {
     return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
             Twine(file.getColumn()))
         .str();
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && !fused.getLocations().empty())
     return describe(fused.getLocations().front());
   return "unknown location";
 }
@@ -307,7 +307,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     auto weightType = cast<RankedTensorType>(p.weight.arg.getType());
     int64_t width = weightType.getDimSize(p.weight.argDim[p.colDim]);
     Value result = p.op->getResult(0);
-    if (p.colResultDim == cast<RankedTensorType>(result.getType()).getRank() - 1)
+    if (p.colResultDim ==
+        cast<RankedTensorType>(result.getType()).getRank() - 1)
       c.groups = projectionGroups(result);
     if (width % (c.groups * tp) != 0) {
       c.invalid = "tp=" + std::to_string(tp) +
@@ -328,8 +329,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     auto block = [&](Operation *op, const Twine &why) {
       if (c.invalid.empty())
         c.invalid = ("its split reaches '" + op->getName().getStringRef() +
-                     "' (" + describe(op->getLoc()) + ")" +
-                     ", which " + why)
+                     "' (" + describe(op->getLoc()) + ")" + ", which " + why)
                         .str();
     };
     for (Operation *op = p.op->getNextNode(); op && c.invalid.empty();
@@ -373,9 +373,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         if (!c.invalid.empty())
           break;
         bool indexed = false;
-        op->getRegion(0).walk([&](linalg::IndexOp index) {
-          indexed |= index.getDim() == *loop;
-        });
+        op->getRegion(0).walk(
+            [&](linalg::IndexOp index) { indexed |= index.getDim() == *loop; });
         if (indexed) {
           block(op, "reads the split loop's index");
           break;
@@ -384,8 +383,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
             utils::IteratorType::reduction) {
           auto it = projectionOf.find(op);
           if (it != projectionOf.end() &&
-              projections[it->second].rowLoop ==
-                  static_cast<int64_t>(*loop) &&
+              projections[it->second].rowLoop == static_cast<int64_t>(*loop) &&
               derived.size() == 1 &&
               derived.front()->getOperandNumber() ==
                   projections[it->second].activationOperand &&
@@ -428,8 +426,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
           below *= size;
         }
         if (to < 0 || inner % tp != 0) {
-          block(op, "splits it into dimensions that tp=" +
-                        std::to_string(tp) + " does not divide");
+          block(op, "splits it into dimensions that tp=" + std::to_string(tp) +
+                        " does not divide");
           break;
         }
         setResult(to, inner);
@@ -449,7 +447,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         continue;
       }
       if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
-          slice && slice.getSourceType().getRank() == slice.getType().getRank() &&
+          slice &&
+          slice.getSourceType().getRank() == slice.getType().getRank() &&
           slice.getOffsets().empty() && slice.getSizes().empty() &&
           slice.getStrides().empty()) {
         setResult(dim, std::min(in.inner, slice.getType().getDimSize(dim)));
@@ -522,7 +521,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     return std::make_tuple(a.work, -a.reduced, -int64_t(a.members.front())) >
            std::make_tuple(b.work, -b.reduced, -int64_t(b.members.front()));
   });
-  DenseMap<Operation *, bool> role; // true: column
+  DenseMap<Operation *, bool> role;      // true: column
   SmallPtrSet<Operation *, 32> splitOps; // run on split values
   DenseMap<unsigned, std::pair<int64_t, int64_t>> chosen;
   for (const Group &g : groups) {
@@ -534,9 +533,9 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     }
     auto splitOf = [&](unsigned index, bool column) {
       const Projection &p = projections[index];
-      return std::make_pair(
-          p.weight.argDim[column ? p.colDim : p.rowDim],
-          column ? candidates[index].groups : static_cast<int64_t>(1));
+      return std::make_pair(p.weight.argDim[column ? p.colDim : p.rowDim],
+                            column ? candidates[index].groups
+                                   : static_cast<int64_t>(1));
     };
     bool agrees = llvm::all_of(roles, [&](auto r) {
       const Projection &p = projections[r.first];
@@ -550,8 +549,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     DenseMap<unsigned, std::pair<int64_t, int64_t>> mine;
     for (auto [index, column] : roles) {
       auto [it, inserted] = mine.try_emplace(
-          projections[index].weight.arg.getArgNumber(),
-          splitOf(index, column));
+          projections[index].weight.arg.getArgNumber(), splitOf(index, column));
       agrees &= inserted || it->second == splitOf(index, column);
     }
     if (!agrees)
@@ -582,8 +580,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     std::string name = argName(func, p.weight.arg);
     bool split = true;
     if (chosenCol.contains(p.op)) {
-      os << "column split of " << name << " (dim "
-         << p.weight.argDim[p.colDim] << ")";
+      os << "column split of " << name << " (dim " << p.weight.argDim[p.colDim]
+         << ")";
       if (candidates[index].groups > 1)
         os << " in " << candidates[index].groups << " groups";
     } else if (chosenRow.contains(p.op)) {

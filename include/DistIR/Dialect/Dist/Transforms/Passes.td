@@ -170,6 +170,40 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def DistInferLayersPass : Pass<"dist-infer-layers", "::mlir::ModuleOp"> {
+  let summary = "Tag a forward program's ops with layers from its data flow, "
+                "for pipeline parallelism";
+  let description = [{
+    Pipeline parallelism cuts a program into stages by the `dist.layer` of
+    its ops. The ONNX importer derives layers from node names (transformer
+    blocks); this pass derives them for any forward program: a contiguous
+    partition of the program order into `layers` layers (every edge goes to
+    the same or a later layer, so grouping consecutive layers into stages is
+    always valid, with skip connections sent ahead), balanced by compute
+    (loop iterations of the linalg ops), each cut moved within a quarter of
+    a layer's share to where the fewest bytes cross it. Ops also get
+    `dist.phase = "forward"`. Functions whose ops already carry layers keep
+    them unless `force`. `dist-dtp` with `pp` > 1 on an untagged program and
+    `dist-autodiff` on an untagged forward program infer layers the same
+    way, so pipelines apply to CNNs and to models exported without block
+    names.
+
+    ```
+    distir-opt resnet.mlir --dist-infer-layers=layers=8 --dist-dtp=pp=4
+    ```
+  }];
+  let options = [
+    Option<"layers", "layers", "int64_t", /*default=*/"16",
+           "Layers to cut the program into (fewer when it has fewer ops "
+           "with compute)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Function to tag (default: every function with a body)">,
+    Option<"force", "force", "bool", /*default=*/"false",
+           "Replace existing dist.layer tags">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect"];
+}
+
 def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
   let summary = "Turn a forward (inference) function into a training step: "
                 "loss, reverse-mode backward pass and optimizer update";
