@@ -62,8 +62,7 @@ LogicalResult distir::dist::inferLayers(func::FuncOp func, int64_t numLayers) {
       return op.emitOpError()
              << "dist-infer-layers works on forward programs (this op is "
                 "tagged '"
-             << phase.getValue()
-             << "'); infer the layers before dist-autodiff";
+             << phase.getValue() << "'); infer the layers before dist-autodiff";
     ops.push_back(&op);
   }
   int64_t n = static_cast<int64_t>(ops.size());
@@ -108,7 +107,8 @@ LogicalResult distir::dist::inferLayers(func::FuncOp func, int64_t numLayers) {
     int64_t best = -1;
     for (int64_t i = std::max<int64_t>(starts.back(), 0); i + 1 < n; ++i) {
       // Cut after op i: prefix[i + 1] is the compute before it.
-      if (prefix[i + 1] < target - slack || prefix[i + 1] <= prefix[starts.back()])
+      if (prefix[i + 1] < target - slack ||
+          prefix[i + 1] <= prefix[starts.back()])
         continue;
       if (prefix[i + 1] > target + slack)
         break;
