@@ -21,11 +21,10 @@ int64_t distir::getTensorBytes(Type type) {
   auto shaped = dyn_cast<RankedTensorType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return 0;
-  unsigned bits = shaped.getElementType().isIntOrIndexOrFloat()
-                      ? shaped.getElementType().getIntOrFloatBitWidth()
-                      : 64;
-  if (isa<IndexType>(shaped.getElementType()))
-    bits = 64;
+  // Index has no bit width (asking for one is undefined): 64 bits, as on
+  // the targets we lower to; other non-scalar element types too.
+  Type element = shaped.getElementType();
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
   return shaped.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
 

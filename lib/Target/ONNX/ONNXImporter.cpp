@@ -443,18 +443,12 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
   if (type.getShape() == shape)
     return v;
   auto target = placed(shape, type.getElementType());
-  if (target.getRank() < type.getRank()) {
-    if (auto re = getReassociationIndicesForCollapse(type.getShape(), shape))
-      return tensor::CollapseShapeOp::create(builder, curLoc, target, v, *re);
-  } else if (target.getRank() > type.getRank()) {
-    if (auto re = getReassociationIndicesForCollapse(shape, type.getShape()))
-      return tensor::ExpandShapeOp::create(builder, curLoc, target, v, *re);
-  }
-  // Mixed case: cut both shapes into the finest runs of equal element
-  // counts and go through one dim per run (collapse, then expand). Flattening
-  // everything instead would merge a batch dimension with the dims before it
-  // and force data parallelism to gather the batch (e.g. [S, B, E] ->
-  // [S, B*H, E/H] in nn.MultiheadAttention keeps S and B apart this way).
+  // Cut both shapes into the finest runs of equal element counts and go
+  // through one dim per run: a pure collapse or expand is one op, a mixed
+  // reshape a collapse then an expand. Flattening everything instead would
+  // merge a batch dimension with the dims before it and force data
+  // parallelism to gather the batch (e.g. [S, B, E] -> [S, B*H, E/H] in
+  // nn.MultiheadAttention keeps S and B apart this way).
   if (std::optional<std::pair<SmallVector<ReassociationIndices>,
                               SmallVector<ReassociationIndices>>>
           runs = alignedReshapeRuns(type.getShape(), shape)) {
@@ -474,7 +468,7 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
       return v2;
     return tensor::ExpandShapeOp::create(builder, curLoc, target, v2, dstRuns);
   }
-  // General case: through a rank-1 (or rank-0 when empty shapes) tensor.
+  // Zero-sized or rank-0 shapes: through a rank-1 (or rank-0) tensor.
   int64_t n = numElements(type.getShape());
   Value flat = v;
   if (type.getRank() != 1) {

@@ -373,13 +373,11 @@ LogicalResult StepBuilder::run() {
                             << " has no weights (floating-point arguments "
                                "without dist.batch_dim) to train";
   // Layers for pipeline parallelism: from the data flow when the forward
-  // program has none (a CNN, a model exported without block names).
+  // program has none (a CNN, a model exported without block names). Every
+  // forward op has a layer from here on.
   if (!dist::hasLayerTags(func) &&
       failed(dist::inferLayers(func, dist::kInferredLayers)))
     return failure();
-  bool hasLayers = false;
-  for (Operation &op : body.without_terminator())
-    hasLayers |= op.hasAttr("dist.layer");
   int64_t outputLayer = 0;
   if (Operation *def = output.getDefiningOp())
     outputLayer = layerOf(def);
@@ -394,27 +392,23 @@ LogicalResult StepBuilder::run() {
     // A cast takes the earliest layer among the ops it feeds (a tied
     // embedding's copy is made where the embedding runs and sent to the
     // head's stage); the output's cast the output's layer.
-    if (hasLayers)
-      for (Operation &op : body.without_terminator()) {
-        if (op.hasAttr("dist.layer"))
-          continue;
-        std::optional<int64_t> layer;
-        for (Operation *user : op.getUsers()) {
-          // A read inside a body (a gather's table) counts for its op.
-          user = body.findAncestorOpInBlock(*user);
-          if (user && user->hasAttr("dist.layer"))
-            layer = std::min(layer.value_or(layerOf(user)), layerOf(user));
-        }
-        op.setAttr("dist.layer",
-                   b.getI64IntegerAttr(layer.value_or(outputLayer)));
+    for (Operation &op : body.without_terminator()) {
+      if (op.hasAttr("dist.layer"))
+        continue;
+      std::optional<int64_t> layer;
+      for (Operation *user : op.getUsers()) {
+        // A read inside a body (a gather's table) counts for its op.
+        user = body.findAncestorOpInBlock(*user);
+        if (user && user->hasAttr("dist.layer"))
+          layer = std::min(layer.value_or(layerOf(user)), layerOf(user));
       }
+      op.setAttr("dist.layer",
+                 b.getI64IntegerAttr(layer.value_or(outputLayer)));
+    }
   }
-  if (!hasLayers)
-    tagSince(nullptr, 0, "forward");
-  else
-    for (Operation &op : body.without_terminator())
-      if (!op.hasAttr("dist.phase"))
-        op.setAttr("dist.phase", b.getStringAttr("forward"));
+  for (Operation &op : body.without_terminator())
+    if (!op.hasAttr("dist.phase"))
+      op.setAttr("dist.phase", b.getStringAttr("forward"));
 
   // The target, after the inputs.
   Location loc = func.getLoc();

@@ -244,6 +244,21 @@ private:
     return t;
   }
 
+  /// The task of an op of `stage` and `phase`: microbatch 0's (every
+  /// microbatch's, when the result depends on it), or the step's update.
+  static Task opTask(int64_t stage, Phase phase, bool perMicrobatch) {
+    return Task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  }
+  /// Maps the scalars a region reads from outside (shared by every device)
+  /// for cloning it.
+  void mapScalars(Region &region, IRMapping &mapping) const {
+    region.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (scalars.contains(operand))
+          mapping.map(operand, scalars.lookup(operand));
+    });
+  }
+
   SmallVector<Value> conform(Location loc, DistValue &v, const Layout &target,
                              int64_t stage, Task task);
   SmallVector<Value> conformUncached(Location loc, DistValue &v,
@@ -701,7 +716,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
       llvm::fill(loopAxis, kNone);
   }
   bool perMicrobatch = splitsBatch(loopAxis);
-  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  Task task = opTask(stage, phase, perMicrobatch);
   // Gradient accumulation in place: when the batch axis splits a reduction
   // loop (a weight gradient, the loss), microbatch m > 0 accumulates into
   // microbatch m - 1's result (its init) instead of a zero tensor of its
@@ -772,11 +787,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
       mapping.map(operand, operands[i][g]);
     for (auto [init, acc] : llvm::zip(op.getDpsInits(), accumulators))
       mapping.map(init, acc);
-    op->getRegion(0).walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        if (scalars.contains(operand))
-          mapping.map(operand, scalars.lookup(operand));
-    });
+    mapScalars(op->getRegion(0), mapping);
     for (auto &[value, locals] : captured)
       mapping.map(value, locals[g]);
     Operation *clone = builder.clone(*op, mapping);
@@ -959,7 +970,7 @@ LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
     layout = in.layout;
   layout[op.getDimension()] = kNone;
   bool perMicrobatch = splitsBatch(layout);
-  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  Task task = opTask(stage, phase, perMicrobatch);
   SmallVector<Value> inputs = conform(op.getLoc(), in, layout, stage, task);
   SmallVector<Value> inits =
       conform(op.getLoc(), lookup(op.getOutput()), layout, stage, task);
@@ -992,7 +1003,7 @@ LogicalResult DTPRewriter::visitPad(tensor::PadOp op) {
       if (low[d] == 0 && high[d] == 0)
         layout[d] = axis;
   bool perMicrobatch = splitsBatch(layout);
-  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  Task task = opTask(stage, phase, perMicrobatch);
   SmallVector<Value> operands = conform(op.getLoc(), in, layout, stage, task);
   RankedTensorType outFull = RankedTensorType::get(
       op.getResultType().getShape(), op.getResultType().getElementType());
@@ -1000,11 +1011,7 @@ LogicalResult DTPRewriter::visitPad(tensor::PadOp op) {
       instantiate(perMicrobatch, task, {operands}, [&](int64_t g) -> Value {
         IRMapping mapping;
         mapping.map(op.getSource(), operands[g]);
-        op.getRegion().walk([&](Operation *nested) {
-          for (Value operand : nested->getOperands())
-            if (scalars.contains(operand))
-              mapping.map(operand, scalars.lookup(operand));
-        });
+        mapScalars(op.getRegion(), mapping);
         Operation *clone = builder.clone(*op, mapping);
         clone->removeAttr("dist.layer");
         clone->removeAttr("dist.phase");
@@ -1051,7 +1058,7 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
       }
     }
   bool perMicrobatch = splitsBatch(layout);
-  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  Task task = opTask(stage, phase, perMicrobatch);
   SmallVector<Value> operands = conform(op.getLoc(), in, inLayout, stage, task);
   RankedTensorType outFull = RankedTensorType::get(
       op.getType().getShape(), op.getType().getElementType());
@@ -1132,7 +1139,7 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
       }
     }
   bool perMicrobatch = splitsBatch(outLayout);
-  Task task{stage, perMicrobatch || phase != Phase::Update ? 0 : -1, phase};
+  Task task = opTask(stage, phase, perMicrobatch);
   SmallVector<Value> operands =
       conform(op->getLoc(), in, srcLayout, stage, task);
   RankedTensorType outFull =
@@ -1227,8 +1234,8 @@ LogicalResult DTPRewriter::run() {
   bool argLayers = false;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     argLayers |= static_cast<bool>(func.getArgAttr(i, "dist.layer"));
-  if (c.pp > 1 && !argLayers && !hasLayerTags(func) &&
-      failed(inferLayers(func, c.pp)))
+  bool inferred = c.pp > 1 && !argLayers && !hasLayerTags(func);
+  if (inferred && failed(inferLayers(func, c.pp)))
     return failure();
   int64_t maxLayer = -1;
   func.walk([&](Operation *op) {
@@ -1241,10 +1248,16 @@ LogicalResult DTPRewriter::run() {
   numLayers = maxLayer + 1;
   // At the function's location: an error on the op would print the whole
   // function as a note.
-  if (c.pp > 1 && c.pp > numLayers)
-    return mlir::emitError(func.getLoc())
-           << "pp=" << c.pp << " exceeds the "
-           << std::max<int64_t>(numLayers, 0) << " layers of the program";
+  if (c.pp > 1 && c.pp > numLayers) {
+    InFlightDiagnostic diag = mlir::emitError(func.getLoc())
+                              << "pp=" << c.pp << " exceeds the "
+                              << std::max<int64_t>(numLayers, 0)
+                              << " layers of the program";
+    if (inferred)
+      diag << " (inferred from its data flow: a layer needs an op with "
+              "compute)";
+    return diag;
+  }
   for (auto [i, tasks] :
        llvm::enumerate(getPipelineSteps(c.pp, c.k, c.schedule)))
     for (const Task &task : tasks) {

@@ -12,10 +12,10 @@
 
 #include "InferLayers.h"
 
+#include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
 namespace distir::dist {
@@ -31,26 +31,6 @@ bool distir::dist::hasLayerTags(func::FuncOp func) {
   bool found = false;
   func.walk([&](Operation *op) { found |= op->hasAttr("dist.layer"); });
   return found;
-}
-
-static double computeOf(Operation &op) {
-  double n = 0;
-  op.walk([&](linalg::LinalgOp linalgOp) {
-    double here = 1;
-    for (int64_t r : linalgOp.getStaticLoopRanges())
-      if (!ShapedType::isDynamic(r))
-        here *= static_cast<double>(r);
-    n += here;
-  });
-  return n;
-}
-
-static double bytesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return static_cast<double>(type.getNumElements()) *
-         std::max<unsigned>(1, type.getElementTypeBitWidth() / 8);
 }
 
 LogicalResult distir::dist::inferLayers(func::FuncOp func, int64_t numLayers) {
@@ -74,7 +54,7 @@ LogicalResult distir::dist::inferLayers(func::FuncOp func, int64_t numLayers) {
   SmallVector<double> prefix(n + 1, 0);
   int64_t withCompute = 0;
   for (int64_t i = 0; i < n; ++i) {
-    double c = computeOf(*ops[i]);
+    double c = getComputeWork(ops[i]).flops;
     withCompute += c > 0;
     prefix[i + 1] = prefix[i] + c;
   }
@@ -87,8 +67,8 @@ LogicalResult distir::dist::inferLayers(func::FuncOp func, int64_t numLayers) {
           if (auto it = position.find(top); it != position.end())
             last = std::max(last, it->second);
       if (last > i) {
-        delta[i] += bytesOf(result);
-        delta[last] -= bytesOf(result);
+        delta[i] += static_cast<double>(getTensorBytes(result.getType()));
+        delta[last] -= static_cast<double>(getTensorBytes(result.getType()));
       }
     }
   SmallVector<double> cut(n, 0);

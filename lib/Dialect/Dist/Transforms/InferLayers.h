@@ -22,7 +22,7 @@ bool hasLayerTags(mlir::func::FuncOp func);
 /// [0, numLayers) and `dist.phase = "forward"`: a contiguous partition of
 /// the program order (every edge then goes to the same or a later layer, so
 /// any grouping of consecutive layers is a valid pipeline), balanced by
-/// compute (loop iterations of the linalg ops) with each cut moved, within a
+/// compute (the simulator's flops of each op) with each cut moved, within a
 /// quarter of a layer's share, to where the fewest bytes cross it. Fewer
 /// layers when the program has fewer ops with compute. Fails (with an
 /// error) on a training step (ops tagged `backward` or `update`): layers are

@@ -11,6 +11,8 @@
 
 #include "TensorParallelPlan.h"
 
+#include "DistIR/Analysis/OpCost.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -217,23 +219,6 @@ int64_t projectionGroups(Value result) {
   return 1;
 }
 
-int64_t iterations(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp)
-    return 0;
-  int64_t n = 1;
-  for (int64_t r : linalgOp.getStaticLoopRanges())
-    if (!ShapedType::isDynamic(r))
-      n *= r;
-  return n;
-}
-
-int64_t bytes(Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
-
 std::string argName(func::FuncOp func, BlockArgument arg) {
   if (auto name =
           func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dist.name"))
@@ -263,7 +248,7 @@ struct Candidate {
   SmallPtrSet<Operation *, 16> members; // ops that run split (with partners)
   SmallVector<unsigned> partners;       // row-split projections
   std::string invalid;                  // why the split cannot apply
-  int64_t work = 0, reduced = 0;        // iterations split, bytes all-reduced
+  int64_t reduced = 0;                  // bytes all-reduced
 };
 
 } // namespace
@@ -466,10 +451,9 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     }
     if (c.invalid.empty() && c.partners.empty())
       c.invalid = "its split reaches no projection that contracts over it";
-    for (Operation *op : c.members)
-      c.work += iterations(op);
     for (unsigned partner : c.partners)
-      c.reduced += bytes(projections[partner].op->getResult(0));
+      c.reduced +=
+          getTensorBytes(projections[partner].op->getResult(0).getType());
     candidates.push_back(std::move(c));
   }
 
@@ -506,7 +490,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       valid &= c.invalid.empty();
       for (Operation *op : c.members)
         if (ops.insert(op).second)
-          g.work += static_cast<double>(iterations(op));
+          g.work += getComputeWork(op).flops;
       g.reduced += static_cast<double>(c.reduced);
     }
     if (valid)
@@ -523,7 +507,11 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
   });
   DenseMap<Operation *, bool> role;      // true: column
   SmallPtrSet<Operation *, 32> splitOps; // run on split values
-  DenseMap<unsigned, std::pair<int64_t, int64_t>> chosen;
+  auto splitOf = [&](unsigned index, bool column) {
+    const Projection &p = projections[index];
+    return WeightSplit{p.weight.argDim[column ? p.colDim : p.rowDim],
+                       column ? candidates[index].groups : 1};
+  };
   for (const Group &g : groups) {
     SmallVector<std::pair<unsigned, bool>> roles; // projection, column
     for (unsigned m : g.members) {
@@ -531,64 +519,45 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       for (unsigned partner : candidates[m].partners)
         roles.push_back({partner, false});
     }
-    auto splitOf = [&](unsigned index, bool column) {
-      const Projection &p = projections[index];
-      return std::make_pair(p.weight.argDim[column ? p.colDim : p.rowDim],
-                            column ? candidates[index].groups
-                                   : static_cast<int64_t>(1));
-    };
-    bool agrees = llvm::all_of(roles, [&](auto r) {
-      const Projection &p = projections[r.first];
-      auto it = role.find(p.op);
-      if (it != role.end() && it->second != r.second)
-        return false;
-      auto w = chosen.find(p.weight.arg.getArgNumber());
-      return w == chosen.end() || w->second == splitOf(r.first, r.second);
-    });
-    // Within the group too: a weight split two ways is no plan.
-    DenseMap<unsigned, std::pair<int64_t, int64_t>> mine;
+    // Against the kept groups and within this one.
+    bool agrees = true;
+    DenseMap<unsigned, WeightSplit> mine;
     for (auto [index, column] : roles) {
-      auto [it, inserted] = mine.try_emplace(
-          projections[index].weight.arg.getArgNumber(), splitOf(index, column));
-      agrees &= inserted || it->second == splitOf(index, column);
+      const Projection &p = projections[index];
+      WeightSplit split = splitOf(index, column);
+      auto r = role.find(p.op);
+      auto kept = plan.splits.find(p.weight.arg.getArgNumber());
+      auto [here, fresh] = mine.try_emplace(p.weight.arg.getArgNumber(), split);
+      agrees &= (r == role.end() || r->second == column) &&
+                (kept == plan.splits.end() || kept->second == split) &&
+                (fresh || here->second == split);
     }
     if (!agrees)
       continue;
     for (unsigned m : g.members)
       splitOps.insert(candidates[m].members.begin(),
                       candidates[m].members.end());
-    for (auto [index, column] : roles) {
+    for (auto [index, column] : roles)
       role[projections[index].op] = column;
-      chosen[projections[index].weight.arg.getArgNumber()] =
-          splitOf(index, column);
-    }
+    for (auto [arg, split] : mine)
+      plan.splits[arg] = split;
   }
-  // A weight shared with a projection left replicated would be gathered
-  // for it: such splits are dropped with their groups' partners intact
-  // only when every user agrees, which the checks above ensure for the
-  // users in kept groups; the rest are reported below.
-  SmallPtrSet<Operation *, 32> chosenCol, chosenRow;
-  for (auto [op, column] : role)
-    (column ? chosenCol : chosenRow).insert(op);
-  for (auto [arg, split] : chosen)
-    plan.splits[arg] = {split.first, split.second};
 
   // 4. The decisions, in program order.
   for (auto [index, p] : llvm::enumerate(projections)) {
     std::string what;
     llvm::raw_string_ostream os(what);
     std::string name = argName(func, p.weight.arg);
-    bool split = true;
-    if (chosenCol.contains(p.op)) {
+    auto r = role.find(p.op);
+    if (r != role.end() && r->second) {
       os << "column split of " << name << " (dim " << p.weight.argDim[p.colDim]
          << ")";
       if (candidates[index].groups > 1)
         os << " in " << candidates[index].groups << " groups";
-    } else if (chosenRow.contains(p.op)) {
+    } else if (r != role.end()) {
       os << "row split of " << name << " (dim " << p.weight.argDim[p.rowDim]
          << "): partial sums, one all-reduce";
     } else {
-      split = false;
       os << "replicated: " << name << " is not split: ";
       if (!candidates[index].invalid.empty())
         os << "a column split is not possible (" << candidates[index].invalid
@@ -597,7 +566,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         os << "its column split conflicts with pairs that split more work";
       os << ", and no column-split projection feeds it";
     }
-    plan.decisions.push_back({p.op, split, what});
+    plan.decisions.push_back({p.op, what});
   }
   // Other forward ops that read a weight (a slice of it, a gather from it)
   // run replicated: say so too.
@@ -635,7 +604,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       }
     });
     if (why)
-      plan.decisions.push_back({&op, false, *why});
+      plan.decisions.push_back({&op, *why});
   }
   llvm::sort(plan.decisions, [&](const TensorParallelDecision &a,
                                  const TensorParallelDecision &b) {

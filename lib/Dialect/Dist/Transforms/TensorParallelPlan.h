@@ -24,12 +24,14 @@ namespace distir::dist {
 struct WeightSplit {
   int64_t dim;    // dimension of the argument
   int64_t groups; // > 1: [groups, tp, rest] (fused Q/K/V)
+  bool operator==(const WeightSplit &o) const {
+    return dim == o.dim && groups == o.groups;
+  }
 };
 
 /// One decision of the plan, for the report.
 struct TensorParallelDecision {
-  mlir::Operation *op; // the projection (a linalg op reading a weight)
-  bool split;          // column- or row-split, else replicated
+  mlir::Operation *op; // a linalg op reading a weight
   std::string what;    // e.g. "column split of 'w' (dim 1)", or the reason
 };
 
@@ -48,10 +50,11 @@ struct TensorParallelPlan {
 /// candidate is rejected when its split would need other communication (a
 /// reduction over it such as a normalization, a program result) or when
 /// `tp` does not divide it (e.g. the attention heads). Candidates that meet
-/// (Q, K and V feeding one attention) form one group; among groups that
-/// overlap in program order the plan keeps the set with the most split work
-/// (loop iterations of the ops that run split), then the least all-reduced
-/// data. Every projection left replicated is a decision with its reason.
+/// (Q, K and V feeding one attention) form one group; groups are kept
+/// greedily by split work (the simulator's flops of the ops that run split),
+/// then by the least all-reduced data, when they agree with the groups kept
+/// before. Every weight-reading op left replicated is a decision with its
+/// reason.
 TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp);
 
 } // namespace distir::dist

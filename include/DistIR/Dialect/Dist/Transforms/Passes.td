@@ -180,7 +180,7 @@ def DistInferLayersPass : Pass<"dist-infer-layers", "::mlir::ModuleOp"> {
     partition of the program order into `layers` layers (every edge goes to
     the same or a later layer, so grouping consecutive layers into stages is
     always valid, with skip connections sent ahead), balanced by compute
-    (loop iterations of the linalg ops), each cut moved within a quarter of
+    (the simulator's flops of each op), each cut moved within a quarter of
     a layer's share to where the fewest bytes cross it. Ops also get
     `dist.phase = "forward"`. Functions whose ops already carry layers keep
     them unless `force`. `dist-dtp` with `pp` > 1 on an untagged program and
@@ -254,8 +254,9 @@ def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
       each weight gradient is cast to f32 for the update.
     * every op is tagged with `dist.phase` (`forward`, `backward`,
       `update`) and `dist.layer` (a backward op takes its forward op's
-      layer, an update its weight's first user's; without layer tags in the
-      forward program everything is layer 0), so that `dist-dtp`
+      layer, an update its weight's first user's; a forward program without
+      layer tags first gets 16 from its data flow, as `dist-infer-layers`
+      gives), so that `dist-dtp`
       (microbatches, pipeline stages), `dist-recompute` and `dist-zero`
       apply.
 
