@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/InitAllDialects.h"
+#include "DistIR/Conversion/MPIMemoryEffects.h"
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Dialect/Dist/IR/DistRankOps.h"
 
@@ -74,6 +75,9 @@ void distir::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::tensor::registerSubsetOpInterfaceExternalModels(registry);
   mlir::tensor::registerTilingInterfaceExternalModels(registry);
   mlir::tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  // What mpi ops read and write (MLIR 22 does not say; buffer deallocation
+  // needs it).
+  registerMPIMemoryEffectModels(registry);
   // Dialect extensions (func inliner, sharding models, to-LLVM interfaces).
   mlir::registerAllExtensions(registry);
 }

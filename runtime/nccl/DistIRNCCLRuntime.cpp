@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <vector>
 
 namespace {
@@ -30,6 +31,10 @@ struct State {
   int size = 1;
   ncclComm_t world = nullptr;
   std::vector<ncclComm_t> splits;
+  /// Handle (index in `splits` + 1, 0 for non-members) of each group asked
+  /// for; a group is split once for the life of the process.
+  std::map<std::vector<int64_t>, int64_t> groups;
+  int64_t splitCalls = 0;
   cudaStream_t stream = nullptr;
   void *scratch[2] = {nullptr, nullptr};
   size_t scratchBytes[2] = {0, 0};
@@ -206,17 +211,31 @@ extern "C" {
 int32_t distir_nccl_world_rank(void) { return init().rank; }
 int32_t distir_nccl_world_size(void) { return init().size; }
 
-int64_t distir_nccl_comm_split(int32_t color, int32_t key) {
+int64_t distir_nccl_group_comm(const int64_t *ranks, int64_t n) {
   State &s = init();
+  std::vector<int64_t> group(ranks, ranks + n);
+  auto it = s.groups.find(group);
+  if (it != s.groups.end())
+    return it->second;
+  int color = NCCL_SPLIT_NOCOLOR, key = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (ranks[i] == s.rank) {
+      color = 0;
+      key = static_cast<int>(i);
+    }
   ncclComm_t c = nullptr;
-  check(ncclCommSplit(s.world, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &c,
-                      nullptr),
-        "ncclCommSplit");
-  if (color < 0)
-    return 0;
-  s.splits.push_back(c);
-  return int64_t(s.splits.size());
+  check(ncclCommSplit(s.world, color, key, &c, nullptr), "ncclCommSplit");
+  ++s.splitCalls;
+  int64_t handle = 0;
+  if (color != NCCL_SPLIT_NOCOLOR) {
+    s.splits.push_back(c);
+    handle = int64_t(s.splits.size());
+  }
+  s.groups.emplace(std::move(group), handle);
+  return handle;
 }
+
+int64_t distir_nccl_comm_splits(void) { return state().splitCalls; }
 
 void distir_nccl_send(int64_t buffer, int64_t count, int32_t dtype,
                       int32_t peer) {
@@ -363,6 +382,7 @@ void distir_nccl_finalize(void) {
     if (c)
       ncclCommDestroy(c);
   s.splits.clear();
+  s.groups.clear();
   if (s.world)
     ncclCommDestroy(s.world);
   s.world = nullptr;

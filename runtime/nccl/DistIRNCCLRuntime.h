@@ -9,7 +9,7 @@
 // call. Pointers travel as int64_t (the pass takes them with
 // memref.extract_aligned_pointer_as_index); counts are element counts;
 // `dtype` and `op` are ncclDataType_t and ncclRedOp_t values; `comm` is a
-// handle returned by distir_nccl_comm_split.
+// handle returned by distir_nccl_group_comm.
 //
 // Processes are started by mpirun: the world communicator is created on the
 // first call with ncclCommInitRank, with the unique id made by rank 0 and
@@ -36,9 +36,13 @@ extern "C" {
 int32_t distir_nccl_world_rank(void);
 /// Number of processes in the world communicator (initializes it).
 int32_t distir_nccl_world_size(void);
-/// ncclCommSplit of the world communicator; collective over all ranks, in
-/// the same order everywhere. `color` < 0 means "not a member" (returns 0).
-int64_t distir_nccl_comm_split(int32_t color, int32_t key);
+/// Communicator of the group `ranks[0..n)` (world ranks; communicator rank
+/// i is ranks[i]). The first call for a group runs ncclCommSplit of the
+/// world communicator, collective over all ranks in the same order of
+/// groups (non-members get 0); later calls return the cached handle.
+int64_t distir_nccl_group_comm(const int64_t *ranks, int64_t n);
+/// Number of ncclCommSplit calls made so far by this process.
+int64_t distir_nccl_comm_splits(void);
 
 /// Point to point on the world communicator (global ranks).
 void distir_nccl_send(int64_t buffer, int64_t count, int32_t dtype,

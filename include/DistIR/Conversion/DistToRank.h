@@ -35,6 +35,17 @@ void buildRankDispatcher(
     mlir::func::FuncOp global, llvm::ArrayRef<mlir::func::FuncOp> rankFuncs,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> getRank);
 
+/// Communicator of `group` (global ranks, in group order) from the runtime's
+/// cache: calls `runtimeFunc(ranks, n) -> i64` (declared private in `module`
+/// if needed) on a constant global array of the group's ranks. The runtime
+/// splits the world once per group (collective: every rank asks for every
+/// group of a program, in the same order, members and non-members alike)
+/// and keeps the communicator until finalize, so repeated steps reuse it.
+mlir::Value buildGroupCommunicator(mlir::OpBuilder &b, mlir::ModuleOp module,
+                                   mlir::Location loc,
+                                   llvm::ArrayRef<int64_t> group,
+                                   llvm::StringRef runtimeFunc);
+
 /// Drops the #dist.device encoding from every tensor type under `root`,
 /// dense constants and properties included.
 void stripPlacement(mlir::Operation *root);

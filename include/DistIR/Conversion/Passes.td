@@ -103,11 +103,14 @@ def ConvertDistToMPIPass : Pass<"convert-dist-to-mpi", "::mlir::ModuleOp"> {
       group order (member `i` sends to every other member in group order
       while those receive from `i`), which cannot deadlock.
 
-    Each rank function starts with one `mpi.comm_split` of the world per
-    device group of the program that needs a communicator (all-reduce,
-    reduce-scatter, reduce; color 2g for members of group g, 2g+1 for the
-    others, who also run a one-element `mpi.allreduce` on it so that it is
-    not dropped as dead code),
+    Each rank function starts by asking the runtime
+    (`runtime/mpi/DistIRMPIRuntime.h`, library `DistIRMPIRuntime`) for the
+    communicator of every device group of the program that needs one
+    (all-reduce, reduce-scatter, reduce): `distir_mpi_group_comm(ranks, n)`
+    on a constant array of the group's ranks. The runtime runs one
+    `MPI_Comm_split` per group for the life of the process and frees the
+    communicators at `MPI_Finalize`, so repeated steps reuse them. The calls
+    come
     in the same order on every rank, since the split is collective. A global
     function kept by `dist-to-rank` becomes a dispatcher with its original
     signature: it switches on `mpi.comm_rank` to the rank's function and
@@ -158,10 +161,11 @@ def ConvertDistToNCCLPass : Pass<"convert-dist-to-nccl", "::mlir::ModuleOp"> {
     `distir_nccl_send`/`_recv` (one `ncclGroupStart/End` each),
     `_all_reduce`, `_all_gather`, `_reduce_scatter`, `_broadcast`,
     `_reduce`, and `_gather`/`_scatter`/`_all_to_all` built from grouped
-    `ncclSend`/`ncclRecv`. Every rank function first creates one
-    communicator per device group of its program with
-    `distir_nccl_comm_split(color, key)` (`ncclCommSplit` of the world
-    communicator, which the shim creates with `ncclCommInitRank` and a unique
+    `ncclSend`/`ncclRecv`. Every rank function first asks the shim for the
+    communicator of each device group of its program with
+    `distir_nccl_group_comm(ranks, n)` (one `ncclCommSplit` of the world
+    communicator per group for the life of the process, which the shim
+    creates with `ncclCommInitRank` and a unique
     id broadcast by rank 0 over MPI), in the same order on every rank. The
     global function kept by `dist-to-rank` becomes a dispatcher on
     `distir_nccl_world_rank()`. Buffers may live in device memory (used in

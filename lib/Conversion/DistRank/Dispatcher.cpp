@@ -13,6 +13,7 @@
 #include "DistIR/Dialect/Dist/IR/DistRankOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -73,4 +74,39 @@ void distir::buildRankDispatcher(
   OpBuilder cb = OpBuilder::atBlockEnd(&fallback);
   scf::YieldOp::create(cb, loc, placeholders(cb));
   func::ReturnOp::create(b, loc, sw.getResults());
+}
+
+Value distir::buildGroupCommunicator(OpBuilder &b, ModuleOp module,
+                                     Location loc, ArrayRef<int64_t> group,
+                                     StringRef runtimeFunc) {
+  Type i64 = b.getI64Type();
+  auto func = module.lookupSymbol<func::FuncOp>(runtimeFunc);
+  if (!func) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    func = func::FuncOp::create(b, loc, runtimeFunc,
+                                b.getFunctionType({i64, i64}, {i64}));
+    func.setPrivate();
+  }
+  // One constant array per distinct group, named by its members.
+  std::string name = "__distir_group";
+  for (int64_t r : group)
+    name += "_" + std::to_string(r);
+  auto type = MemRefType::get({static_cast<int64_t>(group.size())}, i64);
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto values = DenseElementsAttr::get(
+        RankedTensorType::get(type.getShape(), i64), group);
+    memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
+                             values, /*constant=*/true,
+                             /*alignment=*/IntegerAttr());
+  }
+  Value ranks = memref::GetGlobalOp::create(b, loc, type, name);
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ranks);
+  Value pointer = arith::IndexCastOp::create(b, loc, i64, index);
+  Value size = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(group.size())));
+  return func::CallOp::create(b, loc, func, ValueRange{pointer, size})
+      .getResult(0);
 }

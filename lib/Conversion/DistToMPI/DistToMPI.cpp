@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Conversion/DistToRank.h"
+#include "DistIR/Conversion/MPIMemoryEffects.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
@@ -304,6 +305,11 @@ struct ConvertDistToMPIPass
     : public distir::impl::ConvertDistToMPIPassBase<ConvertDistToMPIPass> {
   using ConvertDistToMPIPassBase::ConvertDistToMPIPassBase;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertDistToMPIPassBase::getDependentDialects(registry);
+    registerMPIMemoryEffectModels(registry);
+  }
+
   void runOnOperation() final {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -381,27 +387,16 @@ struct ConvertDistToMPIPass
         RankLowering lowering{b, self, {}, {}};
         lowering.world =
             mpi::CommWorldOp::create(b, loc, mpi::CommType::get(ctx));
-        // mpi.comm_split is Pure: distinct colors per group keep CSE from
-        // merging two splits, and a barrier on the non-members' side keeps
-        // DCE from dropping a split that rank does not use (which would
-        // leave the other ranks waiting in MPI_Comm_split).
-        for (auto [id, group] : llvm::enumerate(groups)) {
-          bool member = llvm::is_contained(group, self);
-          auto split = mpi::CommSplitOp::create(
-              b, loc, Type(), mpi::CommType::get(ctx), lowering.world,
-              lowering.i32(loc, 2 * id + (member ? 0 : 1)),
-              lowering.i32(loc, self));
-          lowering.comms[group] = split.getNewcomm();
-          if (!member) {
-            // (MLIR 22 cannot lower mpi.barrier; a one-element all-reduce
-            // does the same job.)
-            auto one = MemRefType::get({1}, b.getI32Type());
-            Value in = memref::AllocaOp::create(b, loc, one);
-            Value out = memref::AllocaOp::create(b, loc, one);
-            mpi::AllReduceOp::create(b, loc, TypeRange(), in, out,
-                                     mpi::MPI_ReductionOpEnum::MPI_SUM,
-                                     split.getNewcomm());
-          }
+        // Communicators come from the runtime's cache (one MPI_Comm_split
+        // per group for the life of the process, freed at MPI_Finalize);
+        // the handle is what convert-mpi-to-llvm makes of an !mpi.comm.
+        for (const SmallVector<int64_t> &group : groups) {
+          Value handle = buildGroupCommunicator(b, module, loc, group,
+                                                "distir_mpi_group_comm");
+          lowering.comms[group] =
+              UnrealizedConversionCastOp::create(
+                  b, loc, TypeRange{mpi::CommType::get(ctx)}, handle)
+                  .getResult(0);
         }
         SmallVector<Operation *> ops;
         func.walk([&](Operation *op) {

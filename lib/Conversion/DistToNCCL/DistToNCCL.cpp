@@ -7,11 +7,12 @@
 // Each dist_rank op becomes one call into the C shim of
 // runtime/nccl/DistIRNCCLRuntime.h, on raw pointers taken from the buffers
 // behind the tensors. Communicators: every rank function starts with one
-// `distir_nccl_comm_split(color, key)` per device group of its program, in
-// the same order everywhere (ncclCommSplit is collective over the world);
-// members pass color = group id and key = their index in the group, so
-// communicator rank i is group[i] and NCCL's rank-ordered chunking matches
-// the group order of dist ops. NCCL chunks are contiguous, so scatter,
+// `distir_nccl_group_comm(ranks, n)` per device group of its program, in
+// the same order everywhere (the shim's first call for a group runs
+// ncclCommSplit, collective over the world, and caches the result); a
+// member's key is its index in the group, so communicator rank i is
+// group[i] and NCCL's rank-ordered chunking matches the group order of dist
+// ops. NCCL chunks are contiguous, so scatter,
 // gather, all_gather, reduce_scatter and all_to_all need their chunk
 // dimension to be the outermost non-unit one; other layouts are rejected.
 //
@@ -83,7 +84,11 @@ struct NCCLLowering {
   Value i64(Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
-  /// Declares (once) and calls `name`.
+  /// Declares (once) and calls `name`. The call and the pointer
+  /// extractions of its buffers go into one `memref.alloca_scope`: the shim
+  /// sees raw pointers, so without the region the buffers' last use would be
+  /// the extraction and buffer deallocation could free an input before the
+  /// call reads it.
   void call(Location loc, StringRef name, ValueRange args) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func) {
@@ -93,13 +98,27 @@ struct NCCLLowering {
           b, loc, name, b.getFunctionType(TypeRange(args), TypeRange()));
       func.setPrivate();
     }
-    func::CallOp::create(b, loc, func, args);
+    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange());
+    Block *body = new Block();
+    scope.getBodyRegion().push_back(body);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+    auto callOp = func::CallOp::create(b, loc, func, args);
+    memref::AllocaScopeReturnOp::create(b, loc);
+    for (Operation *op : pointerOps)
+      op->moveBefore(callOp);
+    pointerOps.clear();
   }
+  /// Pointer extractions made for the next call, in creation order.
+  SmallVector<Operation *> pointerOps;
   /// Pointer (as i64) to the data of a contiguous buffer.
   Value pointer(Location loc, Value buffer) {
-    Value index =
+    auto index =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    auto cast = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    pointerOps.push_back(index);
+    pointerOps.push_back(cast);
+    return cast;
   }
   static MemRefType bufferType(RankedTensorType t) {
     return MemRefType::get(t.getShape(), t.getElementType());
@@ -313,27 +332,10 @@ struct ConvertDistToNCCLPass
         int64_t self = func->getAttrOfType<IntegerAttr>(kRankAttr).getInt();
         Location loc = func.getLoc();
         b.setInsertionPointToStart(&func.getBody().front());
-        NCCLLowering lowering{b, module, self, {}};
-        auto split =
-            module.lookupSymbol<func::FuncOp>("distir_nccl_comm_split");
-        if (!split) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToEnd(module.getBody());
-          split = func::FuncOp::create(
-              b, loc, "distir_nccl_comm_split",
-              b.getFunctionType({b.getI32Type(), b.getI32Type()},
-                                {b.getI64Type()}));
-          split.setPrivate();
-        }
-        for (auto [id, group] : llvm::enumerate(groups)) {
-          auto it = llvm::find(group, self);
-          bool member = it != group.end();
-          Value color = lowering.i32(loc, member ? int64_t(id) : -1);
-          Value key = lowering.i32(loc, member ? it - group.begin() : 0);
-          lowering.comms[group] =
-              func::CallOp::create(b, loc, split, ValueRange{color, key})
-                  .getResult(0);
-        }
+        NCCLLowering lowering{b, module, self, {}, {}};
+        for (const SmallVector<int64_t> &group : groups)
+          lowering.comms[group] = buildGroupCommunicator(
+              b, module, loc, group, "distir_nccl_group_comm");
         SmallVector<Operation *> ops;
         func.walk([&](Operation *op) {
           if (isa<DistRankDialect>(op->getDialect()))

@@ -13,8 +13,11 @@
 // CHECK: func.call @f_rank1
 // CHECK: default {
 // CHECK-LABEL: func.func @f_rank0(
-// CHECK: mpi.comm_split
-// CHECK: mpi.allreduce(%{{.*}}, %{{.*}}, MPI_SUM, %{{.*}}) : memref<4xf32>, memref<4xf32>
+// Communicators come from the runtime's cache, keyed by the group's ranks.
+// CHECK: %[[G:.*]] = memref.get_global @__distir_group_0_1 : memref<2xi64>
+// CHECK: %[[H:.*]] = call @distir_mpi_group_comm(%{{.*}}, %{{.*}}) : (i64, i64) -> i64
+// CHECK: %[[C:.*]] = builtin.unrealized_conversion_cast %[[H]] : i64 to !mpi.comm
+// CHECK: mpi.allreduce(%{{.*}}, %{{.*}}, MPI_SUM, %[[C]]) : memref<4xf32>, memref<4xf32>
 // CHECK: mpi.send(%{{.*}}, %{{.*}}, %{{.*}}, %[[W0:.*]]) : memref<4xf32>, i32, i32
 // CHECK-LABEL: func.func @f_rank1(
 // CHECK: mpi.allreduce
@@ -24,6 +27,13 @@
 // LLVM-DAG: llvm.mlir.global external @ompi_mpi_op_sum()
 // LLVM-DAG: llvm.call @MPI_Allreduce
 // LLVM-NOT: @ompi_mpi_sum
+// LLVM-NOT: MPI_Comm_split
+// Buffers the step allocates are freed (ownership-based deallocation): the
+// all-reduce's result on rank 1, after the call that writes it.
+// LLVM-LABEL: llvm.func @f_rank1(
+// LLVM: llvm.call @malloc
+// LLVM: llvm.call @MPI_Allreduce
+// LLVM: llvm.call @free
 !t0 = tensor<4xf32, #dist.device<0>>
 !t1 = tensor<4xf32, #dist.device<1>>
 func.func @f(%a: !t0, %b: !t1) -> (!t0, !t1) {

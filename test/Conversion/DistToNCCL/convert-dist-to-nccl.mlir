@@ -10,11 +10,18 @@
 // CHECK: case 1 {
 // CHECK: func.call @f_rank1(%arg1)
 // CHECK-LABEL: func.func @f_rank1(
-// CHECK: %[[C:.*]] = call @distir_nccl_comm_split(%{{.*}}, %{{.*}}) : (i32, i32) -> i64
+// CHECK: %[[G:.*]] = memref.get_global @__distir_group_0_1 : memref<2xi64>
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[G]]
+// CHECK: %[[PI:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK: %[[C:.*]] = call @distir_nccl_group_comm(%[[PI]], %{{.*}}) : (i64, i64) -> i64
+// The shim sees raw pointers: the call and the pointer extractions of its
+// buffers share a region, so that deallocation cannot free them in between.
+// CHECK: memref.alloca_scope {
+// CHECK: memref.extract_aligned_pointer_as_index
 // CHECK: call @distir_nccl_all_reduce(%[[C]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i32, i32) -> ()
 // CHECK: call @distir_nccl_all_gather
 // CHECK: call @distir_nccl_recv
-// CHECK: func.func private @distir_nccl_comm_split(i32, i32) -> i64
+// CHECK: func.func private @distir_nccl_group_comm(i64, i64) -> i64
 !t0 = tensor<4xf32, #dist.device<0>>
 !t1 = tensor<4xf32, #dist.device<1>>
 func.func @f(%a: !t0, %b: !t1) -> (!t1, tensor<8xf32, #dist.device<1>>, !t1) {

@@ -8,7 +8,7 @@
 // CHECK-LABEL: llvm.func @g(
 // CHECK: llvm.call @distir_nccl_world_rank() : () -> i32
 // CHECK-LABEL: llvm.func @g_rank0(
-// CHECK: llvm.call @distir_nccl_comm_split
+// CHECK: llvm.call @distir_nccl_group_comm
 // CHECK: llvm.call @distir_nccl_reduce_scatter
 // CHECK-LABEL: llvm.func @g_rank1(
 // CHECK-NOT: MPI_
