@@ -53,8 +53,8 @@ int freeAtFinalize(MPI_Comm, int, void *, void *) {
   MPI_Error_string(rc, reason, &length);
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "error: distir-mpi rank %d: %s failed: %s\n", rank,
-               call, reason);
+  std::fprintf(stderr, "error: distir-mpi rank %d: %s failed: %s\n", rank, call,
+               reason);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();

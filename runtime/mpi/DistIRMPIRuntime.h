@@ -1,4 +1,5 @@
-/*===- DistIRMPIRuntime.h - Runtime of convert-dist-to-mpi programs -*- C -*-===//
+/*===- DistIRMPIRuntime.h - Runtime of convert-dist-to-mpi programs -*- C
+-*-===//
 //
 // Part of the DistIR project.
 //

@@ -26,7 +26,10 @@
 #include "DistIR/Conversion/Pipelines.h"
 #include "DistIR/Tools/ToolUtils.h"
 
+#include "DistIRMPIRuntime.h"
+
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -73,11 +76,37 @@ static cl::opt<unsigned> timeoutSeconds(
     "timeout", cl::desc("Fail (exit 124) after this many seconds (0: never)"),
     cl::init(300), cl::cat(category));
 static cl::opt<unsigned>
+    optLevel("O",
+             cl::desc("LLVM optimization level of the compiled rank code, 0-3 "
+                      "(default 2)"),
+             cl::init(2), cl::Prefix, cl::cat(category));
+static cl::opt<unsigned>
+    repeat("repeat",
+           cl::desc("Run the step this many times on the same inputs (the "
+                    "outputs are the last run's)"),
+           cl::init(1), cl::cat(category));
+static cl::opt<bool>
+    stats("report-resources",
+          cl::desc("Print, per rank, the communicator splits and the resident "
+                   "memory after the first and the last step"),
+          cl::init(false), cl::cat(category));
+static cl::opt<unsigned>
     printLimit("print-limit",
                cl::desc("Elements of each result to print (default 16)"),
                cl::init(16), cl::cat(category));
 
 static int worldRank = 0;
+
+/// Resident set size of this process (/proc/self/statm), in bytes.
+static int64_t residentBytes() {
+  long pages = 0, resident = 0;
+  if (FILE *f = fopen("/proc/self/statm", "r")) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    fclose(f);
+  }
+  return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE);
+}
 
 extern "C" void onTimeout(int) {
   char msg[128];
@@ -313,9 +342,19 @@ int main(int argc, char **argv) {
   registerLLVMDialectTranslation(context);
 
   bool ok = true;
-  OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
+  if (repeat == 0)
+    ok = error("--repeat must be at least 1");
+  if (optLevel > 3)
+    ok = error("-O" + Twine(optLevel.getValue()) +
+               ": the optimization level is 0, 1, 2 or 3");
+  OwningOpRef<ModuleOp> module =
+      ok ? session.loadProgram(inputFile) : OwningOpRef<ModuleOp>();
   func::FuncOp entry = module ? findEntry(*module, entryName) : nullptr;
-  ok = entry && succeeded(isolateEntry(*module, entry));
+  ok = ok && entry && succeeded(isolateEntry(*module, entry));
+  // Index uses of integer arguments, read off the global program.
+  SmallVector<std::optional<IndexBound>> indexBounds;
+  if (ok)
+    indexBounds = getArgumentIndexBounds(entry);
 
   // Unsupported ops, element types, and the rank count.
   int64_t numRanks = 0;
@@ -421,14 +460,28 @@ int main(int argc, char **argv) {
         break;
       }
       int64_t n = value->getNumElements();
-      if (n != buffer->size() ||
+      if (n != buffer->size() || value->elementType != buffer->element ||
           (tensor && ArrayRef<int64_t>(value->shape) != tensor.getShape())) {
-        ok =
-            error("'" + *paths[i] + "' does not hold a value of type " +
-                  llvm::formatv("{0}", t).str() + " for argument #" + Twine(i));
+        std::string got;
+        llvm::raw_string_ostream(got)
+            << RankedTensorType::get(value->shape, value->elementType);
+        ok = error("input '" + getArgumentNames(entry, i).back() + "' ('" +
+                   *paths[i] + "') holds " + got + "; argument #" + Twine(i) +
+                   " of @" + entry.getSymName() + " expects " +
+                   llvm::formatv("{0}", t).str());
         break;
       }
     }
+    if (needed && value && indexBounds[i])
+      if (std::optional<std::string> bad =
+              checkIndexBound(*value, *indexBounds[i])) {
+        ok =
+            error("input '" + getArgumentNames(entry, i).back() + "' (" +
+                  (paths[i] ? "'" + *paths[i] + "'"
+                            : "--random-inputs " + std::to_string(randomSeed)) +
+                  "): " + *bad);
+        break;
+      }
     if (needed && value)
       buffer->fill(*value);
     buffers.push_back(std::move(buffer));
@@ -439,6 +492,7 @@ int main(int argc, char **argv) {
   SmallVector<Type> resultTypes =
       ok ? SmallVector<Type>(entry.getResultTypes()) : SmallVector<Type>();
   std::unique_ptr<ExecutionEngine> engine;
+  void (*step)(void **) = nullptr;
   if (ok) {
     PassManager pm(&context);
     DistToLLVMPipelineOptions options;
@@ -457,13 +511,30 @@ int main(int argc, char **argv) {
     ExecutionEngineOptions engineOptions;
     SmallVector<StringRef> libs = {DISTIR_C_RUNNER_UTILS};
     engineOptions.sharedLibPaths = libs;
-    engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+    // LLVM's optimization pipeline on the lowered module (the loops lowered
+    // from linalg are only fast once optimized and vectorized).
+    std::function<llvm::Error(llvm::Module *)> optimize =
+        makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                  /*targetMachine=*/nullptr);
+    engineOptions.transformer = optimize;
+    engineOptions.jitCodeGenOptLevel =
+        llvm::CodeGenOpt::getLevel(optLevel).value_or(
+            llvm::CodeGenOptLevel::Default);
     auto created = ExecutionEngine::create(*module, engineOptions);
-    if (!created)
+    if (!created) {
       ok = error("JIT compilation failed: " +
                  llvm::toString(created.takeError()));
-    else
+    } else {
       engine = std::move(*created);
+      // Looking the entry up compiles it now, so that a code-generation
+      // failure is agreed on below instead of surfacing in one rank only.
+      auto found = engine->lookupPacked("_mlir_ciface_distir_entry");
+      if (!found)
+        ok = error("JIT compilation failed: " +
+                   llvm::toString(found.takeError()));
+      else
+        step = *found;
+    }
   }
   if (!agree(ok))
     return stop(1);
@@ -478,12 +549,22 @@ int main(int argc, char **argv) {
   SmallVector<void *> packed;
   for (auto &buffer : buffers)
     packed.push_back(&buffer->descriptorPtr);
-  if (llvm::Error err =
-          engine->invokePacked("_mlir_ciface_distir_entry", packed)) {
-    llvm::errs() << "error: rank " << worldRank
-                 << " failed to run: " << llvm::toString(std::move(err))
-                 << "\n";
-    MPI_Abort(MPI_COMM_WORLD, 1);
+  int64_t firstResident = 0;
+  for (unsigned run = 0; run < repeat; ++run) {
+    step(packed.data());
+    if (run == 0)
+      firstResident = residentBytes();
+  }
+  if (stats) {
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << "rank " << worldRank << ": " << repeat
+       << " steps, communicator splits: " << distir_mpi_comm_splits()
+       << ", cached communicators: " << distir_mpi_cached_comms()
+       << ", resident memory after step 1: " << firstResident / 1024
+       << " KiB, after step " << repeat << ": " << residentBytes() / 1024
+       << " KiB\n";
+    (void)!write(STDOUT_FILENO, line.data(), line.size());
   }
 
   if (!outputDir.empty())

@@ -171,6 +171,16 @@ int main(int argc, char **argv) {
     }
     values.push_back(*args[i]);
   }
+  // Inputs used as indices are range-checked before running, so that a bad
+  // token id is reported as the input it is.
+  SmallVector<std::optional<IndexBound>> bounds = getArgumentIndexBounds(entry);
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (bounds[i] && values[i].elementType ==
+                         getElementTypeOrSelf(entry.getArgumentTypes()[i]))
+      if (std::optional<std::string> bad =
+              checkIndexBound(values[i], *bounds[i]))
+        return fail("input '" + getArgumentNames(entry, i).back() +
+                    "': " + *bad);
 
   FailureOr<SmallVector<RuntimeValue>> results = execute(entry, values);
   if (failed(results))

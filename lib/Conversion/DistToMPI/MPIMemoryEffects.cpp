@@ -27,10 +27,10 @@ namespace {
 template <typename Op>
 struct MPIEffects
     : public MemoryEffectOpInterface::ExternalModel<MPIEffects<Op>, Op> {
-  void getEffects(
-      Operation *op,
-      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-          &effects) const {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) const {
     auto mpiOp = cast<Op>(op);
     for (OpOperand *operand : readBuffers(mpiOp))
       effects.emplace_back(MemoryEffects::Read::get(), operand);

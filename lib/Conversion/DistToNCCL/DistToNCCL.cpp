@@ -113,8 +113,7 @@ struct NCCLLowering {
   SmallVector<Operation *> pointerOps;
   /// Pointer (as i64) to the data of a contiguous buffer.
   Value pointer(Location loc, Value buffer) {
-    auto index =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    auto index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
     auto cast = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
     pointerOps.push_back(index);
     pointerOps.push_back(cast);

@@ -43,7 +43,7 @@ def mpi_exec(args, ranks, program, entry, out_dir):
     stdout = run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
                   str(ranks), "distir-exec", program, "--entry", entry,
                   "--output-dir", out_dir, "--timeout", str(args.timeout)] +
-                 args.inputs)
+                 args.opt + args.inputs)
     owners = {}
     for m in re.finditer(r"^rank (\d+): output #(\d+): (\S+)", stdout, re.M):
         rank, index, type_ = int(m.group(1)), int(m.group(2)), m.group(3)
@@ -94,7 +94,10 @@ def main():
                         help="NAME=file.npy, passed to both executors")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--opt-level", type=int,
+                        help="distir-exec's -O (default: its own)")
     args = parser.parse_args()
+    args.opt = [] if args.opt_level is None else ["-O%d" % args.opt_level]
     args.inputs = ["--random-inputs", str(args.seed)]
     for spec in args.input:
         args.inputs += ["--input", spec]
