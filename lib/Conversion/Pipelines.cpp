@@ -52,6 +52,8 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   // Results that alias an argument are returned as owned copies
   // (bufferization.clone): alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (options.blas)
+    pm.addPass(createDistLinalgToBLASPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());

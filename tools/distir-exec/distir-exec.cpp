@@ -44,8 +44,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstring>
+#include <malloc.h>
 #include <random>
 #include <unistd.h>
 
@@ -80,6 +83,17 @@ static cl::opt<unsigned>
              cl::desc("LLVM optimization level of the compiled rank code, 0-3 "
                       "(default 2)"),
              cl::init(2), cl::Prefix, cl::cat(category));
+#ifdef DISTIR_BLAS_LIBRARY
+static constexpr bool kHaveBLAS = true;
+#else
+static constexpr bool kHaveBLAS = false;
+#endif
+static cl::opt<bool> useBLAS(
+    "blas",
+    cl::desc("Matrix products as OpenBLAS calls (default: on when distir-exec "
+             "was built with OpenBLAS; one BLAS thread per rank unless "
+             "OPENBLAS_NUM_THREADS says otherwise)"),
+    cl::init(kHaveBLAS), cl::cat(category));
 static cl::opt<unsigned>
     repeat("repeat",
            cl::desc("Run the step this many times on the same inputs (the "
@@ -90,6 +104,11 @@ static cl::opt<bool>
           cl::desc("Print, per rank, the communicator splits and the resident "
                    "memory after the first and the last step"),
           cl::init(false), cl::cat(category));
+static cl::opt<bool> timeSteps(
+    "time-steps",
+    cl::desc("Print, per rank, the wall time of the steps after the first "
+             "(median and minimum; with --repeat)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned>
     printLimit("print-limit",
                cl::desc("Elements of each result to print (default 16)"),
@@ -303,6 +322,12 @@ static bool isSupported(Operation *op) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // A step frees its buffers and the next allocates the same sizes again:
+  // keep freed memory in the heap (as framework caching allocators do)
+  // instead of returning large blocks to the kernel, which made every step
+  // pay page faults and zeroing for all of its memory.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   MPI_Init(&argc, &argv);
   int worldSize = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
@@ -344,6 +369,9 @@ int main(int argc, char **argv) {
   bool ok = true;
   if (repeat == 0)
     ok = error("--repeat must be at least 1");
+  if (useBLAS && !kHaveBLAS)
+    ok = error("--blas: distir-exec was built without OpenBLAS "
+               "(libopenblas-dev)");
   if (optLevel > 3)
     ok = error("-O" + Twine(optLevel.getValue()) +
                ": the optimization level is 0, 1, 2 or 3");
@@ -496,6 +524,7 @@ int main(int argc, char **argv) {
   if (ok) {
     PassManager pm(&context);
     DistToLLVMPipelineOptions options;
+    options.blas = useBLAS;
     ConvertDistToMPIPassOptions mpi;
     pm.addPass(createConvertDistToMPIPass(mpi));
     ok = succeeded(pm.run(*module));
@@ -510,6 +539,13 @@ int main(int argc, char **argv) {
   if (ok) {
     ExecutionEngineOptions engineOptions;
     SmallVector<StringRef> libs = {DISTIR_C_RUNNER_UTILS};
+#ifdef DISTIR_BLAS_LIBRARY
+    if (useBLAS) {
+      // Ranks are processes: one BLAS thread each, unless asked otherwise.
+      setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
+      libs.push_back(DISTIR_BLAS_LIBRARY);
+    }
+#endif
     engineOptions.sharedLibPaths = libs;
     // LLVM's optimization pipeline on the lowered module (the loops lowered
     // from linalg are only fast once optimized and vectorized).
@@ -550,10 +586,27 @@ int main(int argc, char **argv) {
   for (auto &buffer : buffers)
     packed.push_back(&buffer->descriptorPtr);
   int64_t firstResident = 0;
+  std::vector<double> seconds;
   for (unsigned run = 0; run < repeat; ++run) {
+    auto start = std::chrono::steady_clock::now();
     step(packed.data());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
     if (run == 0)
       firstResident = residentBytes();
+  }
+  if (timeSteps) {
+    // The first step pays for first touches of memory and lazy set-up.
+    std::vector<double> warm(seconds.begin() + (repeat > 1 ? 1 : 0),
+                             seconds.end());
+    std::sort(warm.begin(), warm.end());
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << "rank " << worldRank << ": step time over " << warm.size()
+       << " steps: median " << llvm::format("%.3f", 1e3 * warm[warm.size() / 2])
+       << " ms, min " << llvm::format("%.3f", 1e3 * warm.front()) << " ms\n";
+    (void)!write(STDOUT_FILENO, line.data(), line.size());
   }
   if (stats) {
     std::string line;

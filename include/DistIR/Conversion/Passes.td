@@ -202,4 +202,28 @@ def DistDecomposeAggregatedLinalgPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DistLinalgToBLASPass : Pass<"dist-linalg-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Call CBLAS for matrix products of rank code on buffers";
+  let description = [{
+    Replaces each structured contraction on buffers that is one (optionally
+    batched) matrix product, `C[b] += op(A[b]) * op(B[b])`, by calls of
+    `cblas_sgemm` (f32) or `cblas_dgemm` (f64): one call, or one per batch
+    index in nested `scf.for` loops. Applies when
+    `linalg::inferContractionDims` finds one m, one n and one k dimension
+    (batch dimensions: any), all operands share the element type, the result
+    is indexed (batch..., m, n), the inputs (batch..., m, k) or (batch...,
+    k, m) and (batch..., k, n) or (batch..., n, k) (transposes are passed to
+    BLAS; an input may omit batch dimensions: it is broadcast along them),
+    and every operand's innermost stride is statically 1; leading dimensions come from the buffers' strided
+    metadata. Other ops are left for `convert-linalg-to-loops`. The program
+    must then be linked with a CBLAS (OpenBLAS). Part of
+    `dist-lower-to-llvm{blas=true}`, after buffer deallocation.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // DISTIR_CONVERSION_PASSES_TD

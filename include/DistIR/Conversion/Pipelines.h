@@ -34,6 +34,11 @@ struct DistToLLVMPipelineOptions
       llvm::cl::desc("Start with dist-to-rank (off: the input is already "
                      "per-rank)"),
       llvm::cl::init(true)};
+  Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Matrix products as cblas_sgemm/dgemm calls "
+                     "(dist-linalg-to-blas; link a CBLAS such as OpenBLAS)"),
+      llvm::cl::init(false)};
 };
 
 /// dist-to-rank, convert-dist-to-mpi, one-shot-bufferize (function

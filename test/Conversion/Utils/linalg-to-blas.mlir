@@ -1,0 +1,105 @@
+// RUN: distir-opt --dist-linalg-to-blas -split-input-file %s | FileCheck %s
+
+// A matmul on contiguous buffers: one cblas_sgemm (row-major, no
+// transposes, M N K = 4 16 8, alpha = beta = 1, leading dimensions from the
+// strides), guarded by the leading-dimension check; the else branch keeps
+// the loops' op.
+// CHECK-LABEL: func.func @matmul(
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[ROW:.*]] = arith.constant 101 : i32
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[PA:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: func.call @cblas_sgemm(%[[ROW]], %c111_i32{{.*}}, %c111_i32{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[PA]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %{{.*}}, %{{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32) -> ()
+// CHECK: } else {
+// CHECK: linalg.matmul
+// CHECK: func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// A generic contraction reading A as (k, m) and B as (n, k), in f64: both
+// transposes go to cblas_dgemm (112 = CblasTrans).
+// CHECK-LABEL: func.func @transposed(
+// CHECK: func.call @cblas_dgemm(%{{.*}}, %c112_i32{{.*}}, %c112_i32{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i32, i32, i32, f64,
+func.func @transposed(%a: memref<8x4xf64>, %b: memref<16x8xf64>, %c: memref<4x16xf64>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                       affine_map<(m, n, k) -> (n, k)>,
+                       affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x4xf64>, memref<16x8xf64>) outs(%c : memref<4x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %z, %p : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// Attention scores: batch and heads are batch loops (two nested loops, one
+// call per (b, h)); the key is read transposed (112).
+// CHECK-LABEL: func.func @batched(
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: func.call @cblas_sgemm(%{{.*}}, %c111_i32{{.*}}, %c112_i32
+// CHECK-NOT: linalg.generic
+// CHECK: } else {
+// CHECK: linalg.generic
+func.func @batched(%q: memref<2x3x4x8xf32>, %k: memref<2x3x5x8xf32>, %s: memref<2x3x4x5xf32>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>,
+                       affine_map<(b, h, i, j, d) -> (b, h, j, d)>,
+                       affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x4x8xf32>, memref<2x3x5x8xf32>) outs(%s : memref<2x3x4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %z, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the loops: an inner stride that is not 1, mixed element types, a
+// result indexed (n, m), and an op that is no contraction.
+// CHECK-LABEL: func.func @kept(
+// CHECK-NOT: cblas
+// CHECK: linalg.matmul ins(%arg0
+// CHECK: linalg.matmul ins(%arg3
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: cblas
+func.func @kept(%a: memref<4x8xf32, strided<[1, 4]>>, %b: memref<8x16xf32>, %c: memref<4x16xf32>,
+                %h: memref<4x8xbf16>, %g: memref<8x16xbf16>,
+                %ct: memref<16x4xf32>, %e: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32, strided<[1, 4]>>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%h, %g : memref<4x8xbf16>, memref<8x16xbf16>) outs(%c : memref<4x16xf32>)
+  linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                       affine_map<(m, n, k) -> (k, n)>,
+                       affine_map<(m, n, k) -> (n, m)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32, strided<[1, 4]>>, memref<8x16xf32>) outs(%ct : memref<16x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {
+      indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%e : memref<4x16xf32>) {
+  ^bb0(%x: f32, %z: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
