@@ -52,6 +52,7 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   // Results that alias an argument are returned as owned copies
   // (bufferization.clone): alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addNestedPass<func::FuncOp>(createDistOneHotToScatterPass());
   if (options.blas)
     pm.addPass(createDistLinalgToBLASPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

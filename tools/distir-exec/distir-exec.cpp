@@ -626,8 +626,8 @@ int main(int argc, char **argv) {
                    << "': " << ec.message() << "\n";
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
-  std::string text;
-  llvm::raw_string_ostream os(text);
+  std::string text, manifest;
+  llvm::raw_string_ostream os(text), listed(manifest);
   for (int64_t k : myResults) {
     const Buffer &out = *buffers[numArgs + k];
     Type t = resultTypes[k];
@@ -642,6 +642,7 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
       os << " -> " << path;
+      listed << "output #" << k << ": " << t << "\n";
     }
     os << "\n  [";
     const std::vector<double> &data = *value.data;
@@ -651,8 +652,29 @@ int main(int argc, char **argv) {
       os << ", ... (" << data.size() << " elements)";
     os << "]\n";
   }
-  llvm::outs() << os.str();
-  llvm::outs().flush();
+  // Which results this rank wrote, in a file of its own: mpirun forwards
+  // the ranks' stdout in chunks that may interleave mid-line.
+  if (!outputDir.empty()) {
+    SmallString<128> path(outputDir);
+    llvm::sys::path::append(path, "outputs_rank" + std::to_string(worldRank) +
+                                      ".txt");
+    std::error_code ec;
+    llvm::raw_fd_ostream file(path, ec);
+    if (ec) {
+      llvm::errs() << "error: cannot write '" << path << "': " << ec.message()
+                   << "\n";
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    file << manifest;
+  }
+  // Ranks print in turn (mpirun may still interleave their streams).
+  for (int r = 0; r < worldSize; ++r) {
+    if (r == worldRank) {
+      llvm::outs() << os.str();
+      llvm::outs().flush();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   (void)module.release();
   return stop(0);
 }

@@ -202,6 +202,26 @@ def DistDecomposeAggregatedLinalgPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DistOneHotToScatterPass : Pass<"dist-one-hot-to-scatter"> {
+  let summary = "Run one-hot contractions on buffers as scatter-add loops";
+  let description = [{
+    `dist-autodiff` writes the adjoint of a gather (an embedding lookup) as
+    a structured op over the table's rows and the op's points,
+    `dT[v, e] += select(ids[b, s] == v, dy[b, s, e], 0)`: the analyses see a
+    reduction over the batch into the table, but loops over it cost rows x
+    points iterations. When a parallel loop `v` of a `linalg.generic` on
+    buffers appears only in the output map and in one `index == v` test that
+    selects the only change to the accumulator (`acc + select(test, x, 0)`),
+    and the index does not depend on `v`, this pass replaces the op by loops
+    over its other dimensions that compute `v` = index and, when it lies in
+    the table, accumulate into that row (a scatter-add, one update per
+    point). Part of `dist-lower-to-llvm`, after bufferization.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def DistLinalgToBLASPass : Pass<"dist-linalg-to-blas", "::mlir::ModuleOp"> {
   let summary = "Call CBLAS for matrix products of rank code on buffers";
   let description = [{

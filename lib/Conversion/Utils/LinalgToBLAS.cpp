@@ -13,12 +13,16 @@
 //   C[b] += op(A[b]) * op(B[b])   (row-major; op = transpose when the
 //                                  operand's map reads (k, m) / (n, k))
 //
-// It applies when the op is a contraction (linalg::inferContractionDims:
-// one m, one n, one k dimension, any batch dimensions, one call per batch
-// index), every operand has the same f32/f64 element type, C is indexed
-// (batch..., m, n), and every
-// operand's innermost stride is statically 1 (leading dimensions come from
-// the buffers' strided metadata). Everything else stays for
+// It applies when the op is a contraction (linalg::inferContractionDims),
+// every operand has the same f32/f64 element type, and each operand reads
+// its dims as (batch..., rows..., cols...): C as (m..., n...), A as (m...,
+// k...) or transposed, B as (k..., n...) or transposed. Several m (or n, k)
+// loops form one BLAS dimension when the buffer's strides let them collapse
+// (a [B, S, E] activation times an [E, F] weight is one (B*S) x E product; a
+// weight gradient sums over B and S as one K), checked at run time with
+// BLAS's leading-dimension rule; batch loops become nested loops of calls.
+// Operands' innermost strides must be statically 1 (leading dimensions and
+// strides come from the buffers' strided metadata). Everything else stays for
 // convert-linalg-to-loops. It runs after buffer deallocation: the calls take
 // raw pointers, and the frees placed by then follow the replaced op.
 //
@@ -42,32 +46,65 @@ namespace {
 /// CBLAS enum values (cblas.h).
 constexpr int64_t kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
-/// How one operand is read: the loop dims of its two matrix axes (row,
-/// column) and, for each of its leading axes, the batch loop it follows.
+/// The role of a loop of a contraction.
+enum class Role { Batch, M, N, K };
+
+/// How one operand is read: for each of its axes, the loop it follows; the
+/// leading axes follow batch loops (in loop order; an operand may skip some:
+/// it is broadcast along them), then come the row axes (one role), then the
+/// column axes (another role), each group in loop order and complete.
 struct OperandAxes {
-  SmallVector<unsigned> batch;
-  unsigned row, col;
+  SmallVector<unsigned> batch, rows, cols;
+  Role rowRole = Role::M, colRole = Role::K;
 };
 
-/// The operand's map as (batch..., row, col) over loop dims, if it is a
-/// projected permutation of that form; the batch axes are batch loops in
-/// loop order (an operand may skip some: it is broadcast along them).
-std::optional<OperandAxes> axesOf(AffineMap map,
-                                  const linalg::ContractionDimensions &dims) {
-  if (!map.isProjectedPermutation() || map.getNumResults() < 2)
-    return std::nullopt;
-  SmallVector<unsigned> loops;
-  for (AffineExpr e : map.getResults())
-    loops.push_back(cast<AffineDimExpr>(e).getPosition());
-  OperandAxes axes;
-  axes.row = loops[loops.size() - 2];
-  axes.col = loops.back();
-  for (unsigned l : ArrayRef<unsigned>(loops).drop_back(2)) {
-    if (!llvm::is_contained(dims.batch, l) ||
-        (!axes.batch.empty() && l < axes.batch.back()))
-      return std::nullopt;
-    axes.batch.push_back(l);
+struct Contraction {
+  linalg::ContractionDimensions dims;
+  Role roleOf(unsigned loop) const {
+    if (llvm::is_contained(dims.m, loop))
+      return Role::M;
+    if (llvm::is_contained(dims.n, loop))
+      return Role::N;
+    if (llvm::is_contained(dims.k, loop))
+      return Role::K;
+    return Role::Batch;
   }
+  size_t groupSize(Role role) const {
+    return role == Role::M   ? dims.m.size()
+           : role == Role::N ? dims.n.size()
+           : role == Role::K ? dims.k.size()
+                             : dims.batch.size();
+  }
+};
+
+std::optional<OperandAxes> axesOf(AffineMap map, const Contraction &c) {
+  if (!map.isProjectedPermutation())
+    return std::nullopt;
+  OperandAxes axes;
+  size_t pos = 0, n = map.getNumResults();
+  auto loopAt = [&](size_t i) {
+    return cast<AffineDimExpr>(map.getResult(i)).getPosition();
+  };
+  for (; pos < n && c.roleOf(loopAt(pos)) == Role::Batch; ++pos)
+    axes.batch.push_back(loopAt(pos));
+  if (pos == n)
+    return std::nullopt;
+  axes.rowRole = c.roleOf(loopAt(pos));
+  for (; pos < n && c.roleOf(loopAt(pos)) == axes.rowRole; ++pos)
+    axes.rows.push_back(loopAt(pos));
+  if (pos == n)
+    return std::nullopt;
+  axes.colRole = c.roleOf(loopAt(pos));
+  for (; pos < n && c.roleOf(loopAt(pos)) == axes.colRole; ++pos)
+    axes.cols.push_back(loopAt(pos));
+  if (pos != n || axes.rows.size() != c.groupSize(axes.rowRole) ||
+      axes.cols.size() != c.groupSize(axes.colRole))
+    return std::nullopt;
+  for (ArrayRef<unsigned> group :
+       {ArrayRef<unsigned>(axes.batch), ArrayRef<unsigned>(axes.rows),
+        ArrayRef<unsigned>(axes.cols)})
+    if (!llvm::is_sorted(group))
+      return std::nullopt;
   return axes;
 }
 
@@ -97,11 +134,14 @@ struct LinalgToBLASPass
     if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
         op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
       return false;
-    FailureOr<linalg::ContractionDimensions> dims =
+    FailureOr<linalg::ContractionDimensions> inferred =
         linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 ||
-        op.getNumLoops() != 3 + dims->batch.size())
+    if (failed(inferred) || inferred->m.empty() || inferred->n.empty() ||
+        inferred->k.empty())
+      return false;
+    Contraction c{*inferred};
+    if (op.getNumLoops() != c.dims.batch.size() + c.dims.m.size() +
+                                c.dims.n.size() + c.dims.k.size())
       return false;
     SmallVector<Value> buffers = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                                   op.getDpsInits()[0]};
@@ -119,18 +159,20 @@ struct LinalgToBLASPass
           strides.back() != 1)
         return false;
       std::optional<OperandAxes> a =
-          axesOf(op.getMatchingIndexingMap(&op->getOpOperand(i)), *dims);
+          axesOf(op.getMatchingIndexingMap(&op->getOpOperand(i)), c);
       if (!a)
         return false;
       axes.push_back(*a);
     }
-    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-    bool transA = axes[0].row == k && axes[0].col == m;
-    bool transB = axes[1].row == n && axes[1].col == k;
-    if (!(transA || (axes[0].row == m && axes[0].col == k)) ||
-        !(transB || (axes[1].row == k && axes[1].col == n)) ||
-        axes[2].row != m || axes[2].col != n ||
-        axes[2].batch.size() != dims->batch.size())
+    auto is = [](const OperandAxes &a, Role row, Role col) {
+      return a.rowRole == row && a.colRole == col;
+    };
+    bool transA = is(axes[0], Role::K, Role::M);
+    bool transB = is(axes[1], Role::N, Role::K);
+    if (!(transA || is(axes[0], Role::M, Role::K)) ||
+        !(transB || is(axes[1], Role::K, Role::N)) ||
+        !is(axes[2], Role::M, Role::N) ||
+        axes[2].batch.size() != c.dims.batch.size())
       return false;
 
     OpBuilder b(op);
@@ -144,44 +186,75 @@ struct LinalgToBLASPass
     auto toI32 = [&](Value v) {
       return arith::IndexCastOp::create(b, loc, i32, v).getResult();
     };
+    auto mul = [&](Value x, Value y) {
+      return arith::MulIOp::create(b, loc, x, y).getResult();
+    };
+    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+    };
     SmallVector<Value> loopSizes;
     for (Range r : op.createLoopRanges(b, loc))
       loopSizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
-    // Base address (aligned pointer + offset, in bytes), leading dimension
-    // and stride along each batch loop (0 where the operand is broadcast)
-    // of each operand.
+    auto product = [&](ArrayRef<unsigned> loops) {
+      Value p = cIndex(1);
+      for (unsigned l : loops)
+        p = mul(p, loopSizes[l]);
+      return p;
+    };
+    // Each operand as a row-major matrix: rows x cols with leading
+    // dimension ld, plus a stride per batch loop (0 where broadcast). The
+    // grouped axes must collapse (each stride = the next one times its
+    // size), which `cond` checks at run time along with BLAS's
+    // ld >= max(1, cols); a one-row view may carry any row stride (never
+    // used): it is raised. When the check fails, the op runs as loops (it
+    // is cloned into the other branch).
     struct View {
       Value base, ld;
       SmallVector<Value> batchStrides;
     };
     SmallVector<View> views;
+    Value cond = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
     for (auto [i, buffer] : llvm::enumerate(buffers)) {
-      auto meta =
-          memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+      const OperandAxes &a = axes[i];
+      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
       Value aligned =
           memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
       // The aligned pointer excludes the view's offset: add it.
-      Value offsetBytes = arith::MulIOp::create(b, loc, meta.getOffset(),
-                                                cIndex(bytes));
-      Value base = arith::AddIOp::create(b, loc, aligned, offsetBytes);
-      unsigned rank = cast<MemRefType>(buffer.getType()).getRank();
-      View v{base, meta.getStrides()[rank - 2], {}};
-      for (unsigned l : dims->batch) {
-        const auto *at = llvm::find(axes[i].batch, l);
+      Value base = arith::AddIOp::create(b, loc, aligned,
+                                         mul(meta.getOffset(), cIndex(bytes)));
+      auto strides = meta.getStrides();
+      size_t firstRow = a.batch.size(), firstCol = firstRow + a.rows.size();
+      for (size_t d = firstRow; d + 1 < strides.size(); ++d) {
+        if (d + 1 == firstCol)
+          continue; // rows to cols: the leading dimension, checked below
+        unsigned next = d + 1 < firstCol ? a.rows[d + 1 - firstRow]
+                                         : a.cols[d + 1 - firstCol];
+        cond = arith::AndIOp::create(b, loc, cond,
+                                     cmp(arith::CmpIPredicate::eq, strides[d],
+                                         mul(strides[d + 1], loopSizes[next])));
+      }
+      Value rows = product(a.rows), cols = product(a.cols);
+      Value minLd = arith::MaxSIOp::create(b, loc, cols, cIndex(1));
+      Value rowStride = strides[firstCol - 1];
+      Value ld = arith::SelectOp::create(
+          b, loc, cmp(arith::CmpIPredicate::eq, rows, cIndex(1)),
+          arith::MaxSIOp::create(b, loc, rowStride, minLd), rowStride);
+      cond = arith::AndIOp::create(b, loc, cond,
+                                   cmp(arith::CmpIPredicate::sge, ld, minLd));
+      View v{base, ld, {}};
+      for (unsigned l : c.dims.batch) {
+        const auto *at = llvm::find(a.batch, l);
         v.batchStrides.push_back(
-            at == axes[i].batch.end()
-                ? cIndex(0)
-                : meta.getStrides()[at - axes[i].batch.begin()]);
+            at == a.batch.end() ? cIndex(0) : strides[at - a.batch.begin()]);
       }
       views.push_back(v);
     }
     auto pointerAt = [&](const View &view, ArrayRef<Value> batch) {
       Value elements = cIndex(0);
       for (auto [index, stride] : llvm::zip(batch, view.batchStrides))
-        elements = arith::AddIOp::create(
-            b, loc, elements, arith::MulIOp::create(b, loc, index, stride));
-      Value off = arith::MulIOp::create(b, loc, elements, cIndex(bytes));
-      Value addr = arith::AddIOp::create(b, loc, view.base, off);
+        elements = arith::AddIOp::create(b, loc, elements, mul(index, stride));
+      Value addr = arith::AddIOp::create(b, loc, view.base,
+                                         mul(elements, cIndex(bytes)));
       Value asInt = arith::IndexCastOp::create(b, loc, i64, addr);
       return LLVM::IntToPtrOp::create(b, loc, ptrType, asInt).getResult();
     };
@@ -194,27 +267,11 @@ struct LinalgToBLASPass
     Value order = constI32(kRowMajor);
     Value tA = constI32(transA ? kTrans : kNoTrans);
     Value tB = constI32(transB ? kTrans : kNoTrans);
-    Value sizeM = toI32(loopSizes[m]), sizeN = toI32(loopSizes[n]),
-          sizeK = toI32(loopSizes[k]);
-    // BLAS wants ld >= max(1, columns). A one-row view may carry any row
-    // stride (it is never used): raise it. Views with a smaller stride and
-    // several rows (broadcasts) keep the loops: the op is cloned into the
-    // other branch of a run-time check.
-    Value cond;
+    Value sizeM = toI32(product(c.dims.m)), sizeN = toI32(product(c.dims.n)),
+          sizeK = toI32(product(c.dims.k));
     SmallVector<Value> lds;
-    for (auto [i, view] : llvm::enumerate(views)) {
-      Value rows = loopSizes[axes[i].row], cols = loopSizes[axes[i].col];
-      Value minLd = arith::MaxSIOp::create(b, loc, cols, cIndex(1));
-      Value oneRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           rows, cIndex(1));
-      Value ld = arith::SelectOp::create(
-          b, loc, oneRow, arith::MaxSIOp::create(b, loc, view.ld, minLd),
-          view.ld);
-      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, ld,
-                                       minLd);
-      cond = cond ? arith::AndIOp::create(b, loc, cond, ok).getResult() : ok;
-      lds.push_back(toI32(ld));
-    }
+    for (const View &v : views)
+      lds.push_back(toI32(v.ld));
     auto check = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -222,23 +279,19 @@ struct LinalgToBLASPass
       b.clone(*op);
     }
     b.setInsertionPoint(check.thenBlock()->getTerminator());
-    auto emitCall = [&](ArrayRef<Value> batch) {
-      func::CallOp::create(
-          b, loc, gemm,
-          ValueRange{order, tA, tB, sizeM, sizeN, sizeK, one,
-                     pointerAt(views[0], batch), lds[0],
-                     pointerAt(views[1], batch), lds[1], one,
-                     pointerAt(views[2], batch), lds[2]});
-    };
     // One call per batch index, in nested loops.
     SmallVector<Value> batch;
-    for (unsigned l : dims->batch) {
+    for (unsigned l : c.dims.batch) {
       auto loop =
           scf::ForOp::create(b, loc, cIndex(0), loopSizes[l], cIndex(1));
       b.setInsertionPoint(loop.getBody()->getTerminator());
       batch.push_back(loop.getInductionVar());
     }
-    emitCall(batch);
+    func::CallOp::create(b, loc, gemm,
+                         ValueRange{order, tA, tB, sizeM, sizeN, sizeK, one,
+                                    pointerAt(views[0], batch), lds[0],
+                                    pointerAt(views[1], batch), lds[1], one,
+                                    pointerAt(views[2], batch), lds[2]});
     op->erase();
     return true;
   }

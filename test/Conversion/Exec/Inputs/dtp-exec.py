@@ -40,12 +40,21 @@ def run(cmd, **kw):
 
 def mpi_exec(args, ranks, program, entry, out_dir):
     """Runs distir-exec under mpirun; returns {output index: rank}."""
-    stdout = run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
-                  str(ranks), "distir-exec", program, "--entry", entry,
-                  "--output-dir", out_dir, "--timeout", str(args.timeout)] +
-                 args.opt + args.inputs)
+    run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+         str(ranks), "distir-exec", program, "--entry", entry,
+         "--output-dir", out_dir, "--timeout", str(args.timeout)] +
+        args.opt + args.inputs)
+    # Each rank lists what it wrote in a file of its own (mpirun may forward
+    # the ranks' stdout in chunks that split lines).
+    listing = ""
+    for rank in range(ranks):
+        path = os.path.join(out_dir, "outputs_rank%d.txt" % rank)
+        if not os.path.exists(path):
+            fail("rank %d wrote no %s" % (rank, path))
+        with open(path) as f:
+            listing += "".join("rank %d: %s" % (rank, line) for line in f)
     owners = {}
-    for m in re.finditer(r"^rank (\d+): output #(\d+): (\S+)", stdout, re.M):
+    for m in re.finditer(r"^rank (\d+): output #(\d+): (\S+)", listing, re.M):
         rank, index, type_ = int(m.group(1)), int(m.group(2)), m.group(3)
         if index in owners:
             fail("output #%d written by ranks %d and %d" %
