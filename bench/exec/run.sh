@@ -6,8 +6,9 @@
 #     data parallel on 2 ranks: distir-exec vs DDP with gloo.
 #  2. GPT-2 training step (1 block, width 256, 4 heads, vocab 512, sequence
 #     64, batch 8, cross-entropy, SGD), data parallel on 2 ranks.
-# Each side: 1 warm-up step, then the median of 20 steps; one thread per
-# rank (OpenBLAS and PyTorch intra-op threads).
+# Each side: the median of 40 steps after warm-up (distir-exec: 1 step;
+# PyTorch: 5, its gloo and autograd warm up slower); one thread per rank
+# (OpenBLAS and PyTorch intra-op threads).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$root/build}"
@@ -27,7 +28,7 @@ print('%-28s distir-exec %8.2f ms   pytorch ddp %8.2f ms   ratio %.2f' % (sys.ar
   -o "$work/mlp.mlir"
 "$bin/distir-opt" "$work/mlp.mlir" --dist-dtp=dp=2 -o "$work/mlp-dp2.mlir"
 ours=$("${mpi[@]}" "$bin/distir-exec" "$work/mlp-dp2.mlir" --entry mlp_dtp \
-  --random-inputs 1 --repeat 21 --time-steps | grep "^rank 0: step time" | median_ms)
+  --random-inputs 1 --repeat 41 --time-steps | grep "^rank 0: step time" | median_ms)
 theirs=$(/usr/bin/python3 "$root/bench/exec/ddp_mlp.py" | median_ms)
 report "MLP 8x512 batch 64, dp=2" "$ours" "$theirs"
 
@@ -40,6 +41,6 @@ report "MLP 8x512 batch 64, dp=2" "$ours" "$theirs"
   "--dist-autodiff=loss=cross-entropy optimizer=sgd lr=0.01" --dist-dtp=dp=2 \
   -o "$work/gpt2-dp2.mlir"
 ours=$("${mpi[@]}" "$bin/distir-exec" "$work/gpt2-dp2.mlir" --entry main_dtp \
-  --random-inputs 1 --repeat 21 --time-steps | grep "^rank 0: step time" | median_ms)
+  --random-inputs 1 --repeat 41 --time-steps | grep "^rank 0: step time" | median_ms)
 theirs=$(/usr/bin/python3 "$root/bench/exec/ddp_gpt2.py" 2>/dev/null | median_ms)
 report "GPT-2 block, dp=2" "$ours" "$theirs"
