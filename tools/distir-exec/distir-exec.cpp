@@ -116,6 +116,9 @@ static cl::opt<unsigned>
 
 static int worldRank = 0;
 
+/// The largest argument or result buffer distir-exec allocates.
+static constexpr int64_t kMaxBufferBytes = int64_t(1) << 40;
+
 /// Resident set size of this process (/proc/self/statm), in bytes.
 static int64_t residentBytes() {
   long pages = 0, resident = 0;
@@ -402,6 +405,16 @@ int main(int argc, char **argv) {
                  (!tensor && !isa<IntegerType, FloatType>(t))))
         ok = error("argument or result type " + llvm::formatv("{0}", t).str() +
                    " is not supported by distir-exec (f32, f64, i1-i64)");
+      // Buffers are allocated in full: their size must be countable.
+      int64_t bytes = elementBytes(element);
+      for (int64_t d : tensor ? tensor.getShape() : ArrayRef<int64_t>())
+        if (ok && (d < 0 || llvm::MulOverflow(bytes, d, bytes) ||
+                   bytes > kMaxBufferBytes))
+          ok =
+              error("argument or result type " + llvm::formatv("{0}", t).str() +
+                    " needs more than " + Twine(kMaxBufferBytes >> 30) +
+                    " GiB (or a dynamic size); distir-exec allocates every "
+                    "argument and result in full");
     }
   }
   if (ok) {

@@ -14,9 +14,11 @@
 
 #include "DistIR/Dialect/Dist/IR/DistRankOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -24,6 +26,64 @@ using namespace distir;
 using namespace distir::dist_rank;
 
 #include "DistIR/Conversion/DistRankDialect.cpp.inc"
+
+LogicalResult
+DistRankDialect::verifyOperationAttribute(Operation *op,
+                                          NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  auto fail = [&](const Twine &what) {
+    return op->emitOpError() << "attribute '" << name << "' " << what;
+  };
+  // (Function-like: the attributes stay on the LLVM functions.)
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (name == kRanksAttr) {
+    auto list = dyn_cast<ArrayAttr>(value);
+    if (!func || !list || !llvm::all_of(list, llvm::IsaPred<FlatSymbolRefAttr>))
+      return fail("must be a list of symbol references on a function");
+    return success();
+  }
+  if (!func)
+    return fail("belongs on a function");
+  if (name == kRankAttr || name == kNumRanksAttr) {
+    auto integer = dyn_cast<IntegerAttr>(value);
+    if (!integer || !integer.getType().isInteger(64))
+      return fail("must be an i64 integer");
+    int64_t v = integer.getInt();
+    if (name == kRankAttr) {
+      if (v < 0)
+        return fail("must not be negative");
+      if (func.isExternal())
+        return fail("needs a function with a body (a rank's program)");
+      if (auto n = func->getAttrOfType<IntegerAttr>(kNumRanksAttr);
+          n && n.getType().isInteger(64) && v >= n.getInt())
+        return fail("is " + Twine(v) + " but '" + kNumRanksAttr + "' is " +
+                    Twine(n.getInt()));
+    } else if (v < 1) {
+      return fail("must be at least 1");
+    }
+    return success();
+  }
+  if (name == kProgramAttr)
+    return isa<StringAttr>(value) ? success() : fail("must be a string");
+  if (name == kArgMapAttr || name == kResultMapAttr) {
+    auto map = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!map || llvm::any_of(map.asArrayRef(), [](int64_t i) { return i < 0; }))
+      return fail("must be an array<i64> of indices (not negative)");
+    // Counted on func.func only: lowering to LLVM expands memref arguments.
+    if (!isa<func::FuncOp>(op))
+      return success();
+    size_t expected =
+        name == kArgMapAttr ? func.getNumArguments() : func.getNumResults();
+    if (map.size() != static_cast<int64_t>(expected))
+      return fail("has " + Twine(map.size()) + " entries for " +
+                  Twine(expected) +
+                  (name == kArgMapAttr ? " arguments" : " results"));
+    return success();
+  }
+  return fail("is not a dist_rank attribute (known: rank, num_ranks, "
+              "program, arg_map, result_map, ranks)");
+}
 
 void DistRankDialect::initialize() {
   addOperations<

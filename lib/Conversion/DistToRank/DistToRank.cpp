@@ -430,6 +430,9 @@ void distir::stripPlacement(Operation *root) {
 }
 
 namespace {
+/// The most ranks a program may be projected onto.
+constexpr int64_t kMaxRanks = int64_t(1) << 16;
+
 struct DistToRankPass
     : public distir::impl::DistToRankPassBase<DistToRankPass> {
   using DistToRankPassBase::DistToRankPassBase;
@@ -448,6 +451,15 @@ struct DistToRankPass
       p.global = global;
       p.stripPlacement = stripPlacement;
       p.numRanks = numRanks > 0 ? numRanks.getValue() : maxDevice(global) + 1;
+      // One function per rank: bound the work a device id can ask for.
+      if (numRanks < 0 || p.numRanks > kMaxRanks) {
+        global.emitOpError()
+            << (numRanks != 0 ? "num-ranks=" + std::to_string(numRanks)
+                              : "uses device " + std::to_string(p.numRanks - 1))
+            << ": dist-to-rank builds one function per rank, for 1 to "
+            << kMaxRanks << " ranks";
+        return signalPassFailure();
+      }
       if (failed(p.analyze()))
         return signalPassFailure();
       OpBuilder b(global);

@@ -62,9 +62,8 @@ std::optional<OneHot> matchOneHot(linalg::GenericOp op) {
   auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
   if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
     return std::nullopt;
-  for (auto [loopSide, indexSide] :
-       {std::pair(cmp.getLhs(), cmp.getRhs()),
-        std::pair(cmp.getRhs(), cmp.getLhs())}) {
+  for (auto [loopSide, indexSide] : {std::pair(cmp.getLhs(), cmp.getRhs()),
+                                     std::pair(cmp.getRhs(), cmp.getLhs())}) {
     auto loopIndex = loopSide.getDefiningOp<linalg::IndexOp>();
     if (!loopIndex)
       continue;

@@ -101,3 +101,83 @@ func.func @scatter(%x: tensor<4xf32>) {
   %a = dist_rank.scatter root 0 group [0, 1] dim 0 value %x : tensor<4xf32> : tensor<4xf32>
   return
 }
+
+// -----
+
+// Function attributes the lowerings rely on are checked where they are
+// attached (a declaration or a non-integer rank used to crash
+// --convert-dist-to-mpi/--convert-dist-to-nccl).
+// expected-error @+1 {{attribute 'dist_rank.rank' needs a function with a body (a rank's program)}}
+func.func private @decl() attributes {dist_rank.rank = 0 : i64}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.rank' must be an i64 integer}}
+func.func @text() attributes {dist_rank.rank = "zero"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.rank' must not be negative}}
+func.func @negative() attributes {dist_rank.rank = -1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.rank' is 2 but 'dist_rank.num_ranks' is 2}}
+func.func @beyond() attributes {dist_rank.rank = 2 : i64, dist_rank.num_ranks = 2 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.num_ranks' must be at least 1}}
+func.func @none() attributes {dist_rank.num_ranks = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.arg_map' has 2 entries for 1 arguments}}
+func.func @args(%x: f32) attributes {dist_rank.arg_map = array<i64: 0, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.result_map' must be an array<i64> of indices (not negative)}}
+func.func @results() -> f32 attributes {dist_rank.result_map = array<i64: -1>} {
+  %c = arith.constant 0.0 : f32
+  return %c : f32
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.program' must be a string}}
+func.func @program() attributes {dist_rank.program = 3 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.ranks' must be a list of symbol references on a function}}
+func.func @ranks() attributes {dist_rank.ranks = [1, 2]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'dist_rank.ranked' is not a dist_rank attribute}}
+func.func @unknown() attributes {dist_rank.ranked = 1 : i64} {
+  return
+}
+
+// -----
+
+func.func @on_op() {
+  // expected-error @+1 {{attribute 'dist_rank.rank' belongs on a function}}
+  %c = arith.constant {dist_rank.rank = 0 : i64} 0.0 : f32
+  return
+}

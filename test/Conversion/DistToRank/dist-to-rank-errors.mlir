@@ -68,3 +68,12 @@ func.func @f(%x: !t0) -> !t0 {
 func.func @f_rank0() {
   return
 }
+
+// -----
+
+// One function per rank: a huge device id is refused, not built.
+!big = tensor<4xf32, #dist.device<4611686018427387904>>
+// expected-error @+1 {{uses device 4611686018427387904: dist-to-rank builds one function per rank, for 1 to 65536 ranks}}
+func.func @huge(%x: !big) -> !big {
+  return %x : !big
+}

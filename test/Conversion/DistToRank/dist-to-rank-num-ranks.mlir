@@ -7,3 +7,4 @@
 func.func @f(%x: !t2) -> !t2 {
   return %x : !t2
 }
+

@@ -38,6 +38,9 @@ def DistRank_Dialect : Dialect {
     * 0.1: send/recv and the eight collectives.
   }];
   let dependentDialects = ["::distir::dist::DistDialect"];
+  // dist_rank.rank and the other function attributes are checked where
+  // they are attached (lowerings rely on them).
+  let hasOperationAttrVerify = 1;
 }
 
 class DistRank_Op<string mnemonic, list<Trait> traits = []>
