@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Dialect/Dist/IR/OneHot.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -187,8 +188,16 @@ ComputeWork distir::getComputeWork(Operation *op) {
 
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     double points = 1;
-    for (int64_t range : getLoopRanges(linalgOp))
-      points *= static_cast<double>(std::max<int64_t>(range, 0));
+    SmallVector<int64_t> ranges = getLoopRanges(linalgOp);
+    // A one-hot accumulation (dist-autodiff's gather adjoint) is a
+    // scatter-add: one update per point of the other loops, as frameworks'
+    // index_add and the CPU lowering run it.
+    std::optional<OneHotAccumulation> oneHot;
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      oneHot = matchOneHotAccumulation(generic);
+    for (auto [l, range] : llvm::enumerate(ranges))
+      if (!oneHot || l != oneHot->loop)
+        points *= static_cast<double>(std::max<int64_t>(range, 0));
     work.flops = points * static_cast<double>(countBodyOps(linalgOp));
     work.isContraction = linalgOp.getNumReductionLoops() > 0;
     double inputElements = 0;

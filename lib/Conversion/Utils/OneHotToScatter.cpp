@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Conversion/Passes.h"
+#include "DistIR/Dialect/Dist/IR/OneHot.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,82 +32,25 @@ namespace distir {
 } // namespace distir
 
 using namespace mlir;
+using namespace distir;
 
 namespace {
-
-/// The loop `v` and the index it is tested against when `op`'s yield is
-/// `acc + select(index == linalg.index v, x, 0)` (either operand order of
-/// the add and the compare), `v` is a parallel loop read by nothing else
-/// but the output map, and `index` does not depend on `v`.
-struct OneHot {
-  unsigned loop;
-  Value index;
-  arith::SelectOp select;
-};
-
-std::optional<OneHot> matchOneHot(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
-    return std::nullopt;
-  Block *body = op.getBody();
-  BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return std::nullopt;
-  Value other = add.getLhs() == acc   ? add.getRhs()
-                : add.getRhs() == acc ? add.getLhs()
-                                      : Value();
-  auto select = other ? other.getDefiningOp<arith::SelectOp>() : nullptr;
-  if (!select || !matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
-    return std::nullopt;
-  auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
-  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
-    return std::nullopt;
-  for (auto [loopSide, indexSide] : {std::pair(cmp.getLhs(), cmp.getRhs()),
-                                     std::pair(cmp.getRhs(), cmp.getLhs())}) {
-    auto loopIndex = loopSide.getDefiningOp<linalg::IndexOp>();
-    if (!loopIndex)
-      continue;
-    unsigned v = loopIndex.getDim();
-    if (op.getIteratorTypesArray()[v] != utils::IteratorType::parallel)
-      continue;
-    // `v` only in the output map, and read in the body only by this test.
-    bool elsewhere = false;
-    for (OpOperand *input : op.getDpsInputOperands())
-      elsewhere |= op.getMatchingIndexingMap(input).isFunctionOfDim(v);
-    body->walk([&](linalg::IndexOp other) {
-      elsewhere |= other.getDim() == v && other != loopIndex;
-    });
-    if (elsewhere || acc.getUsers().begin() == acc.getUsers().end() ||
-        !acc.hasOneUse())
-      continue;
-    // The index must not depend on the loop it selects.
-    SetVector<Operation *> slice;
-    BackwardSliceOptions options;
-    options.filter = [&](Operation *o) { return o->getBlock() == body; };
-    if (failed(getBackwardSlice(indexSide, &slice, options)))
-      continue;
-    if (llvm::is_contained(slice, loopIndex.getOperation()) ||
-        indexSide.getDefiningOp() == loopIndex.getOperation())
-      continue;
-    return OneHot{v, indexSide, select};
-  }
-  return std::nullopt;
-}
 
 struct OneHotToScatterPass
     : public distir::impl::DistOneHotToScatterPassBase<OneHotToScatterPass> {
   void runOnOperation() final {
-    SmallVector<std::pair<linalg::GenericOp, OneHot>> ops;
+    SmallVector<std::pair<linalg::GenericOp, OneHotAccumulation>> ops;
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (std::optional<OneHot> match = matchOneHot(op))
+      if (!op.hasPureBufferSemantics())
+        return;
+      if (std::optional<OneHotAccumulation> match = matchOneHotAccumulation(op))
         ops.push_back({op, *match});
     });
     for (auto &[op, match] : ops)
       rewrite(op, match);
   }
 
-  void rewrite(linalg::GenericOp op, const OneHot &match) {
+  void rewrite(linalg::GenericOp op, const OneHotAccumulation &match) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Block *body = op.getBody();

@@ -1,0 +1,46 @@
+//===- OneHot.h - One-hot accumulations of structured ops -------*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// dist-autodiff writes the adjoint of a gather (an embedding lookup) as a
+// structured op over the table's rows and the op's points,
+//
+//   dT[v, e] += select(ids[b, s] == v, dy[b, s, e], 0)   over (b, s, v, e),
+//
+// which the analyses read as what it is: a reduction over the batch into the
+// table. Its work, though, is a scatter-add (one update per (b, s, e)), not
+// rows x points: the cost model prices it so, and the CPU lowering runs it
+// so (dist-one-hot-to-scatter).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_DIALECT_DIST_IR_ONEHOT_H
+#define DISTIR_DIALECT_DIST_IR_ONEHOT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace distir {
+
+/// A one-hot accumulation: the loop `v` selects, through `index == v`, the
+/// only change to the accumulator.
+struct OneHotAccumulation {
+  unsigned loop;
+  /// The value v is compared with (computed from inputs, not from v).
+  mlir::Value index;
+};
+
+/// Matches a `linalg.generic` with one init whose yield is
+/// `acc + select(index == linalg.index v, x, 0)` (either operand order),
+/// where `v` is a parallel loop used by no input map and by no other
+/// `linalg.index`, and `index` does not depend on `v`.
+std::optional<OneHotAccumulation>
+matchOneHotAccumulation(mlir::linalg::GenericOp op);
+
+} // namespace distir
+
+#endif // DISTIR_DIALECT_DIST_IR_ONEHOT_H
