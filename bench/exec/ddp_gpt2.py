@@ -6,15 +6,13 @@ one intra-op thread each; gradients all-reduced by DDP, SGD update. Prints
 the median and minimum step time of STEPS steps after WARMUP, from rank 0."""
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch import nn
+
+import ddp_common
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python", "distir", "models"))
@@ -22,35 +20,21 @@ import gpt2  # noqa: E402
 
 
 def worker(rank, args):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(args.port))
-    dist.init_process_group("gloo", rank=rank, world_size=args.ranks)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(0)
     model = nn.parallel.DistributedDataParallel(
         gpt2.GPT2(args.layers, args.width, args.heads, args.vocab, args.seq))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     local = args.batch // args.ranks
     ids = torch.randint(0, args.vocab, (local, args.seq))
     target = torch.randint(0, args.vocab, (local, args.seq))
-    times = []
-    for step in range(args.warmup + args.steps):
-        start = time.perf_counter()
+
+    def step():
         optimizer.zero_grad(set_to_none=False)
         logits = model(ids)
-        loss = F.cross_entropy(logits.reshape(-1, args.vocab),
-                               target.reshape(-1))
-        loss.backward()
+        F.cross_entropy(logits.reshape(-1, args.vocab),
+                        target.reshape(-1)).backward()
         optimizer.step()
-        dist.barrier()
-        if step >= args.warmup:
-            times.append(time.perf_counter() - start)
-    if rank == 0:
-        print("pytorch ddp gloo: %d ranks, %d threads each: step time over %d "
-              "steps: median %.3f ms, min %.3f ms" %
-              (args.ranks, args.threads, len(times),
-               1e3 * statistics.median(times), 1e3 * min(times)), flush=True)
-    dist.destroy_process_group()
+
+    ddp_common.time_steps(rank, args, step)
 
 
 def main():
@@ -61,13 +45,8 @@ def main():
     parser.add_argument("--vocab", type=int, default=512)
     parser.add_argument("--seq", type=int, default=64)
     parser.add_argument("--batch", type=int, default=8)
-    parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--port", type=int, default=29518)
-    args = parser.parse_args()
-    mp.spawn(worker, args=(args,), nprocs=args.ranks, join=True)
+    ddp_common.add_options(parser, port=29518)
+    ddp_common.run(worker, parser.parse_args())
 
 
 if __name__ == "__main__":
