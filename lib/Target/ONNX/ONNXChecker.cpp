@@ -16,7 +16,11 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
+#include <algorithm>
 #include <exception>
+#include <functional>
+#include <map>
+#include <vector>
 
 using namespace distir::onnx_import;
 
@@ -30,7 +34,47 @@ static std::string firstLine(const std::string &msg) {
   return line.empty() ? std::string("unknown error") : line;
 }
 
+/// A cycle of model-local functions calling each other ("d.f -> d.g ->
+/// d.f"), or empty. ONNX's shape inference expands function calls without a
+/// depth limit: a recursive function overflows its stack.
+static std::string functionCycle(const onnx::ModelProto &model) {
+  std::map<std::string, const onnx::FunctionProto *> functions;
+  for (const onnx::FunctionProto &f : model.functions())
+    functions[f.domain() + "." + f.name()] = &f;
+  std::map<std::string, int> state; // 1: on the DFS path, 2: done
+  std::vector<std::string> path;
+  std::string cycle;
+  std::function<bool(const std::string &)> visit = [&](const std::string &f) {
+    state[f] = 1;
+    path.push_back(f);
+    for (const onnx::NodeProto &node : functions[f]->node()) {
+      std::string callee = node.domain() + "." + node.op_type();
+      if (!functions.count(callee))
+        continue;
+      if (state[callee] == 1) {
+        auto from = std::find(path.begin(), path.end(), callee);
+        for (auto it = from; it != path.end(); ++it)
+          cycle += *it + " -> ";
+        cycle += callee;
+        return true;
+      }
+      if (state[callee] == 0 && visit(callee))
+        return true;
+    }
+    path.pop_back();
+    state[f] = 2;
+    return false;
+  };
+  for (auto &[name, f] : functions)
+    if (state[name] == 0 && visit(name))
+      break;
+  return cycle;
+}
+
 std::string distir::onnx_import::checkModel(const onnx::ModelProto &model) {
+  if (std::string cycle = functionCycle(model); !cycle.empty())
+    return "model-local functions call each other recursively (" + cycle +
+           "); recursion is not supported";
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
