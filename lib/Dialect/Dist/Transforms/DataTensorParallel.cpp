@@ -47,6 +47,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <map>
 
@@ -1258,6 +1259,36 @@ LogicalResult DTPRewriter::run() {
               "compute)";
     return diag;
   }
+  // The batch splits are checked before anything is built per microbatch
+  // (microbatches=1e9 on a batch of 8 used to allocate first).
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    auto batch = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                    "dist.batch_dim");
+    if (!type || !batch)
+      continue;
+    int64_t d = batch.getInt();
+    if (d < 0 || d >= type.getRank())
+      return emitError(arg.getLoc())
+             << "dist.batch_dim " << d << " is out of range for " << type;
+    if (type.getDimSize(d) % c.dp != 0)
+      return emitError(arg.getLoc())
+             << "dp=" << c.dp << " does not divide the batch dimension ("
+             << type.getDimSize(d) << ") of argument #" << arg.getArgNumber();
+    int64_t split = 0;
+    bool overflow = llvm::MulOverflow(c.dp, c.k, split);
+    if (overflow || type.getDimSize(d) % split != 0) {
+      InFlightDiagnostic diag = emitError(arg.getLoc())
+                                << "dp * microbatches = ";
+      if (overflow)
+        diag << c.dp << " * " << c.k;
+      else
+        diag << split;
+      return diag << " does not divide the batch dimension ("
+                  << type.getDimSize(d) << ") of argument #"
+                  << arg.getArgNumber();
+    }
+  }
   for (auto [i, tasks] :
        llvm::enumerate(getPipelineSteps(c.pp, c.k, c.schedule)))
     for (const Task &task : tasks) {
@@ -1309,18 +1340,6 @@ LogicalResult DTPRewriter::run() {
     if (auto batch = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                         "dist.batch_dim")) {
       int64_t d = batch.getInt();
-      if (d >= type.getRank())
-        return emitError(arg.getLoc())
-               << "dist.batch_dim " << d << " is out of range for " << type;
-      if (type.getDimSize(d) % c.dp != 0)
-        return emitError(arg.getLoc())
-               << "dp=" << c.dp << " does not divide the batch dimension ("
-               << type.getDimSize(d) << ") of argument #" << arg.getArgNumber();
-      if (type.getDimSize(d) % (c.dp * c.k) != 0)
-        return emitError(arg.getLoc())
-               << "dp * microbatches = " << c.dp * c.k
-               << " does not divide the batch dimension (" << type.getDimSize(d)
-               << ") of argument #" << arg.getArgNumber();
       if (c.dp * c.k > 1)
         layout[d] = kBatchAxis;
     }

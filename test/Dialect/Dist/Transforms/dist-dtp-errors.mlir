@@ -1,5 +1,9 @@
 // RUN: not distir-opt %s --dist-dtp=pp=2 2>&1 | FileCheck %s --check-prefix=PP --implicit-check-not=note:
 // RUN: not distir-opt %s --dist-dtp=microbatches=3 2>&1 | FileCheck %s --check-prefix=MB
+// A huge microbatch count is refused before anything is built per microbatch
+// (it used to allocate gigabytes first), and dp * microbatches may overflow.
+// RUN: not distir-opt %s --dist-dtp=microbatches=1000000000 2>&1 | FileCheck %s --check-prefix=MBHUGE
+// RUN: not distir-opt %s "--dist-dtp=dp=2 microbatches=4611686018427387904" 2>&1 | FileCheck %s --check-prefix=MBOVERFLOW
 // RUN: not distir-opt %s --dist-dtp=schedule=zigzag 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: not distir-opt %S/Inputs/dtp-partly-tagged.mlir '--dist-dtp=pp=2' 2>&1 | FileCheck %s --check-prefix=UNTAGGED
 // RUN: not distir-opt %S/Inputs/dtp-batch-behind.mlir --dist-dtp=tp=2 2>&1 | FileCheck %s --check-prefix=NOSPLIT
@@ -23,6 +27,8 @@
 
 // PP: error: pp=2 exceeds the 1 layers of the program
 // MB: error: dp * microbatches = 3 does not divide the batch dimension (4) of argument #0
+// MBHUGE: error: dp * microbatches = 1000000000 does not divide the batch dimension (4) of argument #0
+// MBOVERFLOW: error: dp * microbatches = 2 * 4611686018427387904 does not divide the batch dimension (4) of argument #0
 // SCHED: error: dist-dtp: unknown schedule 'zigzag' (expected gpipe, 1f1b, eager-1f1b or pipedream)
 // UNTAGGED: error: 'linalg.matmul' op pipeline parallelism and microbatching need ops tagged with dist.layer and dist.phase (programs from --build-mlp carry them)
 // NOSPLIT: dtp-batch-behind.mlir:8:1: error: tp=2 splits no weight of this program (first projection: replicated: argument #1 is not split: a column split is not possible (its split reaches 'func.return' ({{.*}}dtp-batch-behind.mlir:17:3), which returns it (a result would need an all-gather)), and no column-split projection feeds it); run with report=true for every decision
