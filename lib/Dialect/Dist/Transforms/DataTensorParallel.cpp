@@ -1717,7 +1717,14 @@ void DistDTPPass::runOnOperation() {
     return fail("dist-dtp degrees must be >= 1 (dp=" + Twine(dp) +
                 ", tp=" + Twine(tp) + ", pp=" + Twine(pp) +
                 ", microbatches=" + Twine(microbatches) + ")");
-  int64_t used = dp * tp * pp;
+  // Products of the degrees size the grid and the device count.
+  int64_t used = 0, points = 0;
+  if (llvm::MulOverflow(dp.getValue(), tp.getValue(), used) ||
+      llvm::MulOverflow(used, pp.getValue(), used) ||
+      llvm::MulOverflow(used, microbatches.getValue(), points))
+    return fail("dist-dtp: dp=" + Twine(dp) + ", tp=" + Twine(tp) +
+                ", pp=" + Twine(pp) + ", microbatches=" + Twine(microbatches) +
+                ": the product of the degrees overflows int64");
   if (devices < 0)
     return fail("dist-dtp: devices=" + Twine(devices) + " is negative");
   if (devices > 0 && used != devices)
