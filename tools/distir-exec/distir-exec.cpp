@@ -99,11 +99,11 @@ static cl::opt<unsigned>
            cl::desc("Run the step this many times on the same inputs (the "
                     "outputs are the last run's)"),
            cl::init(1), cl::cat(category));
-static cl::opt<bool>
-    stats("report-resources",
-          cl::desc("Print, per rank, the communicator splits and the resident "
-                   "memory after the first and the last step"),
-          cl::init(false), cl::cat(category));
+static cl::opt<bool> reportResources(
+    "report-resources",
+    cl::desc("Print, per rank, the communicator splits and the resident "
+             "memory after the first and the last step"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> timeSteps(
     "time-steps",
     cl::desc("Print, per rank, the wall time of the steps after the first "
@@ -621,7 +621,7 @@ int main(int argc, char **argv) {
        << " ms, min " << llvm::format("%.3f", 1e3 * warm.front()) << " ms\n";
     (void)!write(STDOUT_FILENO, line.data(), line.size());
   }
-  if (stats) {
+  if (reportResources) {
     std::string line;
     llvm::raw_string_ostream os(line);
     os << "rank " << worldRank << ": " << repeat

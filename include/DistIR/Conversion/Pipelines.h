@@ -41,10 +41,12 @@ struct DistToLLVMPipelineOptions
       llvm::cl::init(false)};
 };
 
-/// dist-to-rank, convert-dist-to-mpi, one-shot-bufferize (function
-/// boundaries, identity layouts), convert-linalg-to-loops, lower-affine,
-/// expand-strided-metadata, convert-scf-to-cf, convert-to-llvm,
-/// dist-fix-openmpi-symbols (OpenMPI), reconcile-unrealized-casts.
+/// dist-to-rank, convert-dist-to-mpi (or -nccl), one-shot-bufferize
+/// (function boundaries, identity layouts), buffer deallocation,
+/// dist-one-hot-to-scatter, dist-linalg-to-blas (blas=true),
+/// convert-linalg-to-loops, lower-affine, expand-strided-metadata,
+/// convert-scf-to-cf, convert-to-llvm, dist-fix-openmpi-symbols (OpenMPI),
+/// reconcile-unrealized-casts (docs/design/lowering.md).
 void buildDistToLLVMPipeline(mlir::OpPassManager &pm,
                              const DistToLLVMPipelineOptions &options);
 

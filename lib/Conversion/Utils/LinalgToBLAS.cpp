@@ -34,6 +34,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
+#include <limits>
+
 namespace distir {
 #define GEN_PASS_DEF_DISTLINALGTOBLASPASS
 #include "DistIR/Conversion/Passes.h.inc"
@@ -267,11 +269,20 @@ struct LinalgToBLASPass
     Value order = constI32(kRowMajor);
     Value tA = constI32(transA ? kTrans : kNoTrans);
     Value tB = constI32(transB ? kTrans : kNoTrans);
-    Value sizeM = toI32(product(c.dims.m)), sizeN = toI32(product(c.dims.n)),
-          sizeK = toI32(product(c.dims.k));
+    // CBLAS takes 32-bit sizes and leading dimensions: larger products keep
+    // the loops (part of the run-time check).
+    Value maxInt =
+        cIndex(static_cast<int64_t>(std::numeric_limits<int32_t>::max()));
+    auto fits = [&](Value v) {
+      cond = arith::AndIOp::create(b, loc, cond,
+                                   cmp(arith::CmpIPredicate::sle, v, maxInt));
+      return toI32(v);
+    };
+    Value sizeM = fits(product(c.dims.m)), sizeN = fits(product(c.dims.n)),
+          sizeK = fits(product(c.dims.k));
     SmallVector<Value> lds;
     for (const View &v : views)
-      lds.push_back(toI32(v.ld));
+      lds.push_back(fits(v.ld));
     auto check = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);

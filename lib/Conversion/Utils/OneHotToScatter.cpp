@@ -23,7 +23,6 @@
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Dialect/Dist/IR/OneHot.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace distir {
@@ -94,13 +93,7 @@ struct OneHotToScatterPass
                                  : value);
           }
           // The index first (it needs no accumulator), then the row.
-          SetVector<Operation *> slice;
-          BackwardSliceOptions options;
-          options.filter = [&](Operation *o) { return o->getBlock() == body; };
-          (void)getBackwardSlice(match.index, &slice, options);
-          if (Operation *def = match.index.getDefiningOp();
-              def && def->getBlock() == body)
-            slice.insert(def);
+          const SetVector<Operation *> &slice = match.indexOps;
           auto cloneOp = [&](Operation &o) {
             if (auto index = dyn_cast<linalg::IndexOp>(o)) {
               mapping.map(index.getResult(), point[index.getDim()]);

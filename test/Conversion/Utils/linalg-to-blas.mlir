@@ -8,6 +8,9 @@
 // CHECK: memref.extract_strided_metadata %arg0
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG: %[[ROW:.*]] = arith.constant 101 : i32
+// CBLAS sizes are 32-bit: larger ones keep the loops.
+// CHECK: %[[MAX:.*]] = arith.constant 2147483647 : index
+// CHECK: arith.cmpi sle, %{{.*}}, %[[MAX]] : index
 // CHECK: scf.if %{{.*}} {
 // CHECK: %[[PA:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK: func.call @cblas_sgemm(%[[ROW]], %c111_i32{{.*}}, %c111_i32{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[PA]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %{{.*}}, %{{.*}}) : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32) -> ()

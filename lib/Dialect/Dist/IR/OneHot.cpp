@@ -46,8 +46,7 @@ distir::matchOneHotAccumulation(linalg::GenericOp op) {
     body->walk([&](linalg::IndexOp other) {
       elsewhere |= other.getDim() == v && other != loopIndex;
     });
-    if (elsewhere || acc.getUsers().begin() == acc.getUsers().end() ||
-        !acc.hasOneUse())
+    if (elsewhere || !acc.hasOneUse())
       continue;
     // The index must not depend on the loop it selects.
     SetVector<Operation *> slice;
@@ -55,10 +54,12 @@ distir::matchOneHotAccumulation(linalg::GenericOp op) {
     options.filter = [&](Operation *o) { return o->getBlock() == body; };
     if (failed(getBackwardSlice(indexSide, &slice, options)))
       continue;
-    if (llvm::is_contained(slice, loopIndex.getOperation()) ||
-        indexSide.getDefiningOp() == loopIndex.getOperation())
+    if (Operation *def = indexSide.getDefiningOp();
+        def && def->getBlock() == body)
+      slice.insert(def);
+    if (slice.contains(loopIndex.getOperation()))
       continue;
-    return OneHotAccumulation{v, indexSide};
+    return OneHotAccumulation{v, indexSide, std::move(slice)};
   }
   return std::nullopt;
 }

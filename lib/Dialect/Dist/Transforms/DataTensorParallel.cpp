@@ -1275,19 +1275,12 @@ LogicalResult DTPRewriter::run() {
       return emitError(arg.getLoc())
              << "dp=" << c.dp << " does not divide the batch dimension ("
              << type.getDimSize(d) << ") of argument #" << arg.getArgNumber();
-    int64_t split = 0;
-    bool overflow = llvm::MulOverflow(c.dp, c.k, split);
-    if (overflow || type.getDimSize(d) % split != 0) {
-      InFlightDiagnostic diag = emitError(arg.getLoc())
-                                << "dp * microbatches = ";
-      if (overflow)
-        diag << c.dp << " * " << c.k;
-      else
-        diag << split;
-      return diag << " does not divide the batch dimension ("
-                  << type.getDimSize(d) << ") of argument #"
-                  << arg.getArgNumber();
-    }
+    // (The pass checked that the degrees' product does not overflow.)
+    if (type.getDimSize(d) % (c.dp * c.k) != 0)
+      return emitError(arg.getLoc())
+             << "dp * microbatches = " << c.dp * c.k
+             << " does not divide the batch dimension (" << type.getDimSize(d)
+             << ") of argument #" << arg.getArgNumber();
   }
   for (auto [i, tasks] :
        llvm::enumerate(getPipelineSteps(c.pp, c.k, c.schedule)))

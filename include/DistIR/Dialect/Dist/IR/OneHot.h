@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 
@@ -32,6 +33,8 @@ struct OneHotAccumulation {
   unsigned loop;
   /// The value v is compared with (computed from inputs, not from v).
   mlir::Value index;
+  /// The body ops that compute `index`, in body order.
+  llvm::SetVector<mlir::Operation *> indexOps;
 };
 
 /// Matches a `linalg.generic` with one init whose yield is
