@@ -419,7 +419,9 @@ static std::string findCrossMicrobatchUse(func::FuncOp step,
         continue;
       llvm::raw_string_ostream os(why);
       os << "'" << op->getName() << "' of microbatch " << task->microbatch
-         << " reads a value of microbatch " << from->microbatch;
+         << " (" << op->getLoc() << ") reads a value of microbatch "
+         << from->microbatch << " ('" << def->getName() << "', "
+         << def->getLoc() << ")";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

@@ -70,6 +70,11 @@ static cl::opt<bool> noMemoryPlan(
     "no-memory-plan",
     cl::desc("Skip the static-offset memory plan (reported as -1)"),
     cl::cat(category));
+static cl::opt<int64_t> peakBuffers(
+    "peak-buffers",
+    cl::desc("List the N largest buffers live at each device's memory peak "
+             "(what holds the memory, with the op that allocated it)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<bool>
     timing("timing",
            cl::desc("Print the time of each phase (load, simulate, report) "
@@ -109,6 +114,9 @@ int main(int argc, char **argv) {
   options.algorithm = *algo;
   options.overlap = overlap;
   options.planMemory = !noMemoryPlan;
+  if (peakBuffers < 0)
+    return fail("--peak-buffers must not be negative");
+  options.peakBuffers = peakBuffers;
   if (batch < 0)
     return fail("--batch must be positive");
   if (batch > 0)

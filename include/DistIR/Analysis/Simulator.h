@@ -81,6 +81,9 @@ struct SimulatorOptions {
   /// the same id). One program then stands for the programs that differ
   /// from it only in which devices run what (a search's device mappings).
   std::vector<int64_t> deviceMap;
+  /// List this many of the largest buffers live at each device's peak
+  /// (DeviceReport::peakBuffers); 0: none.
+  int64_t peakBuffers = 0;
 };
 
 /// One op's execution.
@@ -126,6 +129,16 @@ struct MemoryChange {
   MemoryKind kind = MemoryKind::Activations;
 };
 
+/// A buffer live at a device's memory peak: what holds the memory.
+struct PeakBuffer {
+  int64_t bytes = 0;
+  MemoryKind kind = MemoryKind::Activations;
+  /// The op that allocated it, or the argument's `dist.name` (`@N` when
+  /// unnamed) for a function argument.
+  std::string definer;
+  std::string location;
+};
+
 /// Per-device outcome.
 struct DeviceReport {
   double computeBusy = 0;
@@ -138,6 +151,9 @@ struct DeviceReport {
   int64_t peakBytes = 0;
   /// The live bytes of each MemoryKind at the (first) peak.
   MemoryBreakdown peakBreakdown{};
+  /// The largest buffers live at the peak, largest first
+  /// (SimulatorOptions::peakBuffers of them).
+  std::vector<PeakBuffer> peakBuffers;
   /// Arena size of a static-offset plan of every buffer (no fragmentation
   /// at run time because offsets are fixed ahead of time); -1 when the plan
   /// was not requested (SimulatorOptions::planMemory).

@@ -44,6 +44,15 @@ void SimulationResult::printText(llvm::raw_ostream &os) const {
         (long long)report.residentBytes,
         report.exceedsCapacity ? "  EXCEEDS CAPACITY" : "");
   }
+  for (const auto &[device, report] : devices) {
+    if (report.peakBuffers.empty())
+      continue;
+    os << "largest buffers live at the peak of device " << device << ":\n";
+    for (const PeakBuffer &buffer : report.peakBuffers)
+      os << llvm::format("  %16lld %-13s ", (long long)buffer.bytes,
+                         stringifyMemoryKind(buffer.kind).str().c_str())
+         << buffer.definer << " " << buffer.location << "\n";
+  }
   os << "critical path (" << criticalPath.size() << " ops):\n";
   for (int64_t index : criticalPath) {
     const SimEvent &event = events[index];
@@ -76,16 +85,25 @@ json::Value SimulationResult::toJSON() const {
     for (int k = 0; k < kNumMemoryKinds; ++k)
       breakdown[stringifyMemoryKind(static_cast<MemoryKind>(k))] =
           report.peakBreakdown[k];
-    deviceArray.push_back(
-        json::Object{{"device", device},
-                     {"compute_busy", report.computeBusy},
-                     {"communication_busy", report.communicationBusy},
-                     {"finish", report.finish},
-                     {"peak_bytes", report.peakBytes},
-                     {"peak_breakdown", std::move(breakdown)},
-                     {"planned_bytes", report.plannedBytes},
-                     {"resident_bytes", report.residentBytes},
-                     {"exceeds_capacity", report.exceedsCapacity}});
+    json::Array peakBuffers;
+    for (const PeakBuffer &buffer : report.peakBuffers)
+      peakBuffers.push_back(
+          json::Object{{"bytes", buffer.bytes},
+                       {"kind", stringifyMemoryKind(buffer.kind)},
+                       {"definer", buffer.definer},
+                       {"location", buffer.location}});
+    json::Object deviceObject{{"device", device},
+                              {"compute_busy", report.computeBusy},
+                              {"communication_busy", report.communicationBusy},
+                              {"finish", report.finish},
+                              {"peak_bytes", report.peakBytes},
+                              {"peak_breakdown", std::move(breakdown)},
+                              {"planned_bytes", report.plannedBytes},
+                              {"resident_bytes", report.residentBytes},
+                              {"exceeds_capacity", report.exceedsCapacity}};
+    if (!report.peakBuffers.empty())
+      deviceObject["peak_buffers"] = std::move(peakBuffers);
+    deviceArray.push_back(std::move(deviceObject));
   }
   json::Array eventArray;
   for (const SimEvent &event : events)

@@ -72,6 +72,8 @@ struct SimValue {
 };
 
 struct Buffer {
+  Buffer(int64_t device, int64_t bytes, int64_t allocSeq)
+      : device(device), bytes(bytes), allocSeq(allocSeq) {}
   int64_t device;
   int64_t bytes;
   int64_t handles = 0;
@@ -84,6 +86,9 @@ struct Buffer {
   /// reads it whole (slices of it are copied in on their own).
   bool pending = false;
   MemoryKind kind = MemoryKind::Activations;
+  /// The value that allocated it (for the report of what is live at a
+  /// peak).
+  Value definer;
 };
 
 /// A device's resources: the order in which its streams become free.
@@ -92,6 +97,9 @@ struct DeviceState {
   int64_t computeLast = -1, commLast = -1;
   int64_t live = 0;
   MemoryBreakdown liveByKind{};
+  /// Program-order position just after the allocation that reached the
+  /// peak: a buffer is live there when allocated before and freed after.
+  int64_t peakMark = 0;
 };
 
 class Simulation : public Interpreter<Simulation, SimValue> {
@@ -115,15 +123,16 @@ public:
         // device from its first use to its last, not the whole batch for
         // the whole step.
         if (entry.getArgAttr(arg.getArgNumber(), "dist.batch_dim")) {
-          buffers.push_back({*device, getTensorBytes(arg.getType()), 0, seq++});
+          buffers.emplace_back(*device, getTensorBytes(arg.getType()), seq++);
           buffers.back().pending = true;
           buffers.back().kind = MemoryKind::Inputs;
+          buffers.back().definer = arg;
           value.buffer = static_cast<int64_t>(buffers.size()) - 1;
           args.push_back(value);
           continue;
         }
         value.buffer = allocate(*device, getTensorBytes(arg.getType()),
-                                /*time=*/0, MemoryKind::Weights);
+                                /*time=*/0, MemoryKind::Weights, arg);
         buffers[value.buffer].resident = true;
         result.devices[*device].residentBytes += buffers[value.buffer].bytes;
         argBuffers.push_back({value.buffer, arg.getType()});
@@ -215,13 +224,15 @@ private:
           buffers[buffer].overwritten = true;
           return buffer;
         }
-    return allocate(device, getTensorBytes(result.getType()), time, kind);
+    return allocate(device, getTensorBytes(result.getType()), time, kind,
+                    result);
   }
 
-  int64_t allocate(int64_t device, int64_t bytes, double time,
-                   MemoryKind kind = MemoryKind::Activations) {
-    buffers.push_back({device, bytes, 0, seq++});
+  int64_t allocate(int64_t device, int64_t bytes, double time, MemoryKind kind,
+                   Value definer) {
+    buffers.emplace_back(device, bytes, seq++);
     buffers.back().kind = kind;
+    buffers.back().definer = definer;
     count(device, bytes, time, kind);
     return static_cast<int64_t>(buffers.size()) - 1;
   }
@@ -243,6 +254,7 @@ private:
     if (state.live > report.peakBytes) {
       report.peakBytes = state.live;
       report.peakBreakdown = state.liveByKind;
+      state.peakMark = seq;
     }
     if (options.recordMemoryTimeline)
       report.memoryTimeline.push_back({time, state.live});
@@ -285,6 +297,7 @@ private:
                    ArrayRef<SimValue> operands, double duration,
                    const ComputeWork *work);
   void finish();
+  void listPeakBuffers();
 
   const Cluster &cluster;
   const SimulatorOptions &options;
@@ -666,6 +679,8 @@ void Simulation::finish() {
       sorted.push_back(report.memoryTimeline[i]);
     report.memoryTimeline = std::move(sorted);
   }
+  if (options.peakBuffers > 0)
+    listPeakBuffers();
   // Static-offset plan per device over program order.
   std::map<int64_t, std::vector<PlanBuffer>> perDevice;
   for (const Buffer &buffer : buffers)
@@ -687,6 +702,45 @@ void Simulation::finish() {
   for (int64_t e = last; e >= 0; e = result.events[e].predecessor)
     result.criticalPath.push_back(e);
   std::reverse(result.criticalPath.begin(), result.criticalPath.end());
+}
+
+void Simulation::listPeakBuffers() {
+  std::map<int64_t, std::vector<const Buffer *>> live;
+  for (const Buffer &buffer : buffers) {
+    int64_t mark = devices[buffer.device].peakMark;
+    if (!buffer.pending && buffer.allocSeq < mark &&
+        (buffer.freeSeq < 0 || buffer.freeSeq >= mark))
+      live[buffer.device].push_back(&buffer);
+  }
+  for (auto &[device, list] : live) {
+    // Largest first; ties in allocation order (determinism).
+    std::sort(list.begin(), list.end(), [](const Buffer *a, const Buffer *b) {
+      return a->bytes != b->bytes ? a->bytes > b->bytes
+                                  : a->allocSeq < b->allocSeq;
+    });
+    if (static_cast<int64_t>(list.size()) > options.peakBuffers)
+      list.resize(options.peakBuffers);
+    for (const Buffer *buffer : list) {
+      PeakBuffer entry;
+      entry.bytes = buffer->bytes;
+      entry.kind = buffer->kind;
+      llvm::raw_string_ostream location(entry.location);
+      if (auto arg = dyn_cast_if_present<BlockArgument>(buffer->definer)) {
+        auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+        auto name =
+            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dist.name");
+        entry.definer =
+            name ? name.str() : "@" + std::to_string(arg.getArgNumber());
+        arg.getLoc().print(location);
+      } else if (Operation *op = buffer->definer
+                                     ? buffer->definer.getDefiningOp()
+                                     : nullptr) {
+        entry.definer = op->getName().getStringRef().str();
+        op->getLoc().print(location);
+      }
+      result.devices[device].peakBuffers.push_back(std::move(entry));
+    }
+  }
 }
 
 llvm::StringRef distir::stringifyMemoryKind(MemoryKind kind) {

@@ -66,6 +66,14 @@ public:
   LogicalResult run();
 
 private:
+  /// `loc` named after one part of what it computes ("loss" -> "loss.max").
+  Location part(Location loc, StringRef what) {
+    if (auto name = dyn_cast<NameLoc>(loc))
+      return NameLoc::get(
+          b.getStringAttr(name.getName().getValue() + "." + what),
+          name.getChildLoc());
+    return NameLoc::get(b.getStringAttr(what), loc);
+  }
   Value cst(OpBuilder &bb, Location loc, Type type, double v) {
     return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(type, v));
   }
@@ -145,8 +153,9 @@ Value StepBuilder::buildMSE(Location loc, Value output, Value target) {
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap toScalar = AffineMap::get(rank, 0, {}, b.getContext());
   SmallVector<bool> all(rank, true);
-  Value sum = generic(loc, {output, target}, {id, id}, scalar, toScalar,
-                      filled(loc, scalar, 0), rank, all,
+  Location sumLoc = part(loc, "sum_squares");
+  Value sum = generic(sumLoc, {output, target}, {id, id}, scalar, toScalar,
+                      filled(sumLoc, scalar, 0), rank, all,
                       [](OpBuilder &bb, Location l, ValueRange a) -> Value {
                         Value d = arith::SubFOp::create(bb, l, a[0], a[1]);
                         Value sq = arith::MulFOp::create(bb, l, d, d);
@@ -154,6 +163,7 @@ Value StepBuilder::buildMSE(Location loc, Value output, Value target) {
                       });
   double inv = 1.0 / static_cast<double>(type.getNumElements());
   AffineMap scalarMap = AffineMap::get(0, 0, {}, b.getContext());
+  loc = part(loc, "mean");
   Value init = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{}, type.getElementType(), type.getEncoding());
   return generic(loc, {sum}, {scalarMap}, scalar, scalarMap, init, 0, {},
@@ -174,24 +184,28 @@ Value StepBuilder::buildCrossEntropy(Location loc, Value output, Value target) {
   SmallVector<bool> lastReduced(rank, false);
   lastReduced.back() = true;
   double negInf = -std::numeric_limits<double>::infinity();
-  Value max = generic(loc, {output}, {id}, rows, rowMap,
-                      filled(loc, rows, negInf), rank, lastReduced,
+  Location maxLoc = part(loc, "row_max");
+  Value max = generic(maxLoc, {output}, {id}, rows, rowMap,
+                      filled(maxLoc, rows, negInf), rank, lastReduced,
                       [](OpBuilder &bb, Location l, ValueRange a) -> Value {
                         return arith::MaximumFOp::create(bb, l, a[1], a[0]);
                       });
   // Shifting by the row maximum changes nothing mathematically; like
   // PyTorch's log-softmax, no gradient flows through it.
   stopGradient.insert(max);
-  Value sumExp = generic(loc, {output, max}, {id, rowMap}, rows, rowMap,
-                         filled(loc, rows, 0), rank, lastReduced,
+  Location sumExpLoc = part(loc, "sum_exp");
+  Value sumExp = generic(sumExpLoc, {output, max}, {id, rowMap}, rows, rowMap,
+                         filled(sumExpLoc, rows, 0), rank, lastReduced,
                          [](OpBuilder &bb, Location l, ValueRange a) -> Value {
                            Value s = arith::SubFOp::create(bb, l, a[0], a[1]);
                            Value e = math::ExpOp::create(bb, l, s);
                            return arith::AddFOp::create(bb, l, a[2], e);
                          });
+  Location pickedLoc = part(loc, "target_logit");
   Value picked = generic(
-      loc, {output, target}, {id, rowMap}, rows, rowMap, filled(loc, rows, 0),
-      rank, lastReduced, [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+      pickedLoc, {output, target}, {id, rowMap}, rows, rowMap,
+      filled(pickedLoc, rows, 0), rank, lastReduced,
+      [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
         Value cls = linalg::IndexOp::create(bb, l, rank - 1);
         Value t = arith::IndexCastOp::create(bb, l, bb.getIndexType(), a[1]);
         Value hit =
@@ -202,10 +216,11 @@ Value StepBuilder::buildCrossEntropy(Location loc, Value output, Value target) {
       });
   unsigned outer = rank - 1;
   AffineMap rowId = b.getMultiDimIdentityMap(outer);
-  Value rowsInit =
-      tensor::EmptyOp::create(b, loc, rows.getShape(), elt, rows.getEncoding());
+  Location rowLoc = part(loc, "per_position");
+  Value rowsInit = tensor::EmptyOp::create(b, rowLoc, rows.getShape(), elt,
+                                           rows.getEncoding());
   Value perRow =
-      generic(loc, {sumExp, max, picked}, {rowId, rowId, rowId}, rows, rowId,
+      generic(rowLoc, {sumExp, max, picked}, {rowId, rowId, rowId}, rows, rowId,
               rowsInit, outer, SmallVector<bool>(outer, false),
               [](OpBuilder &bb, Location l, ValueRange a) -> Value {
                 Value lse = arith::AddFOp::create(
@@ -213,15 +228,17 @@ Value StepBuilder::buildCrossEntropy(Location loc, Value output, Value target) {
                 return arith::SubFOp::create(bb, l, lse, a[2]);
               });
   auto scalar = like(type, {});
-  Value total =
-      generic(loc, {perRow}, {rowId}, scalar,
-              AffineMap::get(outer, 0, {}, b.getContext()),
-              filled(loc, scalar, 0), outer, SmallVector<bool>(outer, true),
-              [](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                return arith::AddFOp::create(bb, l, a[1], a[0]);
-              });
+  Location totalLoc = part(loc, "sum");
+  Value total = generic(totalLoc, {perRow}, {rowId}, scalar,
+                        AffineMap::get(outer, 0, {}, b.getContext()),
+                        filled(totalLoc, scalar, 0), outer,
+                        SmallVector<bool>(outer, true),
+                        [](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                          return arith::AddFOp::create(bb, l, a[1], a[0]);
+                        });
   double inv = 1.0 / static_cast<double>(rows.getNumElements());
   AffineMap scalarMap = AffineMap::get(0, 0, {}, b.getContext());
+  loc = part(loc, "mean");
   Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, elt,
                                        type.getEncoding());
   return generic(loc, {total}, {scalarMap}, scalar, scalarMap, init, 0, {},
@@ -433,7 +450,13 @@ LogicalResult StepBuilder::run() {
   // Forward ops before the loss: the sweep's range.
   Operation *lastForward = returnOp->getPrevNode();
   b.setInsertionPoint(returnOp);
-  Value loss = buildLoss(loc, output, target);
+  // Generated ops are named after what they compute, at the function's
+  // location: diagnostics and the search's per-microbatch identities
+  // (name, location, type) tell them apart.
+  auto named = [&](StringRef name, Location at) -> Location {
+    return NameLoc::get(b.getStringAttr(name), at);
+  };
+  Value loss = buildLoss(named("loss", loc), output, target);
   tagSince(lastForward, outputLayer, "forward");
 
   // Activity: values that depend on a weight.
@@ -475,7 +498,8 @@ LogicalResult StepBuilder::run() {
   AdjointEmitter adjoints(b, active);
   Operation *marker = returnOp->getPrevNode();
   adjoints.accumulate(
-      loss, adjoints.filled(loc, cast<RankedTensorType>(loss.getType()), 1.0));
+      loss, adjoints.filled(named("loss.grad", loc),
+                            cast<RankedTensorType>(loss.getType()), 1.0));
   tagSince(marker, outputLayer, "backward");
   DenseSet<Operation *> castOps;
   for (auto &entry : casts)
@@ -487,6 +511,14 @@ LogicalResult StepBuilder::run() {
     if (failed(adjoints.emit(op)))
       return failure();
     tagSince(marker, layerOf(op), "backward");
+    // The adjoint's ops at the forward op's location get one of their own
+    // (".grad"): the search tells a forward op from its adjoint by name,
+    // location and type, and diagnostics say which one they mean.
+    Location gradLoc = part(op->getLoc(), "grad");
+    for (Operation *adjoint = marker->getNextNode(); adjoint != returnOp;
+         adjoint = adjoint->getNextNode())
+      if (adjoint->getLoc() == op->getLoc())
+        adjoint->setLoc(gradLoc);
   }
 
   // State arguments, after the weights.
@@ -552,12 +584,14 @@ LogicalResult StepBuilder::run() {
         }
     marker = returnOp->getPrevNode();
     Value newWeight;
-    buildUpdate(loc, weights[w], grads[w], state, step, newWeight, newState);
+    buildUpdate(named(weightName(w) + ".update", weights[w].getLoc()),
+                weights[w], grads[w], state, step, newWeight, newState);
     newWeights.push_back(newWeight);
     tagSince(marker, layer, "update");
   }
   if (step) {
     marker = returnOp->getPrevNode();
+    Location loc = named("step.update", step.getLoc());
     auto type = cast<RankedTensorType>(step.getType());
     AffineMap scalarMap = AffineMap::get(0, 0, {}, ctx);
     Value init = tensor::EmptyOp::create(
@@ -576,15 +610,15 @@ LogicalResult StepBuilder::run() {
   llvm::append_range(results, newWeights);
   llvm::append_range(results, newState);
   SmallVector<DictionaryAttr> resultAttrs;
-  auto named = [&](StringRef name) {
+  auto nameAttr = [&](StringRef name) {
     return b.getDictionaryAttr(
         {b.getNamedAttr("dist.name", b.getStringAttr(name))});
   };
-  resultAttrs.push_back(named("loss"));
+  resultAttrs.push_back(nameAttr("loss"));
   for (unsigned w = 0; w < weights.size(); ++w)
-    resultAttrs.push_back(named(weightName(w)));
+    resultAttrs.push_back(nameAttr(weightName(w)));
   for (auto &entry : stateArgs)
-    resultAttrs.push_back(named(entry.second));
+    resultAttrs.push_back(nameAttr(entry.second));
   returnOp->setOperands(results);
   func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(),
                                          ValueRange(results).getTypes()));

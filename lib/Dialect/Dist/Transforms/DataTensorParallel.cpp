@@ -97,7 +97,8 @@ using Schedule = PipelineSchedule;
 using Task = PipelineTask;
 
 /// A distributed value: one local value per grid point, or a fresh tensor
-/// (tensor.empty, optionally filled) materialized where and how it is used.
+/// (tensor.empty, optionally filled, or broadcast from replicated values)
+/// materialized where and how it is used.
 struct DistValue {
   RankedTensorType fullType; // without placement
   Layout layout;
@@ -106,6 +107,11 @@ struct DistValue {
   int64_t stage = 0;
   bool fresh = false;
   Value fillScalar;
+  /// A fresh value computed by this element-wise op from replicated inputs
+  /// (the loss gradient's seed broadcast to [batch, ...]): each consumer
+  /// computes its own shard, so a batch-sized value is never made whole
+  /// and shared by the microbatches.
+  linalg::LinalgOp broadcast;
 };
 
 struct Config {
@@ -291,9 +297,14 @@ private:
   void define(Value result, ShapedType type, const Layout &layout,
               int64_t stage, SmallVector<Value> locals);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
+  LogicalResult visitInsertSlice(tensor::InsertSliceOp op);
   LogicalResult visitSoftmax(linalg::SoftmaxOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitFresh(Operation *op);
+  bool deferBroadcast(linalg::LinalgOp op);
+  SmallVector<Value> materializeBroadcast(Location loc, DistValue &v,
+                                          const Layout &target, int64_t stage,
+                                          Task task);
   FailureOr<std::pair<int64_t, Phase>> getRole(Operation *op);
   void reorder();
 
@@ -431,6 +442,18 @@ SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
                                         const Layout &target, int64_t stage,
                                         Task task) {
   int64_t n = numPoints();
+  if (v.fresh && v.broadcast) {
+    // Computed once per layout and stage, like a value's conversions.
+    auto key = std::make_tuple(
+        v.broadcast.getOperation()->getResult(0).getAsOpaquePointer(),
+        std::vector<int>(target.begin(), target.end()), stage);
+    if (auto it = conformCache.find(key); it != conformCache.end())
+      return it->second;
+    SmallVector<Value> result =
+        materializeBroadcast(loc, v, target, stage, task);
+    conformCache[key] = result;
+    return result;
+  }
   if (v.fresh) {
     // Materialize the fresh tensor in the requested layout and stage, once
     // per device when it does not depend on the microbatch.
@@ -521,12 +544,22 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
       }
     } else {
       SmallVector<Value> gathered(n);
+      // Groups whose locals every microbatch shares (an accumulated weight
+      // gradient) are gathered once, not once per microbatch.
+      DenseMap<Value, int64_t> firstPoint;
       for (int64_t g = 0; g < n; ++g) {
         if (tensorRank(g) != 0)
           continue;
         SmallVector<Value> group;
         for (int64_t t = 0; t < c.tp; ++t)
           group.push_back(locals[g + t]);
+        auto [seen, isNew] = firstPoint.try_emplace(group.front(), g);
+        if (!isNew &&
+            llvm::equal(ArrayRef(locals).slice(seen->second, c.tp), group)) {
+          for (int64_t t = 0; t < c.tp; ++t)
+            gathered[g + t] = gathered[seen->second + t];
+          continue;
+        }
         auto op =
             AllGatherOp::create(builder, loc, group, static_cast<int64_t>(dim));
         Task t0 = taskFor(task, g, group);
@@ -557,20 +590,29 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
   if (!needSlice)
     return locals;
   SmallVector<Value> out(n);
+  // A local shared by several points is sliced once per distinct block.
+  std::map<std::pair<const void *, std::vector<int64_t>>, Value> sliced;
   for (int64_t g = 0; g < n; ++g) {
     auto type = cast<RankedTensorType>(locals[g].getType());
     SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
         strides(type.getRank(), 1);
     SmallVector<std::pair<int64_t, int>> groupedDims;
+    std::vector<int64_t> blockKey;
     for (auto [dim, axis] : llvm::enumerate(target)) {
       if (axis == kNone || current[dim] == axis)
         continue;
+      blockKey.push_back(axisCoord(g, axis));
       if (groupsOf(axis) > 1) {
         groupedDims.emplace_back(dim, axis);
         continue;
       }
       sizes[dim] /= axisSize(axis);
       offsets[dim] = axisCoord(g, axis) * sizes[dim];
+    }
+    Value &done = sliced[{locals[g].getAsOpaquePointer(), blockKey}];
+    if (done) {
+      out[g] = done;
+      continue;
     }
     auto sliceType =
         RankedTensorType::get(sizes, type.getElementType(), type.getEncoding());
@@ -592,7 +634,7 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
           loc, local, dim, groups, block,
           [&](int64_t j) { return (j * points + r) * block; }, t);
     }
-    out[g] = local;
+    out[g] = done = local;
   }
   return out;
 }
@@ -660,8 +702,117 @@ static bool isZeroInit(const DistValue &v) {
   return false;
 }
 
+/// An element-wise op whose tensor inputs are all replicated (or fresh) and
+/// whose result has dims no input reads (a broadcast), or that reads such a
+/// deferred broadcast, is deferred: it
+/// becomes a fresh value that each consumer computes in the layout it needs
+/// (materializeBroadcast). Returns whether `op` was deferred.
+bool DTPRewriter::deferBroadcast(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.hasPureTensorSemantics())
+    return false;
+  bool indexed = false, captures = false;
+  op->getRegion(0).walk([&](Operation *nested) {
+    indexed |= isa<linalg::IndexOp>(nested);
+    for (Value operand : nested->getOperands())
+      captures |= isa<RankedTensorType>(operand.getType()) &&
+                  !op->getRegion(0).isAncestor(operand.getParentRegion());
+  });
+  if (indexed || captures)
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  llvm::SmallBitVector read(op.getNumLoops());
+  bool readsBroadcast = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<RankedTensorType>(input->get().getType()))
+      continue;
+    const DistValue &v = lookup(input->get());
+    if (!v.fresh && llvm::any_of(v.layout, [](int a) { return a != kNone; }))
+      return false;
+    readsBroadcast |= static_cast<bool>(v.broadcast);
+    for (AffineExpr e : maps[input->getOperandNumber()].getResults())
+      e.walk([&](AffineExpr sub) {
+        if (auto dim = dyn_cast<AffineDimExpr>(sub))
+          read.set(dim.getPosition());
+      });
+  }
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!lookup(init->get()).fresh ||
+      !maps[init->getOperandNumber()].isIdentity())
+    return false;
+  // Nothing broadcast, here or upstream: no batch-sized value to avoid.
+  if (read.all() && !readsBroadcast)
+    return false;
+  DistValue out;
+  out.fresh = true;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  out.fullType = RankedTensorType::get(type.getShape(), type.getElementType());
+  out.broadcast = op;
+  values[op->getResult(0)] = out;
+  return true;
+}
+
+/// Computes a deferred broadcast (deferBroadcast) in `target`'s layout: the
+/// op's loops split as the result's dims, its inputs conformed to match
+/// (sliced where a split loop reads them), one op per device, or per
+/// microbatch when the batch is split.
+SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
+                                                     const Layout &target,
+                                                     int64_t stage, Task task) {
+  linalg::LinalgOp op = v.broadcast;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // The init's map is the identity: loop l is result dim l.
+  Layout loopAxis(target.begin(), target.end());
+  if (!divides(v.fullType, target))
+    llvm::fill(loopAxis, kNone);
+  bool perMicrobatch = splitsBatch(loopAxis);
+  int64_t n = numPoints();
+  SmallVector<SmallVector<Value>> operands(op->getNumOperands());
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type) {
+      operands[operand.getOperandNumber()].assign(n, scalars.lookup(value));
+      continue;
+    }
+    AffineMap map = maps[operand.getOperandNumber()];
+    Layout layout(type.getRank(), kNone);
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(r)))
+        layout[r] = loopAxis[dim.getPosition()];
+    operands[operand.getOperandNumber()] =
+        conform(loc, lookup(value), layout, stage, task);
+  }
+  SmallVector<Value> out(n);
+  for (int64_t g = 0; g < n; ++g) {
+    if (!perMicrobatch && microbatch(g) != 0) {
+      out[g] = out[point(replica(g), 0, tensorRank(g))];
+      continue;
+    }
+    SmallVector<Value> inputs;
+    IRMapping mapping;
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      mapping.map(operand, operands[i][g]);
+      inputs.push_back(operands[i][g]);
+    }
+    mapScalars(op->getRegion(0), mapping);
+    Task t = perMicrobatch ? taskFor(task, g, inputs) : latest(task, inputs);
+    Operation *clone = builder.clone(*op, mapping);
+    clone->removeAttr("dist.layer");
+    clone->removeAttr("dist.phase");
+    clone->getResult(0).setType(operands[op.getNumDpsInputs()][g].getType());
+    assign(clone, t);
+    deferFreshOperands(clone, t);
+    out[g] = clone->getResult(0);
+  }
+  return out;
+}
+
 LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   Location loc = op.getLoc();
+  if (c.k > 1 || c.dp > 1)
+    if (deferBroadcast(op))
+      return success();
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
   if (failed(role))
     return failure();
@@ -851,7 +1002,7 @@ LogicalResult DTPRewriter::visitFresh(Operation *op) {
       cast<RankedTensorType>(op->getResult(0).getType()).getElementType());
   if (auto fill = dyn_cast<linalg::FillOp>(op)) {
     DistValue &init = lookup(fill.getOutputs()[0]);
-    if (!init.fresh || init.fillScalar)
+    if (!init.fresh || init.fillScalar || init.broadcast)
       return failure(); // not a fill of an empty tensor
     v.fillScalar = scalars.lookup(fill.getInputs()[0]);
   }
@@ -1070,6 +1221,48 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
         return tensor::ExtractSliceOp::create(
             builder, op.getLoc(), local, operands[g], ValueRange{},
             ValueRange{}, ValueRange{}, localOffsets, localSizes, strides);
+      });
+  define(op.getResult(), outFull, layout, stage, std::move(results));
+  return success();
+}
+
+/// An insert keeps the source's split of every dimension that it covers
+/// whole (a concat along the features of batch-split values, the adjoint
+/// of a Split): each device inserts its shard into its block of the
+/// destination. Other dimensions are replicated.
+LogicalResult DTPRewriter::visitInsertSlice(tensor::InsertSliceOp op) {
+  FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
+  if (failed(role))
+    return failure();
+  int64_t stage = role->first;
+  Phase phase = role->second;
+  DistValue &src = lookup(op.getSource());
+  DistValue &dest = lookup(op.getDest());
+  ArrayRef<int64_t> offsets = op.getStaticOffsets(),
+                    sizes = op.getStaticSizes(),
+                    strides = op.getStaticStrides();
+  RankedTensorType destType = op.getDestType();
+  Layout layout(destType.getRank(), kNone);
+  if (!src.fresh)
+    for (auto [d, axis] : llvm::enumerate(src.layout))
+      if (axis != kNone && offsets[d] == 0 && strides[d] == 1 &&
+          sizes[d] == destType.getDimSize(d))
+        layout[d] = axis;
+  if (!divides(dest.fullType, layout))
+    llvm::fill(layout, kNone);
+  bool perMicrobatch = splitsBatch(layout);
+  Task task = opTask(stage, phase, perMicrobatch);
+  SmallVector<Value> srcLocals = conform(op.getLoc(), src, layout, stage, task);
+  SmallVector<Value> destLocals =
+      conform(op.getLoc(), dest, layout, stage, task);
+  RankedTensorType outFull =
+      RankedTensorType::get(destType.getShape(), destType.getElementType());
+  SmallVector<Value> results =
+      instantiate(perMicrobatch, task, {srcLocals, destLocals}, [&](int64_t g) {
+        auto local = cast<RankedTensorType>(srcLocals[g].getType());
+        return tensor::InsertSliceOp::create(
+            builder, op.getLoc(), srcLocals[g], destLocals[g], ValueRange{},
+            ValueRange{}, ValueRange{}, offsets, local.getShape(), strides);
       });
   define(op.getResult(), outFull, layout, stage, std::move(results));
   return success();
@@ -1479,6 +1672,14 @@ LogicalResult DTPRewriter::run() {
         slice.getStrides().empty() &&
         slice.getSourceType().getRank() == slice.getType().getRank()) {
       if (failed(visitSlice(slice)))
+        return failure();
+      continue;
+    }
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op);
+        insert && insert.getOffsets().empty() && insert.getSizes().empty() &&
+        insert.getStrides().empty() &&
+        insert.getSourceType().getRank() == insert.getDestType().getRank()) {
+      if (failed(visitInsertSlice(insert)))
         return failure();
       continue;
     }
