@@ -4,7 +4,7 @@ executor and compares every output with the test's expected output.
 
     /usr/bin/python3 scripts/onnx-conformance.py --bin build/bin \
         [--root /usr/share/libonnx-testdata/data/node] [--filter SUBSTR]
-        [-v] [--jobs N]
+        [-v] [--jobs N] [--doc docs/design/onnx-importer.md]
 
 For each test: `distir-translate --import-onnx model.onnx` (input shapes
 from test_data_set_0/input_*.pb), then `distir-run` on those inputs
@@ -274,6 +274,8 @@ def main():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("-v", action="store_true")
     p.add_argument("--bind-shape-inputs", action="store_true")
+    p.add_argument("--doc", help="check that this document states the "
+                   "counts of the run (exit 1 if not)")
     a = p.parse_args()
     tests = [os.path.join(a.root, n) for n in sorted(os.listdir(a.root))
              if a.filter in n and
@@ -294,7 +296,23 @@ def main():
             else "node tests")
     print(f"{len(results)} {what}: " +
           ", ".join(f"{v} {k}" for k, v in counts.items()))
-    return 1 if counts["failed"] or counts["crashed"] else 0
+    status = 1 if counts["failed"] or counts["crashed"] else 0
+    if a.doc:
+        # The document states the counts in bold; line breaks are spaces.
+        if a.bind_shape_inputs:
+            stated = f"**{counts['passed']} of {len(results)} pass**"
+        else:
+            stated = "**" + ", ".join(f"{v} {k}" for k, v in counts.items()) \
+                + "**"
+        with open(a.doc) as f:
+            text = " ".join(f.read().split())
+        if stated in text:
+            print(f"{os.path.basename(a.doc)} states these counts")
+        else:
+            print(f"{os.path.basename(a.doc)} does not state {stated}: "
+                  "update it")
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -193,14 +193,30 @@ def conv():
 
 
 def unsupported():
-    nodes = [helper.make_node("Einsum", ["a", "b"], ["y"], name="contract",
-                              equation="ij,jk->ik")]
+    """Det: an op the importer does not implement."""
+    nodes = [helper.make_node("Det", ["a"], ["y"], name="determinant")]
     g = helper.make_graph(
         nodes, "unsupported",
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
-         helper.make_tensor_value_info("b", TensorProto.FLOAT, [3, 4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])])
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     return model(g, 13)
+
+
+def several_unsupported():
+    """Two unsupported op types, one of them twice, between supported ops:
+    the importer lists them all in one line."""
+    nodes = [helper.make_node("Relu", ["a"], ["r"], name="relu"),
+             helper.make_node("Det", ["r"], ["d1"], name="det_first"),
+             helper.make_node("Bernoulli", ["p"], ["coin"], name="coin"),
+             helper.make_node("Det", ["a"], ["d2"], name="det_second"),
+             helper.make_node("Add", ["d1", "d2"], ["y"], name="add")]
+    g = helper.make_graph(
+        nodes, "several_unsupported",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 3]),
+         helper.make_tensor_value_info("p", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("coin", TensorProto.FLOAT, [4])])
+    return model(g, 15)
 
 
 def old_opset():
@@ -599,14 +615,17 @@ def checker_errors():
 
 
 def control_characters():
-    """A node name with a newline and an op type with a control character:
+    """A node name with a newline (on an unsupported op) and an op type
+    with a control character:
     each diagnostic must stay on one line. Not valid ONNX: saved
     unchecked."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
     name = helper.make_graph(
-        [helper.make_node("Einsum", ["x"], ["y"], name="bad\nname",
-                          equation="i->i")], "newline_name", [x], [y])
+        [helper.make_node("Det", ["m"], ["d"], name="bad\nname")],
+        "newline_name",
+        [helper.make_tensor_value_info("m", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("d", TensorProto.FLOAT, [])])
     op = helper.make_graph(
         [helper.make_node("Foo\x01Bar", ["x"], ["y"], name="tab\tnode")],
         "control_op", [x], [y])
@@ -621,6 +640,7 @@ def main():
     save(ops(), out_dir, "ops.onnx")
     save(conv(), out_dir, "conv.onnx")
     save(unsupported(), out_dir, "unsupported-op.onnx")
+    save(several_unsupported(), out_dir, "several-unsupported.onnx")
     save(old_opset(), out_dir, "old-opset.onnx")
     save(unsigned(), out_dir, "unsigned.onnx")
     save(unsigned_pow(), out_dir, "unsigned-pow.onnx")

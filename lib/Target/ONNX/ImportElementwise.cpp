@@ -30,17 +30,44 @@ distir::onnx_import::elementwiseInfo(StringRef op) {
       .Cases({"And", "Or", "Xor"}, ElementwiseInfo{2, false, true})
       .Case("Not", ElementwiseInfo{1, false, true})
       .Case("Where", ElementwiseInfo{3})
-      .Cases({"Neg", "Abs", "Sqrt", "Reciprocal", "Exp", "Log", "Erf", "Tanh",
-              "Sigmoid", "Relu", "LeakyRelu", "Floor", "Ceil", "Sin", "Cos",
-              "Softplus", "Gelu", "Elu", "HardSigmoid"},
+      .Cases({"Neg",         "Abs",
+              "Sqrt",        "Reciprocal",
+              "Exp",         "Log",
+              "Erf",         "Tanh",
+              "Sigmoid",     "Relu",
+              "LeakyRelu",   "Floor",
+              "Ceil",        "Sin",
+              "Cos",         "Softplus",
+              "Gelu",        "Elu",
+              "HardSigmoid", "HardSwish",
+              "Softsign",    "ThresholdedRelu",
+              "Selu",        "Celu"},
              ElementwiseInfo{1})
       .Default(std::nullopt);
 }
 
 static bool isFloatOnly(StringRef op) {
-  return llvm::is_contained({"Sqrt", "Reciprocal", "Exp", "Log", "Erf", "Tanh",
-                             "Sigmoid", "LeakyRelu", "Floor", "Ceil", "Sin",
-                             "Cos", "Softplus", "Gelu", "Elu", "HardSigmoid"},
+  return llvm::is_contained({"Sqrt",
+                             "Reciprocal",
+                             "Exp",
+                             "Log",
+                             "Erf",
+                             "Tanh",
+                             "Sigmoid",
+                             "LeakyRelu",
+                             "Floor",
+                             "Ceil",
+                             "Sin",
+                             "Cos",
+                             "Softplus",
+                             "Gelu",
+                             "Elu",
+                             "HardSigmoid",
+                             "HardSwish",
+                             "Softsign",
+                             "ThresholdedRelu",
+                             "Selu",
+                             "Celu"},
                             op);
 }
 
@@ -88,6 +115,17 @@ static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
       .Case("Elu", [&] { return x >= 0 ? x : alpha * (std::exp(x) - 1.0); })
       .Case("HardSigmoid",
             [&] { return std::clamp(alpha * x + beta, 0.0, 1.0); })
+      .Case("HardSwish",
+            [&] { return x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0); })
+      .Case("Softsign", [&] { return x / (1.0 + std::fabs(x)); })
+      .Case("ThresholdedRelu", [&] { return x > alpha ? x : 0.0; })
+      .Case("Selu",
+            [&] { return beta * (x > 0 ? x : alpha * (std::exp(x) - 1.0)); })
+      .Case("Celu",
+            [&] {
+              return std::max(0.0, x) +
+                     std::min(0.0, alpha * (std::exp(x / alpha) - 1.0));
+            })
       .Default([] { return 0.0; })();
 }
 
@@ -322,11 +360,42 @@ Value distir::onnx_import::emitScalar(OpBuilder &b, Location loc, StringRef op,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, cst(0));
     return arith::SelectOp::create(b, loc, ge, x, neg);
   }
-  if (op == "HardSigmoid") {
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    // HardSwish(x) = x * HardSigmoid(x) with alpha = 1/6, beta = 1/2.
+    bool swish = op == "HardSwish";
     Value v = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, x, cst(alpha)), cst(beta));
-    return arith::MinimumFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, x, cst(swish ? 1.0 / 6.0 : alpha)),
+        cst(swish ? 0.5 : beta));
+    Value h = arith::MinimumFOp::create(
         b, loc, arith::MaximumFOp::create(b, loc, v, cst(0)), cst(1));
+    return swish ? Value(arith::MulFOp::create(b, loc, x, h)) : h;
+  }
+  if (op == "Softsign")
+    return arith::DivFOp::create(
+        b, loc, x,
+        arith::AddFOp::create(b, loc, cst(1), math::AbsFOp::create(b, loc, x)));
+  if (op == "ThresholdedRelu") {
+    Value gt =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, cst(alpha));
+    return arith::SelectOp::create(b, loc, gt, x, cst(0));
+  }
+  if (op == "Selu") {
+    // beta carries Selu's gamma.
+    Value neg = arith::MulFOp::create(b, loc, cst(alpha),
+                                      math::ExpM1Op::create(b, loc, x));
+    Value gt =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, cst(0));
+    return arith::MulFOp::create(b, loc, cst(beta),
+                                 arith::SelectOp::create(b, loc, gt, x, neg));
+  }
+  if (op == "Celu") {
+    Value e = math::ExpM1Op::create(
+        b, loc, arith::DivFOp::create(b, loc, x, cst(alpha)));
+    Value neg = arith::MinimumFOp::create(
+        b, loc, cst(0), arith::MulFOp::create(b, loc, cst(alpha), e));
+    return arith::AddFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, x, cst(0)), neg);
   }
   return Value();
 }
@@ -358,10 +427,15 @@ LogicalResult Importer::importElementwise(StringRef op) {
     return fail("operands must be bool tensors");
   if (isFloatOnly(op) && !isa<FloatType>(elt))
     return fail("integer operands are not supported");
+  // Selu's defaults (alpha, gamma) are the ONNX spec's float constants.
   double alpha = attrFloat("alpha", op == "LeakyRelu"     ? 0.01f
                                     : op == "HardSigmoid" ? 0.2f
-                                                          : 1.0f);
-  double beta = attrFloat("beta", 0.5f);
+                                    : op == "Selu" ? 1.67326319217681884765625f
+                                                   : 1.0f);
+  double beta = op == "Selu" ? attrFloat("gamma", 1.05070102214813232421875f)
+                             : attrFloat("beta", 0.5f);
+  if (op == "Celu" && alpha == 0)
+    return fail("alpha must not be 0");
   if (op == "Gelu" && attrString("approximate", "none") != "none")
     return fail("approximate Gelu is not supported");
   if (op == "Mod" && isa<FloatType>(elt) && attrInt("fmod", 0) == 0)
@@ -516,6 +590,75 @@ LogicalResult Importer::importElementwise(StringRef op) {
       });
   if (failed(r))
     return failure();
+  setOutput(0, *r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Clip
+//===----------------------------------------------------------------------===//
+
+/// Clip(x, min, max) = min(max(x, min), max): the bounds are optional
+/// scalar inputs from opset 11 (float or integer x), float attributes
+/// before. A min above max gives max everywhere, as the spec says.
+LogicalResult Importer::importClip() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  Type elt = inElt(0);
+  if (elt.isInteger(1))
+    return fail("bool operands are not supported");
+  bool isFloat = isa<FloatType>(elt);
+  bool isUnsigned = in(0).isUnsigned;
+  SmallVector<Value> operands = {inValue(0)};
+  bool hasLo = false, hasHi = false;
+  std::optional<double> loAttr, hiAttr;
+  if (opset < 11) {
+    if (!isFloat)
+      return fail("integer operands are not supported before opset 11");
+    loAttr = attrFloat("min", -std::numeric_limits<float>::max());
+    hiAttr = attrFloat("max", std::numeric_limits<float>::max());
+  } else {
+    for (unsigned i : {1u, 2u}) {
+      if (!hasInput(i))
+        continue;
+      if (inElt(i) != elt)
+        return fail(Twine(i == 1 ? "min" : "max") +
+                    " must have the input's element type");
+      if (numElements(inShape(i)) != 1)
+        return fail(Twine(i == 1 ? "min" : "max") +
+                    " must be a scalar, got shape " + shapeStr(inShape(i)));
+      operands.push_back(inValue(i));
+      (i == 1 ? hasLo : hasHi) = true;
+    }
+  }
+  FailureOr<Value> r = elementwise(
+      operands, elt, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+        Value v = a[0];
+        auto bound = [&](Value c, bool lower) -> Value {
+          if (isFloat)
+            return lower ? Value(arith::MaximumFOp::create(b, loc, v, c))
+                         : Value(arith::MinimumFOp::create(b, loc, v, c));
+          if (isUnsigned)
+            return lower ? Value(arith::MaxUIOp::create(b, loc, v, c))
+                         : Value(arith::MinUIOp::create(b, loc, v, c));
+          return lower ? Value(arith::MaxSIOp::create(b, loc, v, c))
+                       : Value(arith::MinSIOp::create(b, loc, v, c));
+        };
+        unsigned next = 1;
+        if (loAttr)
+          v = bound(scalarConst(b, loc, elt, *loAttr), true);
+        if (hasLo)
+          v = bound(a[next++], true);
+        if (hiAttr)
+          v = bound(scalarConst(b, loc, elt, *hiAttr), false);
+        if (hasHi)
+          v = bound(a[next++], false);
+        return v;
+      });
+  if (failed(r))
+    return failure();
+  if (cast<RankedTensorType>(r->getType()).getShape() != inShape(0))
+    return fail("min/max do not broadcast to the input shape");
   setOutput(0, *r);
   return success();
 }

@@ -688,3 +688,85 @@ LogicalResult Importer::importPool(StringRef op) {
   setOutput(0, r);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// InstanceNormalization
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> Importer::normalizeFrom(Value x, int64_t firstAxis,
+                                         double eps) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type elt = type.getElementType();
+  SmallVector<int64_t> axes;
+  for (int64_t d = firstAxis; d < type.getRank(); ++d)
+    axes.push_back(d);
+  int64_t count = numElements(type.getShape().drop_front(firstAxis));
+  if (count == 0)
+    return fail("nothing to normalize over (an empty dim)");
+  auto binary = [&](StringRef op, Value a, Value b) {
+    return *elementwise({a, b}, elt,
+                        [&](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
+                          return emitScalar(bb, loc, op, v, 0, 0);
+                        });
+  };
+  Value mean = scale(reduce(x, axes, ReduceKind::Sum, true), 1.0 / count);
+  Value centered = binary("Sub", x, mean);
+  Value sq = *elementwise(
+      {centered}, elt, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        return Value(arith::MulFOp::create(b, loc, v[0], v[0]));
+      });
+  Value var = scale(reduce(sq, axes, ReduceKind::Sum, true), 1.0 / count);
+  Value invStd = *elementwise(
+      {var}, elt, [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+        Value e = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, eps));
+        return Value(math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[0], e)));
+      });
+  return binary("Mul", centered, invStd);
+}
+
+/// y * scale + bias, with scale and bias of shape [C] broadcast along dim 1
+/// of y ([N, C, ...]).
+FailureOr<Value> Importer::scaleChannels(Value y, unsigned scaleInput,
+                                         unsigned biasInput) {
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t channels = type.getDimSize(1);
+  SmallVector<int64_t> perChannel(type.getRank() - 1, 1);
+  perChannel[0] = channels;
+  for (unsigned i : {scaleInput, biasInput}) {
+    if (inType(i).getRank() != 1 || inShape(i)[0] != channels)
+      return fail(Twine(i == scaleInput ? "scale" : "bias") + " must have " +
+                  Twine(channels) + " elements (one per channel), got shape " +
+                  shapeStr(inShape(i)));
+    if (inElt(i) != type.getElementType())
+      return fail("scale and bias must have the input's element type");
+  }
+  Type elt = type.getElementType();
+  Value s = reshape(inValue(scaleInput), perChannel);
+  Value b = reshape(inValue(biasInput), perChannel);
+  return elementwise(
+      {y, s, b}, elt, [](OpBuilder &bb, Location loc, ArrayRef<Value> v) {
+        return Value(arith::AddFOp::create(
+            bb, loc, arith::MulFOp::create(bb, loc, v[0], v[1]), v[2]));
+      });
+}
+
+LogicalResult Importer::importInstanceNorm() {
+  if (!hasInput(0) || !hasInput(1) || !hasInput(2))
+    return fail("expects input, scale and B");
+  RankedTensorType type = inType(0);
+  if (!isa<FloatType>(type.getElementType()))
+    return fail("integer operands are not supported");
+  if (type.getRank() < 3)
+    return fail("input must have rank >= 3 ([N, C, D1, ...]), got " +
+                Twine(type.getRank()));
+  FailureOr<Value> y =
+      normalizeFrom(inValue(0), 2, attrFloat("epsilon", 1e-5f));
+  if (failed(y))
+    return failure();
+  FailureOr<Value> out = scaleChannels(*y, 1, 2);
+  if (failed(out))
+    return failure();
+  setOutput(0, *out);
+  return success();
+}

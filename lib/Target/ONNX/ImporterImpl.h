@@ -557,7 +557,25 @@ private:
   /// computes every type itself).
   LogicalResult checkOutputType(StringRef name);
   LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
+  /// Fails with one line listing every op type of `graph` that the importer
+  /// does not implement (node count and first node of each).
+  LogicalResult checkImplementedOps(const onnx::GraphProto &graph);
   LogicalResult importElementwise(StringRef op);
+  LogicalResult importClip();
+  LogicalResult importTrilu();
+  LogicalResult importCumSum();
+  LogicalResult importArgExtreme(bool isMax);
+  LogicalResult importTile();
+  LogicalResult importOneHot();
+  LogicalResult importGatherElements();
+  LogicalResult importInstanceNorm();
+  LogicalResult importEinsum();
+  /// (x - mean) / sqrt(var + eps) over the dims of `x` from `firstAxis` on.
+  FailureOr<Value> normalizeFrom(Value x, int64_t firstAxis, double eps);
+  /// `y` ([N, C, ...]) times input `scaleInput` plus input `biasInput`,
+  /// both of shape [C].
+  FailureOr<Value> scaleChannels(Value y, unsigned scaleInput,
+                                 unsigned biasInput);
   LogicalResult importMatMul();
   LogicalResult importGemm();
   LogicalResult importSoftmax(bool log);

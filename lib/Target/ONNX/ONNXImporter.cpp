@@ -785,6 +785,104 @@ LogicalResult Importer::checkOutputType(StringRef name) {
       ", but ONNX expects " + typeStr(wantDims, wantElt));
 }
 
+/// The ops of the default domain that importNode imports (for some
+/// attribute values and types only: it says which when it refuses).
+static bool isImplementedOp(StringRef op) {
+  return elementwiseInfo(op).has_value() ||
+         llvm::is_contained({"MatMul",
+                             "Gemm",
+                             "Softmax",
+                             "LogSoftmax",
+                             "LayerNormalization",
+                             "BatchNormalization",
+                             "ReduceMean",
+                             "ReduceSum",
+                             "ReduceMax",
+                             "ReduceMin",
+                             "ReduceProd",
+                             "Reshape",
+                             "Flatten",
+                             "Squeeze",
+                             "Unsqueeze",
+                             "Transpose",
+                             "Split",
+                             "Slice",
+                             "Concat",
+                             "Gather",
+                             "Expand",
+                             "Constant",
+                             "ConstantOfShape",
+                             "Shape",
+                             "Size",
+                             "Range",
+                             "Cast",
+                             "CastLike",
+                             "Conv",
+                             "MaxPool",
+                             "AveragePool",
+                             "GlobalAveragePool",
+                             "GlobalMaxPool",
+                             "Clip",
+                             "Trilu",
+                             "CumSum",
+                             "ArgMax",
+                             "ArgMin",
+                             "Tile",
+                             "OneHot",
+                             "GatherElements",
+                             "InstanceNormalization",
+                             "Einsum",
+                             "Identity",
+                             "Dropout"},
+                            op);
+}
+
+LogicalResult Importer::checkImplementedOps(const onnx::GraphProto &graph) {
+  // Op type -> (nodes, first node's index), in order of first appearance.
+  std::vector<std::pair<std::string, std::pair<unsigned, unsigned>>> missing;
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (defaultDomain && isImplementedOp(node.op_type()))
+      continue;
+    std::string key =
+        defaultDomain ? node.op_type() : node.domain() + "." + node.op_type();
+    auto it = llvm::find_if(missing, [&](auto &m) { return m.first == key; });
+    if (it == missing.end())
+      it = missing.insert(missing.end(),
+                          {key, {0u, static_cast<unsigned>(index)}});
+    ++it->second.first;
+  }
+  if (missing.empty())
+    return success();
+  // One line at the first such node, listing every unsupported op.
+  auto [firstKey, first] = missing.front();
+  const onnx::NodeProto &node = graph.node(first.second);
+  setCurrentNode(node, first.second);
+  if (!node.domain().empty() && node.domain() != "ai.onnx" &&
+      missing.size() == 1 && first.first == 1)
+    return fail("unsupported op domain '" + node.domain() + "'");
+  if (missing.size() == 1 && first.first == 1)
+    return fail("unsupported operator");
+  std::string list;
+  unsigned nodes = 0;
+  for (auto [i, entry] : llvm::enumerate(missing)) {
+    const auto &[op, where] = entry;
+    nodes += where.first;
+    const onnx::NodeProto &at = graph.node(where.second);
+    list +=
+        (i ? ", " : "") + op + " (" + std::to_string(where.first) +
+        (where.first == 1 ? " node" : " nodes") + ", first '" +
+        (at.name().empty() ? at.op_type() + "_" + std::to_string(where.second)
+                           : at.name()) +
+        "')";
+  }
+  return fail("unsupported operator; the model has " + Twine(nodes) +
+              " nodes of " + Twine(missing.size()) +
+              (missing.size() == 1 ? " unsupported operator: "
+                                   : " unsupported operators: ") +
+              list);
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node,
                                    unsigned index) {
   setCurrentNode(node, index);
@@ -814,11 +912,13 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   // signedness; the others set it per output.
   bool keepsType =
       (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
-      llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
-                          "ReduceProd", "Reshape", "Flatten", "Squeeze",
-                          "Unsqueeze", "Transpose", "Split", "Slice", "Concat",
-                          "Gather", "Expand", "MaxPool"},
-                         op);
+      llvm::is_contained(
+          {"ReduceMean",    "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+           "Reshape",       "Flatten",   "Squeeze",   "Unsqueeze", "Transpose",
+           "Split",         "Slice",     "Concat",    "Gather",    "Expand",
+           "MaxPool",       "Clip",      "Trilu",     "CumSum",    "Tile",
+           "GatherElements"},
+          op);
   unsigned data = op == "Where" ? 1 : 0;
   outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
@@ -873,6 +973,24 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
       op == "GlobalMaxPool")
     return importPool(op);
+  if (op == "Clip")
+    return importClip();
+  if (op == "Trilu")
+    return importTrilu();
+  if (op == "CumSum")
+    return importCumSum();
+  if (op == "ArgMax" || op == "ArgMin")
+    return importArgExtreme(op == "ArgMax");
+  if (op == "Tile")
+    return importTile();
+  if (op == "OneHot")
+    return importOneHot();
+  if (op == "GatherElements")
+    return importGatherElements();
+  if (op == "InstanceNormalization")
+    return importInstanceNorm();
+  if (op == "Einsum")
+    return importEinsum();
   if (op == "Identity" || op == "Dropout") {
     if (!hasInput(0))
       return fail("expects an input");
@@ -895,6 +1013,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     }
     return success();
   }
+  assert(!isImplementedOp(op) && "isImplementedOp lists an op without import");
   return fail("unsupported operator");
 }
 
@@ -1345,6 +1464,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     values[t.name()].isUnsigned = isUnsignedType(t.data_type());
   }
 
+  if (failed(checkImplementedOps(*graph)))
+    return {};
   unsigned index = 0;
   for (const onnx::NodeProto &node : graph->node()) {
     if (failed(importNode(node, index++)))

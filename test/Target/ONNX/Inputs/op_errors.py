@@ -1,0 +1,148 @@
+"""Writes small models that the importer must refuse, one per error path of
+Clip, Trilu, CumSum, ArgMax, Tile, OneHot, GatherElements,
+InstanceNormalization, Einsum and Celu: OUT_DIR/<name>.onnx for each name
+printed (one per line). Saved unchecked: several are invalid ONNX on
+purpose (the importer's checks must hold whatever ONNX's inference says).
+
+usage: op_errors.py OUT_DIR
+       op_errors.py --check DISTIR_TRANSLATE OUT_DIR
+the second form imports each and prints 'NAME: exit S, L line(s): MESSAGE'
+(MESSAGE without the file position and 'error: ').
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def model(name, nodes, inputs, outputs, inits=(), opset=17):
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info(n, t, s)
+                           for n, t, s in inputs],
+                          [helper.make_tensor_value_info(n, t, s)
+                           for n, t, s in outputs],
+                          [numpy_helper.from_array(np.asarray(v), n)
+                           for n, v in inits])
+    return helper.make_model(
+        g, opset_imports=[helper.make_operatorsetid("", opset)])
+
+
+def node(op, ins, outs=("y",), **attrs):
+    return helper.make_node(op, list(ins), list(outs), name=op.lower(),
+                            **attrs)
+
+
+CASES = {
+    "clip-int-opset6": model(
+        "m", [node("Clip", ["x"], min=0.0, max=1.0)],
+        [("x", TensorProto.INT32, [2])], [("y", TensorProto.INT32, [2])],
+        opset=6),
+    "clip-min-type": model(
+        "m", [node("Clip", ["x", "lo"])], [("x", F, [2])], [("y", F, [2])],
+        inits=[("lo", np.array(0, np.int64))]),
+    "clip-min-shape": model(
+        "m", [node("Clip", ["x", "lo"])], [("x", F, [2])], [("y", F, [2])],
+        inits=[("lo", np.zeros(2, np.float32))]),
+    "trilu-rank1": model(
+        "m", [node("Trilu", ["x"])], [("x", F, [3])], [("y", F, [3])]),
+    "trilu-k-vector": model(
+        "m", [node("Trilu", ["x", "k"])], [("x", F, [3, 3])],
+        [("y", F, [3, 3])], inits=[("k", np.array([1, 2], np.int64))]),
+    "cumsum-axis-input": model(
+        "m", [node("CumSum", ["x", "axis"])],
+        [("x", F, [3]), ("axis", I64, [])], [("y", F, [3])]),
+    "cumsum-bool": model(
+        "m", [node("CumSum", ["x", "axis"])], [("x", B, [3])],
+        [("y", B, [3])], inits=[("axis", np.array(0, np.int64))]),
+    "argmax-axis": model(
+        "m", [node("ArgMax", ["x"], axis=2)], [("x", F, [2, 3])],
+        [("y", I64, [1, 3])]),
+    "argmax-empty": model(
+        "m", [node("ArgMax", ["x"], axis=1)], [("x", F, [2, 0])],
+        [("y", I64, [2, 1])]),
+    "tile-repeats-length": model(
+        "m", [node("Tile", ["x", "r"])], [("x", F, [2, 3])],
+        [("y", F, [4, 3])], inits=[("r", np.array([2], np.int64))]),
+    "tile-negative": model(
+        "m", [node("Tile", ["x", "r"])], [("x", F, [2])], [("y", F, ["n"])],
+        inits=[("r", np.array([-1], np.int64))]),
+    "tile-huge": model(
+        "m", [node("Tile", ["x", "r"])], [("x", F, [4])], [("y", F, ["n"])],
+        inits=[("r", np.array([2 ** 62], np.int64))]),
+    "onehot-depth-zero": model(
+        "m", [node("OneHot", ["i", "d", "v"])], [("i", I64, [2])],
+        [("y", F, [2, 1])], inits=[("d", np.array(0, np.int64)),
+                                   ("v", np.array([0, 1], np.float32))]),
+    "onehot-values-shape": model(
+        "m", [node("OneHot", ["i", "d", "v"])], [("i", I64, [2])],
+        [("y", F, [2, 3])], inits=[("d", np.array(3, np.int64)),
+                                   ("v", np.array([0, 1, 2], np.float32))]),
+    "gatherelements-rank": model(
+        "m", [node("GatherElements", ["x", "i"])],
+        [("x", F, [2, 3]), ("i", I64, [2])], [("y", F, [2])]),
+    "gatherelements-index": model(
+        "m", [node("GatherElements", ["x", "i"], axis=1)],
+        [("x", F, [2, 3])], [("y", F, [2, 1])],
+        inits=[("i", np.array([[0], [3]], np.int64))]),
+    "instancenorm-rank": model(
+        "m", [node("InstanceNormalization", ["x", "s", "b"])],
+        [("x", F, [2, 3])], [("y", F, [2, 3])],
+        inits=[("s", np.ones(3, np.float32)), ("b", np.zeros(3, np.float32))]),
+    "instancenorm-scale": model(
+        "m", [node("InstanceNormalization", ["x", "s", "b"])],
+        [("x", F, [2, 3, 4])], [("y", F, [2, 3, 4])],
+        inits=[("s", np.ones(2, np.float32)), ("b", np.zeros(3, np.float32))]),
+    "einsum-terms": model(
+        "m", [node("Einsum", ["a", "b"], equation="ij->i")],
+        [("a", F, [2, 3]), ("b", F, [3])], [("y", F, [2])]),
+    "einsum-character": model(
+        "m", [node("Einsum", ["a"], equation="i1->i")], [("a", F, [2, 3])],
+        [("y", F, [2])]),
+    "einsum-rank": model(
+        "m", [node("Einsum", ["a"], equation="ijk->i")], [("a", F, [2, 3])],
+        [("y", F, [2])]),
+    "einsum-sizes": model(
+        "m", [node("Einsum", ["a", "b"], equation="ij,ij->i")],
+        [("a", F, [2, 3]), ("b", F, [2, 4])], [("y", F, [2])]),
+    "einsum-output-twice": model(
+        "m", [node("Einsum", ["a"], equation="ij->ii")], [("a", F, [2, 2])],
+        [("y", F, [2, 2])]),
+    "einsum-output-unknown": model(
+        "m", [node("Einsum", ["a"], equation="ij->k")], [("a", F, [2, 2])],
+        [("y", F, [2])]),
+    "einsum-two-ellipses": model(
+        "m", [node("Einsum", ["a"], equation="......->")],
+        [("a", F, [2, 2])], [("y", F, [])]),
+    "celu-alpha-zero": model(
+        "m", [node("Celu", ["x"], alpha=0.0)], [("x", F, [2])],
+        [("y", F, [2])]),
+}
+
+
+def main():
+    if sys.argv[1] == "--check":
+        tool, out = sys.argv[2], sys.argv[3]
+        for name in CASES:
+            r = subprocess.run([tool, "--import-onnx",
+                                os.path.join(out, name + ".onnx"), "-o",
+                                os.devnull], capture_output=True, text=True,
+                               timeout=60)
+            lines = [l for l in r.stderr.splitlines() if l.strip()]
+            message = lines[0].split("error: ", 1)[-1] if lines else ""
+            print(f"{name}: exit {r.returncode}, {len(lines)} "
+                  f"line{'s' if len(lines) != 1 else ''}: {message}")
+        return
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, m in CASES.items():
+        onnx.save(m, os.path.join(out, name + ".onnx"))
+        print(name)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Exports models written with torchvision and plain torch.nn (random
+weights, fixed seed) to ONNX, with an input and PyTorch's output.
+
+usage: torch_models.py export NAME OUT_DIR
+       torch_models.py compare EXPECTED.npy ACTUAL.npy [--rtol R]
+
+export writes OUT_DIR/NAME.onnx, OUT_DIR/NAME-input.npy (the one input,
+named 'x') and OUT_DIR/NAME-expected.npy. compare prints
+'NAME: relative error E <= R: True|False' where E is the largest absolute
+difference over the largest absolute expected value.
+
+Models (the ONNX ops they exercise):
+  mobilenet_v2         torchvision, opset 13: Clip (ReLU6), depthwise Conv
+  mobilenet_v3_small   torchvision, opset 13: HardSigmoid + Mul (Hardswish
+                       before opset 14)
+  mobilenet_v3_small_17  the same at opset 17: HardSwish, HardSigmoid
+  groupnorm_cnn        Conv + GroupNorm + SiLU, opset 17 (GroupNorm exports
+                       as InstanceNormalization, Reshape, Mul, Add)
+  einsum_attention     attention written with torch.einsum: Einsum
+  causal_attention     causal mask built with torch.tril (Trilu), argmax
+                       of the logits (ArgMax), cumulative positions
+                       (CumSum), activations Softsign/SELU/CELU
+"""
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class EinsumAttention(nn.Module):
+    def __init__(self, width=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(width, 3 * width)
+        self.out = nn.Linear(width, width)
+
+    def forward(self, x):
+        b, s, e = x.shape
+        q, k, v = self.qkv(x).reshape(b, s, 3, self.heads,
+                                      e // self.heads).unbind(2)
+        scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / (e // self.heads) ** 0.5
+        probs = scores.softmax(-1)
+        y = torch.einsum("bhqk,bkhd->bqhd", probs, v).reshape(b, s, e)
+        return self.out(y)
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, width=32, vocab=16):
+        super().__init__()
+        self.qkv = nn.Linear(width, 3 * width)
+        self.head = nn.Linear(width, vocab)
+        self.selu = nn.SELU()
+        self.celu = nn.CELU(alpha=0.7)
+
+    def forward(self, x):
+        s = x.shape[1]
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        scores = q @ k.transpose(1, 2)
+        mask = torch.tril(torch.ones(s, s)) == 0
+        scores = scores.masked_fill(mask, float("-inf"))
+        y = scores.softmax(-1) @ v
+        positions = torch.cumsum(torch.ones_like(x[..., 0]), dim=1)
+        y = y + positions.unsqueeze(-1) * 0.01
+        y = nn.functional.softsign(y) + self.selu(y) + self.celu(y)
+        logits = self.head(y)
+        picked = logits.argmax(-1, keepdim=True).float()
+        return logits + picked
+
+
+def build(name):
+    """(model, input, opset) for `name`."""
+    torch.manual_seed(0)
+    if name == "mobilenet_v2":
+        import torchvision
+        return (torchvision.models.mobilenet_v2(num_classes=10),
+                torch.randn(2, 3, 32, 32), 13)
+    if name in ("mobilenet_v3_small", "mobilenet_v3_small_17"):
+        import torchvision
+        return (torchvision.models.mobilenet_v3_small(num_classes=10),
+                torch.randn(2, 3, 32, 32), 17 if name.endswith("17") else 13)
+    if name == "groupnorm_cnn":
+        model = nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1), nn.GroupNorm(2, 8), nn.SiLU(),
+            nn.Conv2d(8, 8, 3, padding=1), nn.GroupNorm(4, 8), nn.SiLU(),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))
+        # Non-trivial affine parameters (GroupNorm starts at 1 and 0).
+        with torch.no_grad():
+            for m in model:
+                if isinstance(m, nn.GroupNorm):
+                    m.weight.uniform_(0.5, 1.5)
+                    m.bias.uniform_(-0.5, 0.5)
+        return model, torch.randn(2, 3, 16, 16), 17
+    if name == "einsum_attention":
+        return EinsumAttention(), torch.randn(2, 8, 32), 13
+    if name == "causal_attention":
+        return CausalAttention(), torch.randn(2, 8, 32), 14
+    raise SystemExit("unknown model " + name)
+
+
+def export(name, out_dir):
+    model, x, opset = build(name)
+    model.eval()
+    with torch.no_grad():
+        expected = model(x).numpy()
+    torch.onnx.export(model, (x,), f"{out_dir}/{name}.onnx",
+                      input_names=["x"], output_names=["y"],
+                      opset_version=opset)
+    np.save(f"{out_dir}/{name}-input.npy", x.numpy())
+    np.save(f"{out_dir}/{name}-expected.npy", expected)
+
+
+def compare(expected_file, actual_file, rtol):
+    a = np.load(expected_file)
+    b = np.load(actual_file)
+    name = expected_file.split("/")[-1].replace("-expected.npy", "")
+    if a.shape != b.shape:
+        print(f"{name}: shapes differ: {a.shape} vs {b.shape}")
+        return 1
+    err = float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(a))), 1e-30))
+    print(f"{name}: relative error {err:.1e} <= {rtol:g}: {err <= rtol}")
+    return 0 if err <= rtol else 1
+
+
+def main():
+    if sys.argv[1] == "export":
+        export(sys.argv[2], sys.argv[3])
+        return 0
+    rtol = 1e-4
+    if "--rtol" in sys.argv:
+        rtol = float(sys.argv[sys.argv.index("--rtol") + 1])
+    return compare(sys.argv[2], sys.argv[3], rtol)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
