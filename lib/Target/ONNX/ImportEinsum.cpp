@@ -31,8 +31,8 @@ constexpr int kEllipsisBase = 256;
 /// Parses one term of `equation` (letters and at most one "...") for an
 /// operand of `rank` dims (-1: the output, whose ellipsis takes
 /// `ellipsisRank` dims). Returns an error message, or "" on success.
-static std::string parseTerm(StringRef text, int64_t rank,
-                             int64_t ellipsisRank, Term &term) {
+static std::string parseTerm(StringRef text, int64_t rank, int64_t ellipsisRank,
+                             Term &term) {
   int64_t letters = 0;
   bool ellipsis = false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -202,8 +202,9 @@ LogicalResult Importer::importEinsum() {
               p = isFloat ? Value(arith::MulFOp::create(b, loc, p, args[i]))
                           : Value(arith::MulIOp::create(b, loc, p, args[i]));
             if (reduces)
-              p = isFloat ? Value(arith::AddFOp::create(b, loc, args.back(), p))
-                          : Value(arith::AddIOp::create(b, loc, args.back(), p));
+              p = isFloat
+                      ? Value(arith::AddFOp::create(b, loc, args.back(), p))
+                      : Value(arith::AddIOp::create(b, loc, args.back(), p));
             linalg::YieldOp::create(b, loc, p);
           })
           .getResult(0);

@@ -150,10 +150,9 @@ LogicalResult Importer::importCumSum() {
   SmallVector<Iter> iters(rank, Iter::parallel);
   iters.push_back(Iter::reduction);
   arith::CmpIPredicate pred =
-      reverse ? (exclusive ? arith::CmpIPredicate::sgt
-                           : arith::CmpIPredicate::sge)
-              : (exclusive ? arith::CmpIPredicate::slt
-                           : arith::CmpIPredicate::sle);
+      reverse
+          ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
+          : (exclusive ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle);
   Value init = filled(shape, elt, 0);
   Value r =
       linalg::GenericOp::create(
@@ -220,8 +219,9 @@ LogicalResult Importer::importArgExtreme(bool isMax) {
   SmallVector<Iter> iters(rank, Iter::parallel);
   iters[*axis] = Iter::reduction;
   Type i64 = builder.getI64Type();
-  Value init = filled(reducedShape, i64,
-                      last ? -1.0 : static_cast<double>(type.getDimSize(*axis)));
+  Value init =
+      filled(reducedShape, i64,
+             last ? -1.0 : static_cast<double>(type.getDimSize(*axis)));
   Value r =
       linalg::GenericOp::create(
           builder, curLoc, TypeRange{init.getType()}, ValueRange{x, extreme},
@@ -229,8 +229,8 @@ LogicalResult Importer::importArgExtreme(bool isMax) {
           [&](OpBuilder &b, Location loc, ValueRange args) {
             Value hit;
             if (isFloat) {
-              Value eq = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                               args[0], args[1]);
+              Value eq = arith::CmpFOp::create(
+                  b, loc, arith::CmpFPredicate::OEQ, args[0], args[1]);
               Value nan = arith::CmpFOp::create(
                   b, loc, arith::CmpFPredicate::UNO, args[0], args[0]);
               hit = arith::OrIOp::create(b, loc, eq, nan);
@@ -243,8 +243,8 @@ LogicalResult Importer::importArgExtreme(bool isMax) {
                 last ? Value(arith::MaxSIOp::create(b, loc, args[2], j))
                      : Value(arith::MinSIOp::create(b, loc, args[2], j));
             linalg::YieldOp::create(
-                b, loc, Value(arith::SelectOp::create(b, loc, hit, best,
-                                                      args[2])));
+                b, loc,
+                Value(arith::SelectOp::create(b, loc, hit, best, args[2])));
           })
           .getResult(0);
   if (keepDims) {
@@ -283,8 +283,8 @@ LogicalResult Importer::importTile() {
     if (r < 0)
       return fail("repeats must not be negative, got " + Twine(r));
     if (llvm::MulOverflow(r, size, total) || total > kMaxRangeElements)
-      return fail("dim " + Twine(d) + " of the result (" + Twine(size) +
-                  " x " + Twine(r) + ") is too large");
+      return fail("dim " + Twine(d) + " of the result (" + Twine(size) + " x " +
+                  Twine(r) + ") is too large");
     outShape.push_back(total);
     ReassociationIndices group;
     if (r != 1) {
@@ -350,9 +350,9 @@ LogicalResult Importer::importOneHot() {
                 "') is not known at import time");
   if (numElements(inShape(1)) != 1)
     return fail("depth must be a scalar");
-  double depthF = isa<FloatType>(inElt(1)) ? knownFloatsOf(1)[0]
-                                           : static_cast<double>(
-                                                 knownIntsOf(1)[0]);
+  double depthF = isa<FloatType>(inElt(1))
+                      ? knownFloatsOf(1)[0]
+                      : static_cast<double>(knownIntsOf(1)[0]);
   if (!(depthF >= 1) || depthF > static_cast<double>(kMaxRangeElements))
     return fail("depth must be at least 1 and at most " +
                 Twine(kMaxRangeElements));
@@ -397,12 +397,12 @@ LogicalResult Importer::importOneHot() {
             Value i = isa<FloatType>(idxElt)
                           ? Value(arith::FPToSIOp::create(b, loc, i64, args[0]))
                           : toI64(b, loc, args[0], idxUnsigned);
-            Value d = arith::ConstantOp::create(b, loc,
-                                                b.getIntegerAttr(i64, depth));
+            Value d =
+                arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, depth));
             Value zero =
                 arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, 0));
-            Value neg =
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              i, zero);
             i = arith::SelectOp::create(b, loc, neg,
                                         arith::AddIOp::create(b, loc, i, d), i);
             Value hit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -476,11 +476,11 @@ LogicalResult Importer::importGatherElements() {
                 b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
             SmallVector<Value> coords;
             for (int64_t d = 0; d < rank; ++d)
-              coords.push_back(d == *axis ? i
-                                          : Value(linalg::IndexOp::create(
-                                                b, loc, d)));
+              coords.push_back(
+                  d == *axis ? i : Value(linalg::IndexOp::create(b, loc, d)));
             linalg::YieldOp::create(
-                b, loc, Value(tensor::ExtractOp::create(b, loc, dataV, coords)));
+                b, loc,
+                Value(tensor::ExtractOp::create(b, loc, dataV, coords)));
           })
           .getResult(0);
   setOutput(0, r);

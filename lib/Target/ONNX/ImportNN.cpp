@@ -355,6 +355,77 @@ static std::string computeWindow(Window &w, ArrayRef<int64_t> spatial,
   return {};
 }
 
+/// The convolution of `x` (padded) with `weight` as one linalg.generic.
+/// Loops: (n, [g,] f, o_1..o_s, c, k_1..k_s); the group loop exists only
+/// for group > 1, with a shape-only [group, f/group] input that gives it
+/// bounds (its index only appears as g * size + f otherwise). `cg` and
+/// `fg` are the input and output channels per group. A transposed weight
+/// (ConvTranspose's [C, F/group, k...]) is read with its roles swapped and
+/// its window flipped: the convolution of the stride-dilated, padded input
+/// that ConvTranspose is.
+Value Importer::emitConv(Value x, Value weight, int64_t group, int64_t cg,
+                         int64_t fg, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations,
+                         ArrayRef<int64_t> outSpatial, bool transposed) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type elt = xt.getElementType();
+  int64_t ns = xt.getRank() - 2, n = xt.getDimSize(0), f = fg * group;
+  int64_t base = group > 1 ? 1 : 0;
+  int64_t loops = 3 + base + 2 * ns;
+  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
+  AffineExpr g = group > 1 ? d(1) : builder.getAffineConstantExpr(0);
+  AffineExpr fo = d(1 + base), ci = d(2 + base + ns);
+  SmallVector<AffineExpr> xe = {d(0), g * cg + ci};
+  for (int64_t i = 0; i < ns; ++i)
+    xe.push_back(d(2 + base + i) * strides[i] +
+                 d(3 + base + ns + i) * dilations[i]);
+  SmallVector<AffineExpr> we;
+  if (transposed)
+    we = {g * cg + ci, fo};
+  else
+    we = {g * fg + fo, ci};
+  for (int64_t i = 0; i < ns; ++i)
+    we.push_back(transposed ? wt.getDimSize(2 + i) - 1 - d(3 + base + ns + i)
+                            : d(3 + base + ns + i));
+  SmallVector<AffineExpr> oe = {d(0), g * fg + fo};
+  for (int64_t i = 0; i < ns; ++i)
+    oe.push_back(d(2 + base + i));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                 AffineMap::get(loops, 0, we, ctx),
+                                 AffineMap::get(loops, 0, oe, ctx)};
+  SmallVector<utils::IteratorType> iters(2 + base + ns,
+                                         utils::IteratorType::parallel);
+  iters.append(1 + ns, utils::IteratorType::reduction);
+  SmallVector<int64_t> outShape = {n, f};
+  llvm::append_range(outShape, outSpatial);
+  SmallVector<Value> inputs = {x, weight};
+  if (group > 1) {
+    maps.insert(maps.begin() + 2, AffineMap::get(loops, 0, {d(1), fo}, ctx));
+    inputs.push_back(empty({group, fg}, elt));
+  }
+  if (transposed) {
+    // The flipped window (k - 1 - i) does not bound the window loops: a
+    // shape-only operand of the kernel's shape does.
+    SmallVector<AffineExpr> ke;
+    for (int64_t i = 0; i < ns; ++i)
+      ke.push_back(d(3 + base + ns + i));
+    maps.insert(maps.end() - 1, AffineMap::get(loops, 0, ke, ctx));
+    inputs.push_back(empty(wt.getShape().drop_front(2), elt));
+  }
+  Value init = filled(outShape, elt, 0);
+  return linalg::GenericOp::create(
+             builder, curLoc, TypeRange{init.getType()}, inputs,
+             ValueRange{init}, maps, iters,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
+               linalg::YieldOp::create(
+                   b, loc,
+                   Value(arith::AddFOp::create(b, loc, args.back(), m)));
+             })
+      .getResult(0);
+}
+
 LogicalResult Importer::importConv() {
   if (!hasInput(0) || !hasInput(1))
     return fail("expects X and W");
@@ -397,49 +468,8 @@ LogicalResult Importer::importConv() {
     Value zero = scalarConst(builder, curLoc, elt, 0);
     x = pad(x, placed(shape, elt), lo, hi, zero);
   }
-  // Loops: (n, [g,] f, o_1..o_s, c, k_1..k_s); the group loop exists only
-  // for group > 1, with a shape-only [group, f/group] input that gives it
-  // bounds (its index only appears as g * size + f otherwise).
-  int64_t cg = c / group, fg = f / group;
-  int64_t base = group > 1 ? 1 : 0;
-  int64_t loops = 3 + base + 2 * ns;
-  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
-  AffineExpr g = group > 1 ? d(1) : builder.getAffineConstantExpr(0);
-  AffineExpr fo = d(1 + base), ci = d(2 + base + ns);
-  SmallVector<AffineExpr> xe = {d(0), g * cg + ci};
-  for (int64_t i = 0; i < ns; ++i)
-    xe.push_back(d(2 + base + i) * w.strides[i] +
-                 d(3 + base + ns + i) * w.dilations[i]);
-  SmallVector<AffineExpr> we = {g * fg + fo, ci};
-  for (int64_t i = 0; i < ns; ++i)
-    we.push_back(d(3 + base + ns + i));
-  SmallVector<AffineExpr> oe = {d(0), g * fg + fo};
-  for (int64_t i = 0; i < ns; ++i)
-    oe.push_back(d(2 + base + i));
-  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
-                                 AffineMap::get(loops, 0, we, ctx),
-                                 AffineMap::get(loops, 0, oe, ctx)};
-  SmallVector<utils::IteratorType> iters(2 + base + ns,
-                                         utils::IteratorType::parallel);
-  iters.append(1 + ns, utils::IteratorType::reduction);
-  SmallVector<int64_t> outShape = {n, f};
-  llvm::append_range(outShape, w.out);
-  SmallVector<Value> inputs = {x, inValue(1)};
-  if (group > 1) {
-    maps.insert(maps.begin() + 2, AffineMap::get(loops, 0, {d(1), fo}, ctx));
-    inputs.push_back(empty({group, fg}, elt));
-  }
-  Value init = filled(outShape, elt, 0);
-  Value r =
-      linalg::GenericOp::create(
-          builder, curLoc, TypeRange{init.getType()}, inputs, ValueRange{init},
-          maps, iters,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
-            linalg::YieldOp::create(
-                b, loc, Value(arith::AddFOp::create(b, loc, args.back(), m)));
-          })
-          .getResult(0);
+  Value r = emitConv(x, inValue(1), group, c / group, f / group, w.strides,
+                     w.dilations, w.out, /*transposed=*/false);
   if (hasInput(2)) {
     if (inShape(2) != ArrayRef<int64_t>{f})
       return fail("B must have shape [" + Twine(f) + "]");
@@ -768,5 +798,140 @@ LogicalResult Importer::importInstanceNorm() {
   if (failed(out))
     return failure();
   setOutput(0, *out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+
+/// ConvTranspose as the convolution it is: the input with stride - 1 zeros
+/// between its elements and (kernel - 1) * dilation + output_padding zeros
+/// around it (one fill and one strided tensor.insert_slice), convolved at
+/// stride 1 with the flipped, role-swapped weight; the pads crop the
+/// result. The zeros are multiplied too: the structured form counts
+/// stride^spatial-dims times the multiply-adds a transposed-convolution
+/// kernel does.
+LogicalResult Importer::importConvTranspose() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects X and W");
+  RankedTensorType xt = inType(0), wt = inType(1);
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt) || wt.getElementType() != elt)
+    return fail("X and W must be float tensors of one element type");
+  int64_t rank = xt.getRank();
+  if (rank < 3 || wt.getRank() != rank)
+    return fail("X and W must have the same rank >= 3");
+  int64_t ns = rank - 2, group = attrInt("group", 1);
+  int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), fg = wt.getDimSize(1);
+  if (group <= 0 || c % group || wt.getDimSize(0) != c)
+    return fail("channels " + Twine(c) + " and group " + Twine(group) +
+                " do not match W " + shapeStr(wt.getShape()));
+  int64_t f = fg * group;
+  SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
+  if (auto k = attrInts("kernel_shape"); k && *k != kernel)
+    return fail("kernel_shape differs from W's shape");
+  auto perDim = [&](StringRef name,
+                    int64_t dflt) -> FailureOr<SmallVector<int64_t>> {
+    SmallVector<int64_t> v =
+        attrInts(name).value_or(SmallVector<int64_t>(ns, dflt));
+    if (static_cast<int64_t>(v.size()) != ns)
+      return (void)fail(name + " must have one value per spatial dim"),
+             failure();
+    return v;
+  };
+  FailureOr<SmallVector<int64_t>> strides = perDim("strides", 1);
+  FailureOr<SmallVector<int64_t>> dilations = perDim("dilations", 1);
+  FailureOr<SmallVector<int64_t>> outPad = perDim("output_padding", 0);
+  if (failed(strides) || failed(dilations) || failed(outPad))
+    return failure();
+  std::string autoPad = attrString("auto_pad", "NOTSET");
+  std::optional<SmallVector<int64_t>> outputShape = attrInts("output_shape");
+  if (outputShape && static_cast<int64_t>(outputShape->size()) == rank)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && static_cast<int64_t>(outputShape->size()) != ns)
+    return fail("output_shape must have one value per spatial dim");
+  std::optional<SmallVector<int64_t>> pads = attrInts("pads");
+  if (pads && static_cast<int64_t>(pads->size()) != 2 * ns)
+    return fail("pads must have two values per spatial dim");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return fail("unknown auto_pad '" + autoPad + "'");
+
+  SmallVector<int64_t> lo = {0, 0}, padded = {n, c}, full, begin, out;
+  for (int64_t i = 0; i < ns; ++i) {
+    int64_t in = xt.getDimSize(2 + i), s = (*strides)[i];
+    int64_t d = (*dilations)[i], op = (*outPad)[i];
+    if (op < 0 || op >= std::max(s, d))
+      return fail("output_padding " + Twine(op) +
+                  " must be below the stride or the dilation");
+    int64_t eff = (kernel[i] - 1) * d + 1;
+    int64_t whole = s * (in - 1) + op + eff;
+    int64_t padBegin = 0, padEnd = 0;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      // The spec's total padding, split as ONNX's reference splits it.
+      int64_t target = outputShape ? (*outputShape)[i] : in * s;
+      // A negative total extends the output (zeros, then the bias), as
+      // ONNX's reference does with its floor division.
+      int64_t total = whole - target;
+      int64_t half = llvm::divideFloorSigned(total, int64_t(2));
+      padBegin = autoPad == "SAME_UPPER" ? half : total - half;
+      padEnd = total - padBegin;
+    } else if (pads && autoPad == "NOTSET") {
+      padBegin = (*pads)[i];
+      padEnd = (*pads)[i + ns];
+    }
+    if (padBegin + padEnd >= whole || padBegin >= whole || padEnd >= whole ||
+        -padBegin > kMaxRangeElements || -padEnd > kMaxRangeElements)
+      return fail("pads " + Twine(padBegin) + " and " + Twine(padEnd) +
+                  " leave no output of the " + Twine(whole) + " positions");
+    lo.push_back(eff - 1);
+    padded.push_back(s * (in - 1) + 1 + 2 * (eff - 1) + op);
+    full.push_back(whole);
+    begin.push_back(padBegin);
+    out.push_back(whole - padBegin - padEnd);
+  }
+  // Zeros around and between the input's elements.
+  Value zeros = filled(padded, elt, 0);
+  SmallVector<int64_t> stride = {1, 1};
+  llvm::append_range(stride, *strides);
+  Value x = tensor::InsertSliceOp::create(
+      builder, curLoc, inValue(0), zeros, ValueRange{}, ValueRange{},
+      ValueRange{}, lo, xt.getShape(), stride);
+  Value r = emitConv(x, inValue(1), group, c / group, fg,
+                     SmallVector<int64_t>(ns, 1), *dilations, full,
+                     /*transposed=*/true);
+  // Positive pads crop the full output; negative ones extend it.
+  SmallVector<int64_t> offsets = {0, 0}, sizes = {n, f}, extendLo = {0, 0},
+                       extendHi = {0, 0};
+  bool crop = false, extend = false;
+  for (int64_t i = 0; i < ns; ++i) {
+    int64_t padEnd = full[i] - begin[i] - out[i];
+    offsets.push_back(std::max<int64_t>(0, begin[i]));
+    sizes.push_back(full[i] - offsets.back() - std::max<int64_t>(0, padEnd));
+    extendLo.push_back(std::max<int64_t>(0, -begin[i]));
+    extendHi.push_back(std::max<int64_t>(0, -padEnd));
+    crop |= sizes.back() != full[i];
+    extend |= extendLo.back() || extendHi.back();
+  }
+  if (crop)
+    r = extractSlice(r, offsets, sizes, SmallVector<int64_t>(rank, 1));
+  if (extend) {
+    SmallVector<int64_t> shape = {n, f};
+    llvm::append_range(shape, out);
+    r = pad(r, placed(shape, elt), extendLo, extendHi,
+            scalarConst(builder, curLoc, elt, 0));
+  }
+  if (hasInput(2)) {
+    if (inShape(2) != ArrayRef<int64_t>{f})
+      return fail("B must have shape [" + Twine(f) + "]");
+    SmallVector<int64_t> bshape = {f};
+    bshape.append(ns, 1);
+    r = *elementwise({r, reshape(inValue(2), bshape)}, elt,
+                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                       return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
+                     });
+  }
+  setOutput(0, r);
   return success();
 }

@@ -804,3 +804,189 @@ LogicalResult Importer::importCast(bool like) {
   setOutput(0, *r);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Pad
+//===----------------------------------------------------------------------===//
+
+/// Pad with known amounts (input from opset 11, attribute before; negative
+/// amounts crop). Constant mode is a static tensor.pad; edge and reflect
+/// read the input at clamped or mirrored positions (linalg.generic +
+/// tensor.extract).
+LogicalResult Importer::importPad() {
+  if (!hasInput(0))
+    return fail("expects data");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  Type elt = type.getElementType();
+  std::string mode = attrString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return fail("unsupported mode '" + mode + "'");
+  SmallVector<int64_t> amounts;
+  double value = 0;
+  bool runtimeValue = false;
+  if (opset < 11) {
+    amounts = attrInts("pads").value_or(SmallVector<int64_t>());
+    value = attrFloat("value", 0);
+  } else {
+    FailureOr<SmallVector<int64_t>> p = knownInts(1, "pads");
+    if (failed(p))
+      return failure();
+    amounts = *p;
+    if (hasInput(2)) {
+      if (inElt(2) != elt || numElements(inShape(2)) != 1)
+        return fail("constant_value must be a scalar of the input's type");
+      if (isKnown(2))
+        value = isa<FloatType>(elt) ? knownFloatsOf(2)[0]
+                                    : static_cast<double>(knownIntsOf(2)[0]);
+      else
+        runtimeValue = true;
+    }
+    if (hasInput(3)) {
+      // Opset 18's axes: the amounts are for these axes only.
+      FailureOr<SmallVector<int64_t>> axes = knownInts(3, "axes");
+      if (failed(axes))
+        return failure();
+      if (amounts.size() != 2 * axes->size())
+        return fail("pads must have two values per axis");
+      SmallVector<int64_t> all(2 * rank, 0);
+      for (auto [j, a] : llvm::enumerate(*axes)) {
+        FailureOr<int64_t> axis = normAxis(a, rank);
+        if (failed(axis))
+          return failure();
+        all[*axis] = amounts[j];
+        all[*axis + rank] = amounts[j + axes->size()];
+      }
+      amounts = all;
+    }
+  }
+  if (static_cast<int64_t>(amounts.size()) != 2 * rank)
+    return fail("pads must have " + Twine(2 * rank) + " values, got " +
+                Twine(amounts.size()));
+  // Negative amounts crop first; what is left pads.
+  SmallVector<int64_t> offsets(rank), sizes(rank), lo(rank), hi(rank), out;
+  bool crop = false, grow = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t begin = amounts[d], end = amounts[d + rank];
+    int64_t size = type.getDimSize(d);
+    offsets[d] = std::max<int64_t>(0, -begin);
+    sizes[d] = size - offsets[d] - std::max<int64_t>(0, -end);
+    if (sizes[d] < 0)
+      return fail("pads crop dim " + Twine(d) + " (" + Twine(size) +
+                  ") below zero");
+    lo[d] = std::max<int64_t>(0, begin);
+    hi[d] = std::max<int64_t>(0, end);
+    int64_t total;
+    if (llvm::AddOverflow(sizes[d], lo[d] + hi[d], total) ||
+        lo[d] > kMaxRangeElements || hi[d] > kMaxRangeElements ||
+        total > kMaxRangeElements)
+      return fail("dim " + Twine(d) + " of the result is too large");
+    out.push_back(total);
+    crop |= sizes[d] != size;
+    grow |= lo[d] || hi[d];
+  }
+  if (numElements(out) > kMaxRangeElements)
+    return fail("the result has more than " + Twine(kMaxRangeElements) +
+                " elements");
+  if (mode != "constant" && grow)
+    for (int64_t d = 0; d < rank; ++d)
+      if ((lo[d] || hi[d]) &&
+          (sizes[d] == 0 ||
+           (mode == "reflect" && (lo[d] >= sizes[d] || hi[d] >= sizes[d]))))
+        return fail("mode '" + mode + "' cannot pad dim " + Twine(d) +
+                    " of size " + Twine(sizes[d]) + " by " + Twine(lo[d]) +
+                    " and " + Twine(hi[d]));
+  Value x = inValue(0);
+  if (crop)
+    x = extractSlice(x, offsets, sizes, SmallVector<int64_t>(rank, 1));
+  if (!grow) {
+    setOutput(0, x);
+    return success();
+  }
+  if (mode == "constant") {
+    Value padded = pad(x, placed(out, elt), lo, hi,
+                       scalarConst(builder, curLoc, elt, value));
+    if (runtimeValue) {
+      // A value known only at run time: selected where the position lies
+      // outside the input (a rank-0 operand broadcast by its map).
+      Value v = inValue(2);
+      if (cast<RankedTensorType>(v.getType()).getRank() != 0)
+        v = reshape(v, {});
+      SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank),
+                                     AffineMap::get(rank, 0, {}, ctx),
+                                     builder.getMultiDimIdentityMap(rank)};
+      Value init = empty(out, elt);
+      padded =
+          linalg::GenericOp::create(
+              builder, curLoc, TypeRange{init.getType()}, ValueRange{padded, v},
+              ValueRange{init}, maps,
+              SmallVector<utils::IteratorType>(rank,
+                                               utils::IteratorType::parallel),
+              [&](OpBuilder &b, Location loc, ValueRange args) {
+                Value inside =
+                    arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+                for (int64_t d = 0; d < rank; ++d) {
+                  if (!lo[d] && !hi[d])
+                    continue;
+                  Value p = linalg::IndexOp::create(b, loc, d);
+                  Value ge = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::sge, p,
+                      arith::ConstantIndexOp::create(b, loc, lo[d]));
+                  Value lt = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::slt, p,
+                      arith::ConstantIndexOp::create(b, loc, lo[d] + sizes[d]));
+                  inside = arith::AndIOp::create(
+                      b, loc, inside, arith::AndIOp::create(b, loc, ge, lt));
+                }
+                linalg::YieldOp::create(b, loc,
+                                        Value(arith::SelectOp::create(
+                                            b, loc, inside, args[0], args[1])));
+              })
+              .getResult(0);
+    }
+    setOutput(0, padded);
+    return success();
+  }
+  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init = empty(out, elt);
+  bool reflect = mode == "reflect";
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{init.getType()}, ValueRange{},
+          ValueRange{init}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange) {
+            SmallVector<Value> coords;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value p = linalg::IndexOp::create(b, loc, d);
+              if (!lo[d] && !hi[d]) {
+                coords.push_back(p);
+                continue;
+              }
+              auto cst = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, loc, v);
+              };
+              // q = p - lo, then mirrored (reflect) or clamped (edge)
+              // into [0, size).
+              Value q = arith::SubIOp::create(b, loc, p, cst(lo[d]));
+              Value last = cst(sizes[d] - 1);
+              Value below = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::slt, q, cst(0));
+              Value above = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sgt, q, last);
+              Value low = reflect
+                              ? Value(arith::SubIOp::create(b, loc, cst(0), q))
+                              : cst(0);
+              Value high = reflect ? Value(arith::SubIOp::create(
+                                         b, loc, cst(2 * (sizes[d] - 1)), q))
+                                   : last;
+              q = arith::SelectOp::create(b, loc, below, low, q);
+              coords.push_back(arith::SelectOp::create(b, loc, above, high, q));
+            }
+            linalg::YieldOp::create(
+                b, loc, Value(tensor::ExtractOp::create(b, loc, x, coords)));
+          })
+          .getResult(0);
+  setOutput(0, r);
+  return success();
+}

@@ -570,6 +570,14 @@ private:
   LogicalResult importGatherElements();
   LogicalResult importInstanceNorm();
   LogicalResult importEinsum();
+  LogicalResult importConvTranspose();
+  LogicalResult importPad();
+  LogicalResult importResize();
+  /// Convolution of padded `x` with `weight` ([F, C/group, k...], or
+  /// ConvTranspose's [C, F/group, k...] when `transposed`).
+  Value emitConv(Value x, Value weight, int64_t group, int64_t cg, int64_t fg,
+                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                 ArrayRef<int64_t> outSpatial, bool transposed);
   /// (x - mean) / sqrt(var + eps) over the dims of `x` from `firstAxis` on.
   FailureOr<Value> normalizeFrom(Value x, int64_t firstAxis, double eps);
   /// `y` ([N, C, ...]) times input `scaleInput` plus input `biasInput`,

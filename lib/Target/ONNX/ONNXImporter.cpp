@@ -832,6 +832,9 @@ static bool isImplementedOp(StringRef op) {
                              "GatherElements",
                              "InstanceNormalization",
                              "Einsum",
+                             "ConvTranspose",
+                             "Pad",
+                             "Resize",
                              "Identity",
                              "Dropout"},
                             op);
@@ -910,15 +913,15 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   }
   // Ops whose result has their data input's element type keep its
   // signedness; the others set it per output.
-  bool keepsType =
-      (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
-      llvm::is_contained(
-          {"ReduceMean",    "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-           "Reshape",       "Flatten",   "Squeeze",   "Unsqueeze", "Transpose",
-           "Split",         "Slice",     "Concat",    "Gather",    "Expand",
-           "MaxPool",       "Clip",      "Trilu",     "CumSum",    "Tile",
-           "GatherElements"},
-          op);
+  bool keepsType = (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
+                   llvm::is_contained(
+                       {"ReduceMean",     "ReduceSum", "ReduceMax", "ReduceMin",
+                        "ReduceProd",     "Reshape",   "Flatten",   "Squeeze",
+                        "Unsqueeze",      "Transpose", "Split",     "Slice",
+                        "Concat",         "Gather",    "Expand",    "MaxPool",
+                        "Clip",           "Trilu",     "CumSum",    "Tile",
+                        "GatherElements", "Pad"},
+                       op);
   unsigned data = op == "Where" ? 1 : 0;
   outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
@@ -991,6 +994,12 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importInstanceNorm();
   if (op == "Einsum")
     return importEinsum();
+  if (op == "ConvTranspose")
+    return importConvTranspose();
+  if (op == "Pad")
+    return importPad();
+  if (op == "Resize")
+    return importResize();
   if (op == "Identity" || op == "Dropout") {
     if (!hasInput(0))
       return fail("expects an input");

@@ -1,6 +1,6 @@
 """Writes small models that the importer must refuse, one per error path of
 Clip, Trilu, CumSum, ArgMax, Tile, OneHot, GatherElements,
-InstanceNormalization, Einsum and Celu: OUT_DIR/<name>.onnx for each name
+InstanceNormalization, Einsum, Celu, ConvTranspose, Pad and Resize: OUT_DIR/<name>.onnx for each name
 printed (one per line). Saved unchecked: several are invalid ONNX on
 purpose (the importer's checks must hold whatever ONNX's inference says).
 
@@ -30,6 +30,14 @@ def model(name, nodes, inputs, outputs, inits=(), opset=17):
                            for n, v in inits])
     return helper.make_model(
         g, opset_imports=[helper.make_operatorsetid("", opset)])
+
+
+def const(name, values):
+    """A Constant node (exporters write shape operands this way; float
+    initializers are weights)."""
+    return helper.make_node("Constant", [], [name], name=name + "_const",
+                            value=numpy_helper.from_array(np.asarray(values),
+                                                          name))
 
 
 def node(op, ins, outs=("y",), **attrs):
@@ -118,6 +126,60 @@ CASES = {
     "einsum-two-ellipses": model(
         "m", [node("Einsum", ["a"], equation="......->")],
         [("a", F, [2, 2])], [("y", F, [])]),
+    "convtranspose-channels": model(
+        "m", [node("ConvTranspose", ["x", "w"])], [("x", F, [1, 3, 4, 4])],
+        [("y", F, ["a", "b", "c", "d"])],
+        inits=[("w", np.zeros((2, 2, 3, 3), np.float32))]),
+    "convtranspose-output-padding": model(
+        "m", [node("ConvTranspose", ["x", "w"], strides=[2, 2],
+                   output_padding=[2, 0])], [("x", F, [1, 2, 4, 4])],
+        [("y", F, ["a", "b", "c", "d"])],
+        inits=[("w", np.zeros((2, 2, 3, 3), np.float32))]),
+    "convtranspose-pads": model(
+        "m", [node("ConvTranspose", ["x", "w"], pads=[3, 0, 3, 0])],
+        [("x", F, [1, 2, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
+        inits=[("w", np.zeros((2, 2, 3, 3), np.float32))]),
+    "convtranspose-auto-pad": model(
+        "m", [node("ConvTranspose", ["x", "w"], auto_pad="SIDEWAYS")],
+        [("x", F, [1, 2, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
+        inits=[("w", np.zeros((2, 2, 3, 3), np.float32))]),
+    "pad-mode": model(
+        "m", [node("Pad", ["x", "p"], mode="wrap")], [("x", F, [2])],
+        [("y", F, ["n"])], inits=[("p", np.array([1, 1], np.int64))]),
+    "pad-count": model(
+        "m", [node("Pad", ["x", "p"])], [("x", F, [2, 2])],
+        [("y", F, ["n", "m"])], inits=[("p", np.array([1, 1], np.int64))]),
+    "pad-crop": model(
+        "m", [node("Pad", ["x", "p"])], [("x", F, [2])], [("y", F, ["n"])],
+        inits=[("p", np.array([-2, -1], np.int64))]),
+    "pad-reflect-wide": model(
+        "m", [node("Pad", ["x", "p"], mode="reflect")], [("x", F, [2])],
+        [("y", F, ["n"])], inits=[("p", np.array([2, 0], np.int64))]),
+    "resize-no-scales": model(
+        "m", [node("Resize", ["x", "", ""])], [("x", F, [1, 1, 2, 2])],
+        [("y", F, ["a", "b", "c", "d"])], opset=13),
+    "resize-scales-count": model(
+        "m", [const("s", np.array([1, 2], np.float32)),
+              node("Resize", ["x", "", "s"])], [("x", F, [1, 1, 2, 2])],
+        [("y", F, ["a", "b", "c", "d"])],
+        opset=13),
+    "resize-scale-zero": model(
+        "m", [const("s", np.array([1, 1, 0, 2], np.float32)),
+              node("Resize", ["x", "", "s"])], [("x", F, [1, 1, 2, 2])],
+        [("y", F, ["a", "b", "c", "d"])],
+        opset=13),
+    "resize-coordinate-mode": model(
+        "m", [const("s", np.array([1, 1, 2, 2], np.float32)),
+              node("Resize", ["x", "", "s"],
+                   coordinate_transformation_mode="sideways")],
+        [("x", F, [1, 1, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
+        opset=13),
+    "resize-crop-no-roi": model(
+        "m", [const("s", np.array([1, 1, 2, 2], np.float32)),
+              node("Resize", ["x", "", "s"],
+                   coordinate_transformation_mode="tf_crop_and_resize")],
+        [("x", F, [1, 1, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
+        opset=13),
     "celu-alpha-zero": model(
         "m", [node("Celu", ["x"], alpha=0.0)], [("x", F, [2])],
         [("y", F, [2])]),

@@ -20,6 +20,9 @@ Models (the ONNX ops they exercise):
   causal_attention     causal mask built with torch.tril (Trilu), argmax
                        of the logits (ArgMax), cumulative positions
                        (CumSum), activations Softsign/SELU/CELU
+  unet                 a small U-Net, opset 13: ConvTranspose (stride 2),
+                       Resize (nearest x2, bilinear, bicubic), Pad
+                       (reflect, constant), MaxPool, Concat skips
 """
 import sys
 
@@ -68,6 +71,36 @@ class CausalAttention(nn.Module):
         return logits + picked
 
 
+class UNet(nn.Module):
+    def __init__(self, c=4):
+        super().__init__()
+        self.inc = nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(3, c, 3),
+                                 nn.ReLU())
+        self.down = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(c, 2 * c, 3,
+                                                             padding=1),
+                                  nn.ReLU())
+        self.deeper = nn.Sequential(nn.MaxPool2d(2),
+                                    nn.Conv2d(2 * c, 2 * c, 3, padding=1))
+        self.up_t = nn.ConvTranspose2d(2 * c, c, 2, stride=2)
+        self.up_n = nn.Upsample(scale_factor=2, mode="nearest")
+        self.mix = nn.Conv2d(4 * c, c, 3, padding=1)
+        self.pad = nn.ZeroPad2d((1, 0, 0, 1))
+        self.out = nn.Conv2d(3 * c, 2, 1)
+
+    def forward(self, x):
+        a = self.inc(x)                      # [N, c, H, W]
+        b = self.down(a)                     # [N, 2c, H/2, W/2]
+        d = self.up_n(self.deeper(b))        # [N, 2c, H/2, W/2]
+        b = self.mix(torch.cat([b, d], 1))   # [N, c, H/2, W/2]
+        u = self.up_t(torch.cat([b, b], 1))  # [N, c, H, W]
+        lin = nn.functional.interpolate(b, scale_factor=2, mode="bilinear",
+                                        align_corners=False)
+        cub = nn.functional.interpolate(b, size=(x.shape[2], x.shape[3]),
+                                        mode="bicubic", align_corners=True)
+        y = self.out(torch.cat([a + u, lin, cub], 1))
+        return self.pad(y)
+
+
 def build(name):
     """(model, input, opset) for `name`."""
     torch.manual_seed(0)
@@ -95,6 +128,8 @@ def build(name):
         return EinsumAttention(), torch.randn(2, 8, 32), 13
     if name == "causal_attention":
         return CausalAttention(), torch.randn(2, 8, 32), 14
+    if name == "unet":
+        return UNet(), torch.randn(2, 3, 16, 16), 13
     raise SystemExit("unknown model " + name)
 
 
