@@ -486,3 +486,117 @@ LogicalResult Importer::importGatherElements() {
   setOutput(0, r);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// TopK
+//===----------------------------------------------------------------------===//
+
+/// TopK by ranks: rank[i] = how many elements along the axis come before
+/// element i in the order (larger first, or smaller first; ties by
+/// position), a reduction over a second loop; then slot j of the result
+/// takes the element of rank j (a second reduction). Structured and exact
+/// (sorted), quadratic in the axis length (a router's experts, a beam).
+LogicalResult Importer::importTopK() {
+  if (!hasInput(0) || !hasInput(1))
+    return fail("expects X and K");
+  RankedTensorType type = inType(0);
+  Type elt = type.getElementType();
+  if (elt.isInteger(1))
+    return fail("bool operands are not supported");
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return fail("X must have rank >= 1");
+  FailureOr<int64_t> axis = normAxis(attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  FailureOr<SmallVector<int64_t>> kv = knownInts(1, "K");
+  if (failed(kv))
+    return failure();
+  if (kv->size() != 1)
+    return fail("K must have one element");
+  int64_t k = (*kv)[0], n = type.getDimSize(*axis);
+  if (k < 0 || k > n)
+    return fail("K " + Twine(k) + " is out of range [0, " + Twine(n) + "]");
+  bool largest = attrInt("largest", 1) != 0;
+  bool isFloat = isa<FloatType>(elt), isUnsigned = in(0).isUnsigned;
+  Type i64 = builder.getI64Type();
+  ArrayRef<int64_t> shape = type.getShape();
+  Value x = inValue(0);
+  auto before = [&](OpBuilder &b, Location loc, Value other, Value self) {
+    // `other` comes first when it is strictly larger (smaller).
+    if (isFloat)
+      return Value(arith::CmpFOp::create(b, loc,
+                                         largest ? arith::CmpFPredicate::OGT
+                                                 : arith::CmpFPredicate::OLT,
+                                         other, self));
+    arith::CmpIPredicate p = largest ? (isUnsigned ? arith::CmpIPredicate::ugt
+                                                   : arith::CmpIPredicate::sgt)
+                                     : (isUnsigned ? arith::CmpIPredicate::ult
+                                                   : arith::CmpIPredicate::slt);
+    return Value(arith::CmpIOp::create(b, loc, p, other, self));
+  };
+  auto equal = [&](OpBuilder &b, Location loc, Value a, Value c) {
+    return isFloat
+               ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             a, c))
+               : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             a, c));
+  };
+  // Loops: x's dims, then the other position along the axis.
+  SmallVector<AffineExpr> self, other;
+  for (int64_t d = 0; d < rank; ++d) {
+    self.push_back(builder.getAffineDimExpr(d));
+    other.push_back(builder.getAffineDimExpr(d == *axis ? rank : d));
+  }
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  SmallVector<AffineMap> rankMaps = {AffineMap::get(rank + 1, 0, self, ctx),
+                                     AffineMap::get(rank + 1, 0, other, ctx),
+                                     AffineMap::get(rank + 1, 0, self, ctx)};
+  Value rankInit = filled(shape, i64, 0);
+  Value ranks =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{rankInit.getType()}, ValueRange{x, x},
+          ValueRange{rankInit}, rankMaps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value i = linalg::IndexOp::create(b, loc, *axis);
+            Value j = linalg::IndexOp::create(b, loc, rank);
+            Value earlier =
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, i);
+            Value tieFirst = arith::AndIOp::create(
+                b, loc, equal(b, loc, args[1], args[0]), earlier);
+            Value counts = arith::OrIOp::create(
+                b, loc, before(b, loc, args[1], args[0]), tieFirst);
+            Value one = arith::ExtUIOp::create(b, loc, i64, counts);
+            linalg::YieldOp::create(
+                b, loc, Value(arith::AddIOp::create(b, loc, args[2], one)));
+          })
+          .getResult(0);
+  // Slot s takes the element of rank s: loops are the result's dims, then
+  // the position along the axis.
+  SmallVector<int64_t> outShape(shape);
+  outShape[*axis] = k;
+  SmallVector<AffineMap> pickMaps = {AffineMap::get(rank + 1, 0, other, ctx),
+                                     AffineMap::get(rank + 1, 0, other, ctx),
+                                     AffineMap::get(rank + 1, 0, self, ctx),
+                                     AffineMap::get(rank + 1, 0, self, ctx)};
+  Value valuesInit = filled(outShape, elt, 0);
+  Value indicesInit = filled(outShape, i64, 0);
+  auto pick = linalg::GenericOp::create(
+      builder, curLoc, TypeRange{valuesInit.getType(), indicesInit.getType()},
+      ValueRange{x, ranks}, ValueRange{valuesInit, indicesInit}, pickMaps,
+      iters, [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value slot = arith::IndexCastOp::create(
+            b, loc, i64, linalg::IndexOp::create(b, loc, *axis));
+        Value hit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          args[1], slot);
+        Value pos = arith::IndexCastOp::create(
+            b, loc, i64, linalg::IndexOp::create(b, loc, rank));
+        Value v = arith::SelectOp::create(b, loc, hit, args[0], args[2]);
+        Value idx = arith::SelectOp::create(b, loc, hit, pos, args[3]);
+        linalg::YieldOp::create(b, loc, ValueRange{v, idx});
+      });
+  setOutput(0, pick.getResult(0));
+  setOutput(1, pick.getResult(1), /*isUnsigned=*/false);
+  return success();
+}

@@ -41,8 +41,8 @@ struct AxisMap {
 /// Source coordinate of output position `o` (ONNX's
 /// coordinate_transformation_mode). The resized length is in * scale,
 /// unrounded (the spec's length_resized; the output has its floor).
-static double sourceCoord(StringRef mode, int64_t o, int64_t in,
-                          double scale, double roiStart, double roiEnd) {
+static double sourceCoord(StringRef mode, int64_t o, int64_t in, double scale,
+                          double roiStart, double roiEnd) {
   double x = static_cast<double>(o);
   double out = in * scale;
   if (mode == "half_pixel")
@@ -63,16 +63,18 @@ static double sourceCoord(StringRef mode, int64_t o, int64_t in,
 
 /// Cubic convolution coefficients of taps floor-1 .. floor+2 at `ratio`.
 static std::array<double, 4> cubicCoeffs(double r, double a) {
-  auto outer = [&](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };
+  auto outer = [&](double t) {
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  };
   auto inner = [&](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
   return {outer(r + 1), inner(r), inner(1 - r), outer(2 - r)};
 }
 
 /// Builds axis `d`'s map, or an error message.
-static std::string buildAxisMap(AxisMap &m, StringRef mode,
-                                StringRef coordMode, StringRef nearestMode,
-                                double scale, double roiStart, double roiEnd,
-                                double cubicA, bool excludeOutside) {
+static std::string buildAxisMap(AxisMap &m, StringRef mode, StringRef coordMode,
+                                StringRef nearestMode, double scale,
+                                double roiStart, double roiEnd, double cubicA,
+                                bool excludeOutside) {
   m.weights.assign(m.out * m.in, 0);
   m.outside.assign(m.out, false);
   auto clampIdx = [&](int64_t i) {
@@ -231,9 +233,8 @@ LogicalResult Importer::importResize() {
     if (m.in == 0 || m.out == 0)
       return fail("dim " + Twine(d) + " is empty");
     std::string err = buildAxisMap(
-        m, mode, coordMode, nearestMode, scales[d],
-        roi.empty() ? 0 : roi[d], roi.empty() ? 1 : roi[d + rank], cubicA,
-        excludeOutside);
+        m, mode, coordMode, nearestMode, scales[d], roi.empty() ? 0 : roi[d],
+        roi.empty() ? 1 : roi[d + rank], cubicA, excludeOutside);
     if (!err.empty())
       return fail(err);
     bool identity = m.in == m.out;
@@ -258,13 +259,12 @@ LogicalResult Importer::importResize() {
         else
           groups.push_back({j});
       }
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(rank + 1, 0, inExprs, ctx),
-          builder.getMultiDimIdentityMap(rank + 1)};
+      SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                     builder.getMultiDimIdentityMap(rank + 1)};
       Value init = empty(wide, elt);
       Value b = linalg::GenericOp::create(
-                    builder, curLoc, TypeRange{init.getType()},
-                    ValueRange{x}, ValueRange{init}, maps,
+                    builder, curLoc, TypeRange{init.getType()}, ValueRange{x},
+                    ValueRange{init}, maps,
                     SmallVector<utils::IteratorType>(
                         rank + 1, utils::IteratorType::parallel),
                     [](OpBuilder &bb, Location loc, ValueRange args) {
@@ -280,9 +280,10 @@ LogicalResult Importer::importResize() {
     SmallVector<double> bias;
     for (int64_t o = 0; o < m.out; ++o)
       bias.push_back(m.outside[o] ? extrapolation : 0);
-    Value mat = arith::ConstantOp::create(
-        builder, curLoc, floatsAttr({m.out, m.in}, elt, m.weights).reshape(
-                             placed({m.out, m.in}, elt)));
+    Value mat =
+        arith::ConstantOp::create(builder, curLoc,
+                                  floatsAttr({m.out, m.in}, elt, m.weights)
+                                      .reshape(placed({m.out, m.in}, elt)));
     // Loops: x's dims with dim d as the output position, then i.
     SmallVector<AffineExpr> xe, oe;
     for (int64_t j = 0; j < rank; ++j) {
@@ -294,8 +295,7 @@ LogicalResult Importer::importResize() {
     SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, xe, ctx),
                                    AffineMap::get(rank + 1, 0, {od, id}, ctx),
                                    AffineMap::get(rank + 1, 0, oe, ctx)};
-    SmallVector<utils::IteratorType> iters(rank,
-                                           utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     iters.push_back(utils::IteratorType::reduction);
     Value init = filled(shape, elt, 0);
     if (anyOutside) {

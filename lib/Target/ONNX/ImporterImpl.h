@@ -568,11 +568,14 @@ private:
   LogicalResult importTile();
   LogicalResult importOneHot();
   LogicalResult importGatherElements();
+  LogicalResult importTopK();
   LogicalResult importInstanceNorm();
   LogicalResult importEinsum();
   LogicalResult importConvTranspose();
   LogicalResult importPad();
   LogicalResult importResize();
+  /// RNN, GRU or LSTM (`op`), unrolled over the static sequence.
+  LogicalResult importRecurrent(StringRef op);
   /// Convolution of padded `x` with `weight` ([F, C/group, k...], or
   /// ConvTranspose's [C, F/group, k...] when `transposed`).
   Value emitConv(Value x, Value weight, int64_t group, int64_t cg, int64_t fg,

@@ -835,6 +835,10 @@ static bool isImplementedOp(StringRef op) {
                              "ConvTranspose",
                              "Pad",
                              "Resize",
+                             "LSTM",
+                             "GRU",
+                             "RNN",
+                             "TopK",
                              "Identity",
                              "Dropout"},
                             op);
@@ -920,7 +924,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
                         "Unsqueeze",      "Transpose", "Split",     "Slice",
                         "Concat",         "Gather",    "Expand",    "MaxPool",
                         "Clip",           "Trilu",     "CumSum",    "Tile",
-                        "GatherElements", "Pad"},
+                        "GatherElements", "Pad",       "TopK"},
                        op);
   unsigned data = op == "Where" ? 1 : 0;
   outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
@@ -990,6 +994,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importOneHot();
   if (op == "GatherElements")
     return importGatherElements();
+  if (op == "TopK")
+    return importTopK();
   if (op == "InstanceNormalization")
     return importInstanceNorm();
   if (op == "Einsum")
@@ -1000,6 +1006,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importPad();
   if (op == "Resize")
     return importResize();
+  if (op == "LSTM" || op == "GRU" || op == "RNN")
+    return importRecurrent(op);
   if (op == "Identity" || op == "Dropout") {
     if (!hasInput(0))
       return fail("expects an input");

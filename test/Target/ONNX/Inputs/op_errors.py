@@ -1,6 +1,7 @@
 """Writes small models that the importer must refuse, one per error path of
 Clip, Trilu, CumSum, ArgMax, Tile, OneHot, GatherElements,
-InstanceNormalization, Einsum, Celu, ConvTranspose, Pad and Resize: OUT_DIR/<name>.onnx for each name
+InstanceNormalization, Einsum, Celu, ConvTranspose, Pad, Resize, LSTM,
+GRU and TopK: OUT_DIR/<name>.onnx for each name
 printed (one per line). Saved unchecked: several are invalid ONNX on
 purpose (the importer's checks must hold whatever ONNX's inference says).
 
@@ -180,6 +181,35 @@ CASES = {
                    coordinate_transformation_mode="tf_crop_and_resize")],
         [("x", F, [1, 1, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
         opset=13),
+    "lstm-weights": model(
+        "m", [node("LSTM", ["x", "w", "r"], ["y"], hidden_size=3)],
+        [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
+        inits=[("w", np.zeros((1, 12, 5), np.float32)),
+               ("r", np.zeros((1, 12, 3), np.float32))]),
+    "lstm-activation": model(
+        "m", [node("LSTM", ["x", "w", "r"], ["y"], hidden_size=3,
+                   activations=["Sigmoid", "Softsign", "Tanh"])],
+        [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
+        inits=[("w", np.zeros((1, 12, 4), np.float32)),
+               ("r", np.zeros((1, 12, 3), np.float32))]),
+    "lstm-short-sequence": model(
+        "m", [node("LSTM", ["x", "w", "r", "", "lens"], ["y"],
+                   hidden_size=3)],
+        [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
+        inits=[("w", np.zeros((1, 12, 4), np.float32)),
+               ("r", np.zeros((1, 12, 3), np.float32)),
+               ("lens", np.array([1], np.int32))]),
+    "gru-initial-h": model(
+        "m", [node("GRU", ["x", "w", "r", "", "", "h0"], ["y"],
+                   hidden_size=3)],
+        [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
+        inits=[("w", np.zeros((1, 9, 4), np.float32)),
+               ("r", np.zeros((1, 9, 3), np.float32)),
+               ("h0", np.zeros((1, 2, 3), np.float32))]),
+    "topk-k": model(
+        "m", [node("TopK", ["x", "k"], ["v", "i"])], [("x", F, [3])],
+        [("v", F, ["n"]), ("i", I64, ["n"])],
+        inits=[("k", np.array([4], np.int64))]),
     "celu-alpha-zero": model(
         "m", [node("Celu", ["x"], alpha=0.0)], [("x", F, [2])],
         [("y", F, [2])]),

@@ -1,11 +1,12 @@
 """Exports models written with torchvision and plain torch.nn (random
 weights, fixed seed) to ONNX, with an input and PyTorch's output.
 
-usage: torch_models.py export NAME OUT_DIR
+usage: torch_models.py export NAME OUT_DIR [--batch B]
        torch_models.py compare EXPECTED.npy ACTUAL.npy [--rtol R]
 
 export writes OUT_DIR/NAME.onnx, OUT_DIR/NAME-input.npy (the one input,
-named 'x') and OUT_DIR/NAME-expected.npy. compare prints
+named 'x') and OUT_DIR/NAME-expected.npy; --batch B exports with B samples
+(dim 0) instead of the model's default. compare prints
 'NAME: relative error E <= R: True|False' where E is the largest absolute
 difference over the largest absolute expected value.
 
@@ -20,6 +21,11 @@ Models (the ONNX ops they exercise):
   causal_attention     causal mask built with torch.tril (Trilu), argmax
                        of the logits (ArgMax), cumulative positions
                        (CumSum), activations Softsign/SELU/CELU
+  lstm_lm              an LSTM language model (embedding, 2-layer LSTM,
+                       LM head; token ids as input 'x'): LSTM
+  gru_classifier       a bidirectional GRU with initial states: GRU
+  moe_router           a top-2 mixture-of-experts layer: TopK,
+                       GatherElements
   unet                 a small U-Net, opset 13: ConvTranspose (stride 2),
                        Resize (nearest x2, bilinear, bicubic), Pad
                        (reflect, constant), MaxPool, Concat skips
@@ -69,6 +75,46 @@ class CausalAttention(nn.Module):
         logits = self.head(y)
         picked = logits.argmax(-1, keepdim=True).float()
         return logits + picked
+
+
+class LSTMLanguageModel(nn.Module):
+    def __init__(self, vocab=50, width=16, hidden=24):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.lstm = nn.LSTM(width, hidden, num_layers=2, batch_first=True)
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, x):
+        y, _ = self.lstm(self.embed(x))
+        return self.head(y)
+
+
+class GRUClassifier(nn.Module):
+    def __init__(self, width=12, hidden=10):
+        super().__init__()
+        self.gru = nn.GRU(width, hidden, bidirectional=True)
+        self.h0 = nn.Parameter(torch.randn(2, 1, hidden))
+        self.head = nn.Linear(2 * hidden, 3)
+
+    def forward(self, x):
+        y, h = self.gru(x, self.h0.expand(-1, x.shape[1], -1).contiguous())
+        return self.head(y[-1]) + h.sum(0).mean()
+
+
+class MoERouter(nn.Module):
+    def __init__(self, width=16, experts=4):
+        super().__init__()
+        self.router = nn.Linear(width, experts)
+        self.experts = nn.ModuleList(nn.Linear(width, width)
+                                     for _ in range(experts))
+
+    def forward(self, x):
+        probs = self.router(x).softmax(-1)
+        weights, picked = probs.topk(2, dim=-1)           # [B, S, 2]
+        outs = torch.stack([e(x) for e in self.experts], 2)  # [B, S, E, W]
+        index = picked.unsqueeze(-1).expand(-1, -1, -1, x.shape[-1])
+        chosen = torch.gather(outs, 2, index)             # [B, S, 2, W]
+        return (weights.unsqueeze(-1) * chosen).sum(2)
 
 
 class UNet(nn.Module):
@@ -128,13 +174,23 @@ def build(name):
         return EinsumAttention(), torch.randn(2, 8, 32), 13
     if name == "causal_attention":
         return CausalAttention(), torch.randn(2, 8, 32), 14
+    if name == "lstm_lm":
+        return (LSTMLanguageModel(), torch.randint(0, 50, (2, 7)), 13)
+    if name == "gru_classifier":
+        return GRUClassifier(), torch.randn(5, 2, 12), 13
+    if name == "moe_router":
+        return MoERouter(), torch.randn(2, 5, 16), 13
     if name == "unet":
         return UNet(), torch.randn(2, 3, 16, 16), 13
     raise SystemExit("unknown model " + name)
 
 
-def export(name, out_dir):
+def export(name, out_dir, batch=None):
     model, x, opset = build(name)
+    if batch is not None:
+        shape = (batch,) + tuple(x.shape[1:])
+        x = (torch.randn(shape) if x.dtype.is_floating_point
+             else torch.randint(0, int(x.max()) + 1, shape))
     model.eval()
     with torch.no_grad():
         expected = model(x).numpy()
@@ -159,7 +215,10 @@ def compare(expected_file, actual_file, rtol):
 
 def main():
     if sys.argv[1] == "export":
-        export(sys.argv[2], sys.argv[3])
+        batch = None
+        if "--batch" in sys.argv:
+            batch = int(sys.argv[sys.argv.index("--batch") + 1])
+        export(sys.argv[2], sys.argv[3], batch)
         return 0
     rtol = 1e-4
     if "--rtol" in sys.argv:
