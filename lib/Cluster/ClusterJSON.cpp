@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Cluster/Cluster.h"
+#include "DistIR/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -447,31 +448,12 @@ mlir::LogicalResult ClusterReader::readCluster(const Value &root,
 // Entry points
 //===----------------------------------------------------------------------===//
 
-/// Rewrites llvm's "[3:5, byte=40]: Expected ..." as
-/// "line 3, column 5: expected ...".
-static std::string formatParseError(llvm::StringRef message) {
-  std::string position;
-  llvm::StringRef rest = message;
-  if (rest.consume_front("[")) {
-    auto [location, tail] = rest.split("]: ");
-    auto [line, column] = location.split(", ").first.split(':');
-    if (!tail.empty() && !line.empty() && !column.empty()) {
-      position = ("line " + line + ", column " + column + ": ").str();
-      message = tail;
-    }
-  }
-  std::string text = message.str();
-  if (!text.empty())
-    text[0] = llvm::toLower(text[0]);
-  return position + text;
-}
-
 mlir::FailureOr<Cluster> distir::parseClusterJSON(llvm::StringRef text,
                                                   ErrorFn emitError) {
-  llvm::Expected<Value> document = llvm::json::parse(text);
-  if (!document) {
-    std::string message = llvm::toString(document.takeError());
-    emitError("invalid JSON: " + formatParseError(message));
+  Value document(nullptr);
+  std::string parseError;
+  if (!parseJSON(text, document, parseError)) {
+    emitError("invalid JSON: " + parseError);
     return mlir::failure();
   }
 
@@ -481,7 +463,7 @@ mlir::FailureOr<Cluster> distir::parseClusterJSON(llvm::StringRef text,
   }
 
   Cluster cluster;
-  if (failed(ClusterReader(emitError).readCluster(*document, cluster)))
+  if (failed(ClusterReader(emitError).readCluster(document, cluster)))
     return mlir::failure();
   // The reader already checked every field with its path; this is the
   // authoritative check in case the two ever drift apart.

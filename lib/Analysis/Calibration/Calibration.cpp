@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/Calibration.h"
+#include "DistIR/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -428,14 +429,15 @@ mlir::LogicalResult CalibrationReader::read(const Value &root,
 
 mlir::FailureOr<Calibration> distir::parseCalibrationJSON(llvm::StringRef text,
                                                           ErrorFn emitError) {
-  llvm::Expected<Value> root = llvm::json::parse(text);
-  if (!root) {
-    emitError("invalid JSON: " + llvm::toString(root.takeError()));
+  Value root(nullptr);
+  std::string parseError;
+  if (!parseJSON(text, root, parseError)) {
+    emitError("invalid JSON: " + parseError);
     return mlir::failure();
   }
   Calibration calibration;
   CalibrationReader reader(emitError);
-  if (failed(reader.read(*root, calibration)))
+  if (failed(reader.read(root, calibration)))
     return mlir::failure();
   return calibration;
 }

@@ -79,10 +79,9 @@ LogicalResult Importer::importRecurrent(StringRef op) {
   if (hidden <= 0 || seq <= 0 ||
       inShape(1) != ArrayRef<int64_t>{dirs, gates * hidden, in} ||
       inShape(2) != ArrayRef<int64_t>{dirs, gates * hidden, hidden})
-    return fail("W " + shapeStr(inShape(1)) + " and R " +
-                shapeStr(inShape(2)) + " do not fit X " +
-                shapeStr(xt.getShape()) + " with " + Twine(dirs) +
-                " direction(s) and " + Twine(gates) + " gates");
+    return fail("W " + shapeStr(inShape(1)) + " and R " + shapeStr(inShape(2)) +
+                " do not fit X " + shapeStr(xt.getShape()) + " with " +
+                Twine(dirs) + " direction(s) and " + Twine(gates) + " gates");
   for (unsigned i = 1; i < numInputs(); ++i)
     if (hasInput(i) && i != 4 && inElt(i) != elt)
       return fail("operands must have X's element type");
@@ -108,8 +107,8 @@ LogicalResult Importer::importRecurrent(StringRef op) {
                   " must have shape " + shapeStr(stateShape));
   if (isLSTM && hasInput(7) &&
       inShape(7) != ArrayRef<int64_t>{dirs, 3 * hidden})
-    return fail("P must have shape [" + Twine(dirs) + "," +
-                Twine(3 * hidden) + "]");
+    return fail("P must have shape [" + Twine(dirs) + "," + Twine(3 * hidden) +
+                "]");
   // Activations: f, g[, h] per direction.
   int64_t perDir = isLSTM ? 3 : isRNN ? 1 : 2;
   std::vector<std::string> names;
@@ -125,8 +124,7 @@ LogicalResult Importer::importRecurrent(StringRef op) {
         names.push_back("Tanh");
     }
   if (static_cast<int64_t>(names.size()) != perDir * dirs)
-    return fail("activations must name " + Twine(perDir * dirs) +
-                " functions");
+    return fail("activations must name " + Twine(perDir * dirs) + " functions");
   SmallVector<Fn> fns;
   for (const std::string &n : names) {
     Fn fn = activationFn(n, elt);
@@ -142,8 +140,7 @@ LogicalResult Importer::importRecurrent(StringRef op) {
   if (clip && !(*clip > 0))
     return fail("clip must be positive");
   bool inputForget = isLSTM && attrInt("input_forget", 0) != 0;
-  bool linearBeforeReset =
-      !isLSTM && attrInt("linear_before_reset", 0) != 0;
+  bool linearBeforeReset = !isLSTM && attrInt("linear_before_reset", 0) != 0;
 
   // X as [seq, batch, in].
   Value x = inValue(0);
@@ -155,9 +152,11 @@ LogicalResult Importer::importRecurrent(StringRef op) {
     return extractSlice(v, offsets, sizes,
                         SmallVector<int64_t>(offsets.size(), 1));
   };
-  auto ew = [&](ArrayRef<Value> ops,
-                std::function<Value(OpBuilder &, Location, ArrayRef<Value>)>
-                    fn) { return *elementwise(ops, elt, fn); };
+  auto ew =
+      [&](ArrayRef<Value> ops,
+          std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+        return *elementwise(ops, elt, fn);
+      };
   auto clipped = [&](OpBuilder &b, Location loc, Value v) -> Value {
     if (!clip)
       return v;
@@ -172,8 +171,7 @@ LogicalResult Importer::importRecurrent(StringRef op) {
       return filled({batch, hidden}, elt, 0);
     Value s = inValue(input);
     if (layout)
-      return reshape(slice(s, {0, d, 0}, {batch, 1, hidden}),
-                     {batch, hidden});
+      return reshape(slice(s, {0, d, 0}, {batch, 1, hidden}), {batch, hidden});
     return reshape(slice(s, {d, 0, 0}, {1, batch, hidden}), {batch, hidden});
   };
 
@@ -188,9 +186,8 @@ LogicalResult Importer::importRecurrent(StringRef op) {
     Value w = reshape(slice(inValue(1), {d, 0, 0}, {1, gates * hidden, in}),
                       {gates * hidden, in});
     Value xw = matmul2d(xFlat, transpose(w, {1, 0}));
-    Value r = reshape(
-        slice(inValue(2), {d, 0, 0}, {1, gates * hidden, hidden}),
-        {gates * hidden, hidden});
+    Value r = reshape(slice(inValue(2), {d, 0, 0}, {1, gates * hidden, hidden}),
+                      {gates * hidden, hidden});
     Value rT = transpose(r, {1, 0});
     // Wb and Rb, as [1, gates * H] each.
     Value wb, rb;
@@ -220,8 +217,8 @@ LogicalResult Importer::importRecurrent(StringRef op) {
             : transpose(slice(r, {0, 0}, {2 * hidden, hidden}), {1, 0});
     Value peepI, peepO, peepF;
     if (isLSTM && hasInput(7)) {
-      Value p = reshape(slice(inValue(7), {d, 0}, {1, 3 * hidden}),
-                        {3 * hidden});
+      Value p =
+          reshape(slice(inValue(7), {d, 0}, {1, 3 * hidden}), {3 * hidden});
       peepI = reshape(slice(p, {0}, {hidden}), {1, hidden});
       peepO = reshape(slice(p, {hidden}, {hidden}), {1, hidden});
       peepF = reshape(slice(p, {2 * hidden}, {hidden}), {1, hidden});
@@ -245,10 +242,10 @@ LogicalResult Importer::importRecurrent(StringRef op) {
                    clipped(b, loc, arith::AddFOp::create(b, loc, a[0], a[1])));
         });
       } else if (isLSTM) {
-        Value pre = ew({xs, hr}, [](OpBuilder &b, Location loc,
-                                    ArrayRef<Value> a) {
-          return Value(arith::AddFOp::create(b, loc, a[0], a[1]));
-        });
+        Value pre =
+            ew({xs, hr}, [](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+              return Value(arith::AddFOp::create(b, loc, a[0], a[1]));
+            });
         // Gates i, o, f, c; peepholes on i and f read C(t-1), on o C(t).
         Value pi = gate(pre, 0), po = gate(pre, 1), pf = gate(pre, 2),
               pc = gate(pre, 3);
@@ -267,25 +264,24 @@ LogicalResult Importer::importRecurrent(StringRef op) {
           });
         };
         Value it = withPeep(pi, peepI, cPrev, f);
-        Value ft = inputForget
-                       ? ew({it},
-                            [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                              Value one = arith::ConstantOp::create(
-                                  b, loc, b.getFloatAttr(elt, 1));
-                              return Value(
-                                  arith::SubFOp::create(b, loc, one, a[0]));
-                            })
-                       : withPeep(pf, peepF, cPrev, f);
-        Value ct = ew({pc}, [&](OpBuilder &b, Location loc,
-                                ArrayRef<Value> a) {
+        Value ft =
+            inputForget
+                ? ew({it},
+                     [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+                       Value one = arith::ConstantOp::create(
+                           b, loc, b.getFloatAttr(elt, 1));
+                       return Value(arith::SubFOp::create(b, loc, one, a[0]));
+                     })
+                : withPeep(pf, peepF, cPrev, f);
+        Value ct = ew({pc}, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
           return g(b, loc, clipped(b, loc, a[0]));
         });
-        Value cNew = ew({ft, cPrev, it, ct}, [](OpBuilder &b, Location loc,
-                                                ArrayRef<Value> a) {
-          return Value(arith::AddFOp::create(
-              b, loc, arith::MulFOp::create(b, loc, a[0], a[1]),
-              arith::MulFOp::create(b, loc, a[2], a[3])));
-        });
+        Value cNew = ew({ft, cPrev, it, ct},
+                        [](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+                          return Value(arith::AddFOp::create(
+                              b, loc, arith::MulFOp::create(b, loc, a[0], a[1]),
+                              arith::MulFOp::create(b, loc, a[2], a[3])));
+                        });
         Value ot = withPeep(po, peepO, cNew, f);
         hNew = ew({ot, cNew}, [&](OpBuilder &b, Location loc,
                                   ArrayRef<Value> a) {
@@ -294,62 +290,56 @@ LogicalResult Importer::importRecurrent(StringRef op) {
         cPrev = cNew;
       } else {
         // Gates z, r, h.
-        Value zt = ew({gate(xs, 0), gate(hr, 0)},
-                      [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                        return f(b, loc,
-                                 clipped(b, loc,
-                                         arith::AddFOp::create(b, loc, a[0],
-                                                               a[1])));
-                      });
-        Value rtGate = ew({gate(xs, 1), gate(hr, 1)},
-                          [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                            return f(b, loc,
-                                     clipped(b, loc,
-                                             arith::AddFOp::create(
-                                                 b, loc, a[0], a[1])));
-                          });
+        Value zt = ew({gate(xs, 0), gate(hr, 0)}, [&](OpBuilder &b,
+                                                      Location loc,
+                                                      ArrayRef<Value> a) {
+          return f(b, loc,
+                   clipped(b, loc, arith::AddFOp::create(b, loc, a[0], a[1])));
+        });
+        Value rtGate = ew({gate(xs, 1), gate(hr, 1)}, [&](OpBuilder &b,
+                                                          Location loc,
+                                                          ArrayRef<Value> a) {
+          return f(b, loc,
+                   clipped(b, loc, arith::AddFOp::create(b, loc, a[0], a[1])));
+        });
         Value candidate;
         if (linearBeforeReset) {
           // g(Xt Wh^T + Wbh + rt * (Ht-1 Rh^T + Rbh)).
-          candidate = ew({gate(xs, 2), rtGate, gate(hr, 2)},
-                         [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                           Value v = arith::AddFOp::create(
-                               b, loc, a[0],
-                               arith::MulFOp::create(b, loc, a[1], a[2]));
-                           return g(b, loc, clipped(b, loc, v));
-                         });
+          candidate =
+              ew({gate(xs, 2), rtGate, gate(hr, 2)},
+                 [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+                   Value v = arith::AddFOp::create(
+                       b, loc, a[0], arith::MulFOp::create(b, loc, a[1], a[2]));
+                   return g(b, loc, clipped(b, loc, v));
+                 });
         } else {
-          Value rh = ew({rtGate, hPrev},
-                        [](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                          return Value(
-                              arith::MulFOp::create(b, loc, a[0], a[1]));
-                        });
+          Value rh = ew({rtGate, hPrev}, [](OpBuilder &b, Location loc,
+                                            ArrayRef<Value> a) {
+            return Value(arith::MulFOp::create(b, loc, a[0], a[1]));
+          });
           Value rhR = matmul2d(
-              rh, transpose(slice(r, {2 * hidden, 0}, {hidden, hidden}),
-                            {1, 0}));
-          candidate = ew({gate(xs, 2), rhR},
-                         [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                           return g(b, loc,
-                                    clipped(b, loc,
-                                            arith::AddFOp::create(
-                                                b, loc, a[0], a[1])));
-                         });
+              rh,
+              transpose(slice(r, {2 * hidden, 0}, {hidden, hidden}), {1, 0}));
+          candidate = ew({gate(xs, 2), rhR}, [&](OpBuilder &b, Location loc,
+                                                 ArrayRef<Value> a) {
+            return g(
+                b, loc,
+                clipped(b, loc, arith::AddFOp::create(b, loc, a[0], a[1])));
+          });
         }
-        hNew = ew({zt, candidate, hPrev},
-                  [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
-                    Value one = arith::ConstantOp::create(
-                        b, loc, b.getFloatAttr(elt, 1));
-                    Value keep = arith::SubFOp::create(b, loc, one, a[0]);
-                    return Value(arith::AddFOp::create(
-                        b, loc, arith::MulFOp::create(b, loc, keep, a[1]),
-                        arith::MulFOp::create(b, loc, a[0], a[2])));
-                  });
+        hNew = ew({zt, candidate, hPrev}, [&](OpBuilder &b, Location loc,
+                                              ArrayRef<Value> a) {
+          Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 1));
+          Value keep = arith::SubFOp::create(b, loc, one, a[0]);
+          return Value(arith::AddFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, keep, a[1]),
+              arith::MulFOp::create(b, loc, a[0], a[2])));
+        });
       }
       y = tensor::InsertSliceOp::create(
           builder, curLoc, reshape(hNew, {1, 1, batch, hidden}), y,
           ValueRange{}, ValueRange{}, ValueRange{},
-          ArrayRef<int64_t>{t, d, 0, 0},
-          ArrayRef<int64_t>{1, 1, batch, hidden},
+          ArrayRef<int64_t>{t, d, 0, 0}, ArrayRef<int64_t>{1, 1, batch, hidden},
           ArrayRef<int64_t>{1, 1, 1, 1});
       hPrev = hNew;
     }
