@@ -79,7 +79,8 @@ matrixOfOrder(ArrayRef<std::pair<int, int64_t>> order,
 
 std::vector<std::string> search::enumerateMappings(ArrayRef<int64_t> levels,
                                                    int64_t dp, int64_t tp,
-                                                   int64_t pp) {
+                                                   int64_t pp, size_t limit,
+                                                   bool *truncated) {
   // The levels the devices occupy, innermost first.
   int64_t remaining = dp * tp * pp;
   std::vector<int64_t> used;
@@ -96,8 +97,18 @@ std::vector<std::string> search::enumerateMappings(ArrayRef<int64_t> levels,
   synth::ParallelismMatrix dpInner =
       matrixOfOrder({{0, dp}, {1, tp}, {2, pp}}, used);
   std::vector<std::string> names;
-  for (const synth::ParallelismMatrix &matrix :
-       synth::enumerateParallelismMatrices(sizes, used)) {
+  std::vector<synth::ParallelismMatrix> matrices =
+      synth::enumerateParallelismMatrices(sizes, used, limit);
+  if (matrices.size() > limit) {
+    if (truncated)
+      *truncated = true;
+    if (!tpInner.empty())
+      names.push_back("tp-inner");
+    if (!dpInner.empty() && dpInner != tpInner)
+      names.push_back("dp-inner");
+    return names;
+  }
+  for (const synth::ParallelismMatrix &matrix : matrices) {
     if (matrix == tpInner) {
       names.push_back("tp-inner");
       continue;
@@ -146,7 +157,8 @@ static SmallVector<int64_t> powersOfTwoUpTo(int64_t limit) {
 }
 
 std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
-                                                   int64_t batch) {
+                                                   int64_t batch,
+                                                   int64_t *truncated) {
   std::vector<SearchConfig> configs;
   auto within = [](int64_t degree, int64_t limit) {
     return limit <= 0 || degree <= limit;
@@ -174,8 +186,13 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
           else
             schedules = {"gpipe"};
           std::vector<std::string> mappings;
-          if (!space.levels.empty())
-            mappings = enumerateMappings(space.levels, dp, tp, pp);
+          if (!space.levels.empty()) {
+            bool cut = false;
+            mappings = enumerateMappings(space.levels, dp, tp, pp,
+                                         space.maxMappings, &cut);
+            if (cut && truncated && k == 1)
+              ++*truncated;
+          }
           if (mappings.empty()) {
             mappings = {"tp-inner"};
             if (dp > 1 && tp > 1)

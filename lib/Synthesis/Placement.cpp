@@ -32,9 +32,22 @@ struct MatrixEnumerator {
   std::vector<int64_t> rowLeft, colLeft;
   ParallelismMatrix current;
   std::vector<ParallelismMatrix> result;
+  /// Enumeration stops after limit + 1 matrices.
+  size_t limit;
+
+  /// Whether `need` divides the product of `left[from..]` (computed by
+  /// gcds: the product may overflow).
+  static bool fits(int64_t need, const std::vector<int64_t> &left,
+                   size_t from) {
+    for (size_t k = from; k < left.size() && need > 1; ++k)
+      need /= std::gcd(need, left[k]);
+    return need == 1;
+  }
 
   void visit(size_t i, size_t j) {
     size_t rows = axisSizes.size(), cols = levelSizes.size();
+    if (result.size() > limit)
+      return;
     if (i == rows) {
       result.push_back(current);
       return;
@@ -47,7 +60,11 @@ struct MatrixEnumerator {
       rowLeft[i] /= value;
       colLeft[j] /= value;
       current[i][j] = value;
-      visit(nextI, nextJ);
+      // Prune dead subtrees: what row i still needs must fit the columns
+      // after j, and what column j still holds must fit the rows after i
+      // (without this, 24 levels of 2 explored 2^23 prefixes per row).
+      if (fits(rowLeft[i], colLeft, j + 1) && fits(colLeft[j], rowLeft, i + 1))
+        visit(nextI, nextJ);
       rowLeft[i] *= value;
       colLeft[j] *= value;
     };
@@ -61,17 +78,29 @@ struct MatrixEnumerator {
       return tryValue(colLeft[j]);
     if (lastCol)
       return tryValue(rowLeft[i]);
+    // The divisors of the bound in increasing order (pairs up to its
+    // square root: a level of 2^21 devices has 22 divisors, not 2^21
+    // candidates).
     int64_t bound = std::gcd(rowLeft[i], colLeft[j]);
-    for (int64_t value = 1; value <= bound; ++value)
-      if (bound % value == 0)
-        tryValue(value);
+    std::vector<int64_t> small, large;
+    for (int64_t value = 1; value <= bound / value; ++value)
+      if (bound % value == 0) {
+        small.push_back(value);
+        if (value != bound / value)
+          large.push_back(bound / value);
+      }
+    for (int64_t value : small)
+      tryValue(value);
+    for (int64_t value : llvm::reverse(large))
+      tryValue(value);
   }
 };
 } // namespace
 
 std::vector<ParallelismMatrix>
 synth::enumerateParallelismMatrices(llvm::ArrayRef<int64_t> axisSizes,
-                                    llvm::ArrayRef<int64_t> levelSizes) {
+                                    llvm::ArrayRef<int64_t> levelSizes,
+                                    size_t limit) {
   if (axisSizes.empty() || levelSizes.empty())
     return {};
   if (llvm::any_of(axisSizes, [](int64_t s) { return s < 1; }) ||
@@ -84,7 +113,8 @@ synth::enumerateParallelismMatrices(llvm::ArrayRef<int64_t> axisSizes,
       std::vector<int64_t>(levelSizes),
       ParallelismMatrix(axisSizes.size(),
                         std::vector<int64_t>(levelSizes.size(), 1)),
-      {}};
+      {},
+      limit};
   enumerator.visit(0, 0);
   return std::move(enumerator.result);
 }

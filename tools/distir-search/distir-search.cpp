@@ -492,6 +492,7 @@ int main(int argc, char **argv) {
   SmallVector<OwningOpRef<ModuleOp>> modules, templateModules;
   SmallVector<SearchProgram> programs;
   std::vector<SearchConfig> configs;
+  int64_t truncatedMappings = 0;
   for (int64_t batch : batches) {
     OwningOpRef<ModuleOp> module =
         buildProgram(source, batch, opts.training, context.get());
@@ -503,9 +504,17 @@ int main(int argc, char **argv) {
       return fail("cannot serialize the program");
     programs.push_back(std::move(*program));
     modules.push_back(std::move(module));
-    std::vector<SearchConfig> some = enumerateConfigs(space, batch);
+    std::vector<SearchConfig> some =
+        enumerateConfigs(space, batch, &truncatedMappings);
     configs.insert(configs.end(), some.begin(), some.end());
   }
+  // Deep hierarchies: said once, so the table is read knowing it.
+  if (truncatedMappings > 0)
+    llvm::errs() << "note: the cluster's " << space.levels.size()
+                 << " levels give more than " << space.maxMappings
+                 << " device mappings for " << truncatedMappings
+                 << " D/T/P choice(s); those try only tp-inner and "
+                    "dp-inner\n";
   if (configs.empty())
     return fail("no configuration to search (check --max-dp, --max-tp and "
                 "--max-pp)");

@@ -73,6 +73,8 @@ llvm::cl::opt<OutputFormat> formatOpt(
 
 /// Largest program size we accept: the search is exponential in it.
 constexpr unsigned kMaxProgramSize = 8;
+/// Most placements (parallelism matrices) of the axes that are synthesized.
+constexpr size_t kMaxPlacements = 4096;
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "error: " << message << "\n";
@@ -312,9 +314,21 @@ int main(int argc, char **argv) {
                 llvm::Twine(cluster->getNumDevices()));
   }
 
-  llvm::SmallVector<int64_t> axisSizes;
+  llvm::SmallVector<int64_t> axisSizes, levelSizes;
   for (const NamedSize &axis : *axes)
     axisSizes.push_back(axis.size);
+  for (const NamedSize &level : hierarchy)
+    levelSizes.push_back(level.size);
+  // Every placement of the axes on the levels is synthesized and priced:
+  // deep hierarchies have combinatorially many (24 levels of 2 and axes
+  // 256 x 65536 give C(24, 8) = 735471), so they are refused up front.
+  if (enumerateParallelismMatrices(axisSizes, levelSizes, kMaxPlacements)
+          .size() > kMaxPlacements)
+    return fail("the axes can be placed on the hierarchy's " +
+                llvm::Twine(hierarchy.size()) + " levels in more than " +
+                llvm::Twine(kMaxPlacements) +
+                " ways, each synthesized and priced; merge levels "
+                "(e.g. node:2,gpu:8 instead of eight levels of 2)");
   CollectiveCostModel model(*cluster, *algorithm);
   SynthesisOptions options;
   options.maxSize = maxSizeOpt;

@@ -336,6 +336,24 @@ TEST(ParallelismMatrixTest, ProductConstraints) {
   EXPECT_TRUE(enumerateParallelismMatrices({}, {2}).empty());
 }
 
+TEST(ParallelismMatrixTest, DeepHierarchiesAreBounded) {
+  // 12 levels of 2 and axes 8 x 512: C(12, 3) = 220 matrices, each once,
+  // found without exploring dead prefixes; a limit cuts the enumeration
+  // after limit + 1.
+  std::vector<int64_t> levels(12, 2);
+  EXPECT_EQ(enumerateParallelismMatrices({8, 512}, levels).size(), 220u);
+  EXPECT_EQ(enumerateParallelismMatrices({8, 512}, levels, 10).size(), 11u);
+  EXPECT_EQ(enumerateParallelismMatrices({8, 512}, levels, 220).size(), 220u);
+  // 24 levels of 2 over three axes of 2^8 have about 9.7e9 matrices: the
+  // first 4097 come at once.
+  std::vector<int64_t> deep(24, 2);
+  EXPECT_EQ(enumerateParallelismMatrices({256, 256, 256}, deep, 4096).size(),
+            4097u);
+  // A level of 2^21 devices: its 22 divisors are tried, not 2^21 values.
+  EXPECT_EQ(enumerateParallelismMatrices({1 << 10, 1 << 11}, {1 << 21}).size(),
+            1u);
+}
+
 TEST(PlacementTest, SynthesisHierarchyCollapsesLevels) {
   Hierarchy system = {{"node", 2}, {"cpu", 2}, {"gpu", 4}};
   // Axes a:4, b:4; a = node x gpu(2), b = cpu x gpu(2).

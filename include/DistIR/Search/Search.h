@@ -90,23 +90,31 @@ struct SearchSpace {
   /// the devices occupy (innermost levels first), each once; otherwise
   /// tp-inner and dp-inner.
   std::vector<int64_t> levels;
+  /// Most device mappings tried per (dp, tp, pp): deep hierarchies have
+  /// combinatorially many (enumerateMappings).
+  size_t maxMappings = 256;
 };
 
 /// The dist-dtp mappings of (dp, tp, pp) over `levels` (outermost first):
 /// one per parallelism matrix, named "tp-inner" or "dp-inner" when it is
 /// those mappings' matrix, else an explicit order (at each level from the
 /// innermost, tp then dp then pp factors). Empty when the devices do not
-/// fit the levels.
+/// fit the levels. When there are more than `limit` matrices, only the
+/// familiar mappings are returned and `*truncated` is set.
 std::vector<std::string> enumerateMappings(llvm::ArrayRef<int64_t> levels,
-                                           int64_t dp, int64_t tp, int64_t pp);
+                                           int64_t dp, int64_t tp, int64_t pp,
+                                           size_t limit = SIZE_MAX,
+                                           bool *truncated = nullptr);
 
 /// Every configuration of `space` for a program of `batch` samples, in a
 /// deterministic order (dp, tp, pp, microbatches, schedule, mapping).
 /// Without levels, configurations where the mapping cannot matter (dp == 1
 /// or tp == 1) use "tp-inner" only; schedules are enumerated only when pp > 1,
-/// there are several microbatches and the program trains.
+/// there are several microbatches and the program trains. `truncated`
+/// counts the (dp, tp, pp) whose mappings were cut to the familiar ones.
 std::vector<SearchConfig> enumerateConfigs(const SearchSpace &space,
-                                           int64_t batch);
+                                           int64_t batch,
+                                           int64_t *truncated = nullptr);
 
 enum class ConfigStatus {
   /// Transformed, simulated and fits in device memory.

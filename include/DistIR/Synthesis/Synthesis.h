@@ -63,10 +63,14 @@ using ParallelismMatrix = std::vector<std::vector<int64_t>>;
 
 /// Every integer matrix whose row products are `axisSizes` and column
 /// products `levelSizes`, in a deterministic (lexicographic, row-major)
-/// order. Empty when the products differ.
+/// order. Empty when the products differ. At most `limit` + 1 are
+/// returned: more than `limit` says the enumeration was cut (deep
+/// hierarchies have combinatorially many: 24 levels of 2 split over three
+/// axes of 2^8 give 24! / (8!)^3, about 9.7e9).
 std::vector<ParallelismMatrix>
 enumerateParallelismMatrices(llvm::ArrayRef<int64_t> axisSizes,
-                             llvm::ArrayRef<int64_t> levelSizes);
+                             llvm::ArrayRef<int64_t> levelSizes,
+                             size_t limit = SIZE_MAX);
 
 /// The reduction hierarchy of a placement: level 0 is `root` (size 1), then
 /// one level per system level whose product of reduction-axis factors is
