@@ -70,6 +70,9 @@ public:
 
   /// Maximum nesting of calls before interpretation gives up.
   unsigned maxCallDepth = 256;
+  /// Most scf.for iterations one interpretation runs in all (2^26: a
+  /// loop bound of 2^62 was a hang).
+  static constexpr uint64_t kMaxLoopIterations = uint64_t(1) << 26;
 
 protected:
   Derived &derived() { return static_cast<Derived &>(*this); }
@@ -284,12 +287,29 @@ private:
       return emitErrorAt(loop, "scf.for bounds are not known constants");
     if (*step <= 0)
       return emitErrorAt(loop, "scf.for step must be positive");
+    // The trip count, in uint64 (ub - lb may exceed INT64_MAX); the loops
+    // of one interpretation run at most kMaxLoopIterations iterations in
+    // all, so a hostile bound is an error, not a hang.
+    uint64_t trips =
+        *ub <= *lb ? 0
+                   : (static_cast<uint64_t>(*ub) - static_cast<uint64_t>(*lb) -
+                      1) / static_cast<uint64_t>(*step) +
+                         1;
+    if (trips > kMaxLoopIterations - iterations)
+      return emitErrorAt(loop, "scf.for runs " + std::to_string(trips) +
+                                   " iterations; one interpretation runs at "
+                                   "most " +
+                                   std::to_string(kMaxLoopIterations) +
+                                   " loop iterations in all");
+    iterations += trips;
     // The initial values get handles of their own; later iterations pass
     // on the handles their terminator returned.
     llvm::SmallVector<ValueT> carried(operands.begin() + 3, operands.end());
     for (ValueT &value : carried)
       derived().retain(value);
-    for (int64_t iv = *lb; iv < *ub; iv += *step) {
+    for (uint64_t trip = 0; trip < trips; ++trip) {
+      int64_t iv = static_cast<int64_t>(static_cast<uint64_t>(*lb) +
+                                        trip * static_cast<uint64_t>(*step));
       llvm::SmallVector<ValueT> args;
       args.push_back(derived().makeIndex(iv));
       derived().retain(args.back());
@@ -307,6 +327,8 @@ private:
   mlir::SymbolTableCollection symbolTables;
   llvm::DenseMap<mlir::Block *, LastUses> lastUsesCache;
   unsigned depth = 0;
+  /// Loop iterations run so far (runFor).
+  uint64_t iterations = 0;
 };
 
 } // namespace distir

@@ -126,13 +126,21 @@ distir::readNpy(StringRef path, MLIRContext *context, std::string &error) {
       return fail("malformed shape " + *shapeText);
     shape.push_back(dim);
   }
+  // The data must be in the file before anything is allocated: a header
+  // claiming 1e9 elements allocated 8 GB first.
+  int64_t count = 1, needed = 0;
+  for (int64_t dim : shape)
+    if (llvm::MulOverflow(count, dim, count))
+      return fail("shape " + *shapeText + " has more than 2^63 elements");
+  uint64_t available = bytes.size() - headerStart - headerLen;
+  if (llvm::MulOverflow(count, static_cast<int64_t>(dtype.bytes), needed))
+    return fail("shape " + *shapeText + " needs more than 2^63 bytes");
+  if (available < static_cast<uint64_t>(needed))
+    return fail("truncated data: the shape " + *shapeText + " needs " +
+                Twine(needed) + " bytes, the file has " + Twine(available));
   RuntimeValue value = RuntimeValue::tensor(elementType, shape);
-  size_t count = value.getNumElements();
   const char *data = bytes.data() + headerStart + headerLen;
-  if (bytes.size() - headerStart - headerLen < count * dtype.bytes)
-    return fail("truncated data: expected " + Twine(count * dtype.bytes) +
-                " bytes");
-  for (size_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     const char *p = data + i * dtype.bytes;
     double v = 0;
     if (dtype.kind == 'f' && dtype.bytes == 4) {
