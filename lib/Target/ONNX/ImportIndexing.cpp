@@ -13,6 +13,8 @@
 
 #include "ImporterImpl.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace distir;
 using namespace distir::onnx_import;
@@ -598,5 +600,187 @@ LogicalResult Importer::importTopK() {
       });
   setOutput(0, pick.getResult(0));
   setOutput(1, pick.getResult(1), /*isUnsigned=*/false);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterElements and ScatterND
+//===----------------------------------------------------------------------===//
+
+/// Combines the value so far with an update under ONNX's `reduction`
+/// (none: the update replaces it; updates apply in index order, so the last
+/// one to a position wins, as in ONNX's reference).
+static Value combineScatter(OpBuilder &b, Location loc, StringRef reduction,
+                            Value acc, Value update, bool isFloat,
+                            bool isUnsigned) {
+  if (reduction == "add")
+    return isFloat ? Value(arith::AddFOp::create(b, loc, acc, update))
+                   : Value(arith::AddIOp::create(b, loc, acc, update));
+  if (reduction == "mul")
+    return isFloat ? Value(arith::MulFOp::create(b, loc, acc, update))
+                   : Value(arith::MulIOp::create(b, loc, acc, update));
+  if (reduction == "max")
+    return isFloat      ? Value(arith::MaximumFOp::create(b, loc, acc, update))
+           : isUnsigned ? Value(arith::MaxUIOp::create(b, loc, acc, update))
+                        : Value(arith::MaxSIOp::create(b, loc, acc, update));
+  if (reduction == "min")
+    return isFloat      ? Value(arith::MinimumFOp::create(b, loc, acc, update))
+           : isUnsigned ? Value(arith::MinUIOp::create(b, loc, acc, update))
+                        : Value(arith::MinSIOp::create(b, loc, acc, update));
+  return update;
+}
+
+/// An index (of any integer type) as an `index`, negative ones counted
+/// from `size`.
+static Value wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t size,
+                       bool isUnsigned) {
+  Value i =
+      isUnsigned
+          ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
+          : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value n = arith::ConstantIndexOp::create(b, loc, size);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  return arith::SelectOp::create(b, loc, neg,
+                                 arith::AddIOp::create(b, loc, i, n), i);
+}
+
+/// out[p] = data[p] combined with every update whose index names p: one
+/// linalg.generic over the data's positions (parallel) and the updates'
+/// positions (reduction), the data as its init. Exact and structured;
+/// data size x update count comparisons (a KV-cache write, a sparse
+/// gradient: few updates).
+LogicalResult Importer::importScatter(bool nd) {
+  if (!hasInput(0) || !hasInput(1) || !hasInput(2))
+    return fail("expects data, indices and updates");
+  RankedTensorType data = inType(0), idxType = inType(1), upd = inType(2);
+  Type elt = data.getElementType();
+  if (!isa<IntegerType>(idxType.getElementType()) ||
+      idxType.getElementType().isInteger(1))
+    return fail("indices must be an integer tensor");
+  if (upd.getElementType() != elt)
+    return fail("updates must have the data's element type");
+  std::string reduction = attrString("reduction", "none");
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"},
+                          StringRef(reduction)))
+    return fail("unknown reduction '" + reduction + "'");
+  if (elt.isInteger(1) && reduction != "none")
+    return fail("reduction '" + reduction + "' on bool data");
+  int64_t rank = data.getRank();
+  if (rank == 0)
+    return fail("data must have rank >= 1");
+  bool isFloat = isa<FloatType>(elt), isUnsigned = in(0).isUnsigned;
+  bool idxUnsigned = in(1).isUnsigned;
+  Value idxV = inValue(1);
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  int64_t loops;
+  std::function<Value(OpBuilder &, Location, ValueRange)> hitOf;
+  if (!nd) {
+    FailureOr<int64_t> axis = normAxis(attrInt("axis", 0), rank);
+    if (failed(axis))
+      return failure();
+    if (idxType.getShape() != upd.getShape() || idxType.getRank() != rank)
+      return fail("indices and updates must have the data's rank and one "
+                  "shape");
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis && upd.getDimSize(d) != data.getDimSize(d))
+        return fail("updates must cover the data's dim " + Twine(d) + " (" +
+                    Twine(data.getDimSize(d)) + "), got " +
+                    Twine(upd.getDimSize(d)));
+    int64_t dim = data.getDimSize(*axis);
+    if (isKnown(1) && numElements(idxType.getShape()) <= kMaxFoldElements)
+      for (int64_t i : knownIntsOf(1))
+        if (i < -dim || i >= dim)
+          return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
+                      ", " + Twine(dim) + ")");
+    // Loops: the data's dims, then the updates' position along the axis.
+    loops = rank + 1;
+    SmallVector<AffineExpr> other;
+    for (int64_t d = 0; d < rank; ++d)
+      other.push_back(builder.getAffineDimExpr(d == *axis ? rank : d));
+    AffineMap otherMap = AffineMap::get(loops, 0, other, ctx);
+    maps = {otherMap, otherMap};
+    iters.push_back(utils::IteratorType::reduction);
+    int64_t a = *axis;
+    hitOf = [=](OpBuilder &b, Location loc, ValueRange args) -> Value {
+      Value i = wrapIndex(b, loc, args[0], dim, idxUnsigned);
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i,
+                                   linalg::IndexOp::create(b, loc, a));
+    };
+  } else {
+    int64_t q = idxType.getRank();
+    int64_t k = q ? idxType.getDimSize(q - 1) : 0;
+    if (q < 1 || k < 1 || k > rank)
+      return fail("indices must have rank >= 1 and a last dim in [1, " +
+                  Twine(rank) + "]");
+    SmallVector<int64_t> want(idxType.getShape().drop_back());
+    llvm::append_range(want, data.getShape().drop_front(k));
+    if (upd.getShape() != ArrayRef<int64_t>(want))
+      return fail("updates must have shape " + shapeStr(want) + ", got " +
+                  shapeStr(upd.getShape()));
+    if (isKnown(1) && numElements(idxType.getShape()) <= kMaxFoldElements) {
+      SmallVector<int64_t> known = knownIntsOf(1);
+      for (auto [n, i] : llvm::enumerate(known)) {
+        int64_t dim = data.getDimSize(n % k);
+        if (i < -dim || i >= dim)
+          return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
+                      ", " + Twine(dim) + ")");
+      }
+    }
+    // Loops: the data's dims, then the index tuples' positions.
+    int64_t u = q - 1;
+    loops = rank + u;
+    SmallVector<AffineExpr> updExprs;
+    for (int64_t d = 0; d < u; ++d)
+      updExprs.push_back(builder.getAffineDimExpr(rank + d));
+    for (int64_t d = k; d < rank; ++d)
+      updExprs.push_back(builder.getAffineDimExpr(d));
+    maps = {AffineMap::get(loops, 0, updExprs, ctx)};
+    iters.append(u, utils::IteratorType::reduction);
+    SmallVector<int64_t> sizes(data.getShape());
+    hitOf = [=](OpBuilder &b, Location loc, ValueRange) -> Value {
+      // The tuple at this position names the data position's first k dims.
+      Value all = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+      for (int64_t c = 0; c < k; ++c) {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < u; ++d)
+          coords.push_back(linalg::IndexOp::create(b, loc, rank + d));
+        coords.push_back(arith::ConstantIndexOp::create(b, loc, c));
+        Value raw = tensor::ExtractOp::create(b, loc, idxV, coords);
+        Value i = wrapIndex(b, loc, raw, sizes[c], idxUnsigned);
+        Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i,
+                                         linalg::IndexOp::create(b, loc, c));
+        all = arith::AndIOp::create(b, loc, all, eq);
+      }
+      return all;
+    };
+  }
+  maps.push_back(AffineMap::get(
+      loops, 0,
+      llvm::to_vector(llvm::map_range(llvm::seq<int64_t>(0, rank),
+                                      [&](int64_t d) -> AffineExpr {
+                                        return builder.getAffineDimExpr(d);
+                                      })),
+      ctx));
+  SmallVector<Value> ins;
+  if (!nd)
+    ins.push_back(idxV);
+  ins.push_back(inValue(2));
+  Value r =
+      linalg::GenericOp::create(
+          builder, curLoc, TypeRange{inValue(0).getType()}, ins,
+          ValueRange{inValue(0)}, maps, iters,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value update = args[args.size() - 2], acc = args.back();
+            Value hit = hitOf(b, loc, args);
+            Value combined = combineScatter(b, loc, reduction, acc, update,
+                                            isFloat, isUnsigned);
+            linalg::YieldOp::create(
+                b, loc,
+                Value(arith::SelectOp::create(b, loc, hit, combined, acc)));
+          })
+          .getResult(0);
+  setOutput(0, r);
   return success();
 }

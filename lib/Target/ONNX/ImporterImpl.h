@@ -569,6 +569,8 @@ private:
   LogicalResult importOneHot();
   LogicalResult importGatherElements();
   LogicalResult importTopK();
+  /// ScatterND (`nd`) or ScatterElements.
+  LogicalResult importScatter(bool nd);
   LogicalResult importInstanceNorm();
   LogicalResult importEinsum();
   LogicalResult importConvTranspose();

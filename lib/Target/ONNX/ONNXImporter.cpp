@@ -839,6 +839,9 @@ static bool isImplementedOp(StringRef op) {
                              "GRU",
                              "RNN",
                              "TopK",
+                             "ScatterElements",
+                             "ScatterND",
+                             "Scatter",
                              "Identity",
                              "Dropout"},
                             op);
@@ -917,15 +920,17 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   }
   // Ops whose result has their data input's element type keep its
   // signedness; the others set it per output.
-  bool keepsType = (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
-                   llvm::is_contained(
-                       {"ReduceMean",     "ReduceSum", "ReduceMax", "ReduceMin",
-                        "ReduceProd",     "Reshape",   "Flatten",   "Squeeze",
-                        "Unsqueeze",      "Transpose", "Split",     "Slice",
-                        "Concat",         "Gather",    "Expand",    "MaxPool",
-                        "Clip",           "Trilu",     "CumSum",    "Tile",
-                        "GatherElements", "Pad",       "TopK"},
-                       op);
+  bool keepsType =
+      (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
+      llvm::is_contained(
+          {"ReduceMean",     "ReduceSum", "ReduceMax", "ReduceMin",
+           "ReduceProd",     "Reshape",   "Flatten",   "Squeeze",
+           "Unsqueeze",      "Transpose", "Split",     "Slice",
+           "Concat",         "Gather",    "Expand",    "MaxPool",
+           "Clip",           "Trilu",     "CumSum",    "Tile",
+           "GatherElements", "Pad",       "TopK",      "ScatterElements",
+           "ScatterND",      "Scatter"},
+          op);
   unsigned data = op == "Where" ? 1 : 0;
   outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
@@ -996,6 +1001,9 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importGatherElements();
   if (op == "TopK")
     return importTopK();
+  // Scatter (opsets 9-10) is ScatterElements without reduction.
+  if (op == "ScatterElements" || op == "ScatterND" || op == "Scatter")
+    return importScatter(op == "ScatterND");
   if (op == "InstanceNormalization")
     return importInstanceNorm();
   if (op == "Einsum")

@@ -1,7 +1,7 @@
 """Writes small models that the importer must refuse, one per error path of
 Clip, Trilu, CumSum, ArgMax, Tile, OneHot, GatherElements,
 InstanceNormalization, Einsum, Celu, ConvTranspose, Pad, Resize, LSTM,
-GRU and TopK: OUT_DIR/<name>.onnx for each name
+GRU, TopK, ScatterElements and ScatterND: OUT_DIR/<name>.onnx for each name
 printed (one per line). Saved unchecked: several are invalid ONNX on
 purpose (the importer's checks must hold whatever ONNX's inference says).
 
@@ -210,6 +210,22 @@ CASES = {
         "m", [node("TopK", ["x", "k"], ["v", "i"])], [("x", F, [3])],
         [("v", F, ["n"]), ("i", I64, ["n"])],
         inits=[("k", np.array([4], np.int64))]),
+    "scatter-reduction": model(
+        "m", [node("ScatterElements", ["x", "i", "u"], reduction="sum")],
+        [("x", F, [2, 3]), ("u", F, [2, 1])], [("y", F, [2, 3])],
+        inits=[("i", np.array([[0], [1]], np.int64))], opset=16),
+    "scatter-cover": model(
+        "m", [node("ScatterElements", ["x", "i", "u"], axis=1)],
+        [("x", F, [2, 3]), ("u", F, [1, 1])], [("y", F, [2, 3])],
+        inits=[("i", np.array([[0]], np.int64))], opset=16),
+    "scatter-index": model(
+        "m", [node("ScatterElements", ["x", "i", "u"], axis=1)],
+        [("x", F, [2, 3]), ("u", F, [2, 1])], [("y", F, [2, 3])],
+        inits=[("i", np.array([[0], [3]], np.int64))], opset=16),
+    "scatternd-updates": model(
+        "m", [node("ScatterND", ["x", "i", "u"])],
+        [("x", F, [4, 3]), ("u", F, [2, 2])], [("y", F, [4, 3])],
+        inits=[("i", np.array([[0], [2]], np.int64))], opset=16),
     "celu-alpha-zero": model(
         "m", [node("Celu", ["x"], alpha=0.0)], [("x", F, [2])],
         [("y", F, [2])]),

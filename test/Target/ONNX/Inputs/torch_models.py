@@ -26,6 +26,8 @@ Models (the ONNX ops they exercise):
   gru_classifier       a bidirectional GRU with initial states: GRU
   moe_router           a top-2 mixture-of-experts layer: TopK,
                        GatherElements
+  scatter_cache        scatter_add along the sequence and a KV-cache write
+                       (index_put): ScatterElements, ScatterND
   unet                 a small U-Net, opset 13: ConvTranspose (stride 2),
                        Resize (nearest x2, bilinear, bicubic), Pad
                        (reflect, constant), MaxPool, Concat skips
@@ -117,6 +119,25 @@ class MoERouter(nn.Module):
         return (weights.unsqueeze(-1) * chosen).sum(2)
 
 
+class ScatterCache(nn.Module):
+    def __init__(self, width=8):
+        super().__init__()
+        self.proj = nn.Linear(width, width)
+
+    def forward(self, x):
+        b, s, w = x.shape
+        y = self.proj(x)
+        # Position i goes to (5 i) mod s: a permutation, plus collisions
+        # from the second half.
+        target = torch.cat([torch.arange(s // 2) * 5 % s,
+                            torch.arange(s - s // 2) % 2])
+        index = target.view(1, s, 1).expand(b, s, w)
+        summed = torch.zeros_like(y).scatter_add(1, index, y)
+        cache = torch.zeros(b, s + 4, w)
+        cache[:, torch.tensor([1, 3, 4])] = y[:, :3]
+        return summed + cache[:, 2:2 + s]
+
+
 class UNet(nn.Module):
     def __init__(self, c=4):
         super().__init__()
@@ -180,6 +201,8 @@ def build(name):
         return GRUClassifier(), torch.randn(5, 2, 12), 13
     if name == "moe_router":
         return MoERouter(), torch.randn(2, 5, 16), 13
+    if name == "scatter_cache":
+        return ScatterCache(), torch.randn(2, 6, 8), 16
     if name == "unet":
         return UNet(), torch.randn(2, 3, 16, 16), 13
     raise SystemExit("unknown model " + name)
