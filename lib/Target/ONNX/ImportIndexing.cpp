@@ -466,16 +466,7 @@ LogicalResult Importer::importGatherElements() {
           builder, curLoc, TypeRange{init.getType()}, ValueRange{inValue(1)},
           ValueRange{init}, maps, iters,
           [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value i = idxUnsigned ? Value(arith::IndexCastUIOp::create(
-                                        b, loc, b.getIndexType(), args[0]))
-                                  : Value(arith::IndexCastOp::create(
-                                        b, loc, b.getIndexType(), args[0]));
-            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-            Value size = arith::ConstantIndexOp::create(b, loc, dim);
-            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                              i, zero);
-            i = arith::SelectOp::create(
-                b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
+            Value i = wrapIndex(b, loc, args[0], dim, idxUnsigned);
             SmallVector<Value> coords;
             for (int64_t d = 0; d < rank; ++d)
               coords.push_back(
@@ -630,21 +621,6 @@ static Value combineScatter(OpBuilder &b, Location loc, StringRef reduction,
   return update;
 }
 
-/// An index (of any integer type) as an `index`, negative ones counted
-/// from `size`.
-static Value wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t size,
-                       bool isUnsigned) {
-  Value i =
-      isUnsigned
-          ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
-          : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value n = arith::ConstantIndexOp::create(b, loc, size);
-  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  return arith::SelectOp::create(b, loc, neg,
-                                 arith::AddIOp::create(b, loc, i, n), i);
-}
-
 /// out[p] = data[p] combined with every update whose index names p: one
 /// linalg.generic over the data's positions (parallel) and the updates'
 /// positions (reduction), the data as its init. Exact and structured;
@@ -782,5 +758,51 @@ LogicalResult Importer::importScatter(bool nd) {
           })
           .getResult(0);
   setOutput(0, r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NonZero
+//===----------------------------------------------------------------------===//
+
+/// NonZero's result shape is the count of non-zero elements: a static
+/// program has it only when the input is known at import time, where the
+/// indices are computed (a mask built from constants); a runtime input is
+/// refused with that reason.
+LogicalResult Importer::importNonZero() {
+  if (!hasInput(0))
+    return fail("expects an input");
+  RankedTensorType type = inType(0);
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return fail("input must have rank >= 1");
+  if (!isKnown(0))
+    return fail("unresolvable dynamic shape: the input ('" + curNode->input(0) +
+                "') is not known at import time (the result's size is its "
+                "number of non-zero elements)");
+  if (numElements(type.getShape()) > kMaxFoldElements)
+    return fail("input has more than " + Twine(kMaxFoldElements) + " elements");
+  SmallVector<double> values = isa<FloatType>(type.getElementType())
+                                   ? knownFloatsOf(0)
+                                   : SmallVector<double>();
+  SmallVector<int64_t> ints = isa<FloatType>(type.getElementType())
+                                  ? SmallVector<int64_t>()
+                                  : knownIntsOf(0);
+  SmallVector<int64_t> strides = stridesOf(type.getShape());
+  std::vector<SmallVector<int64_t>> rows(rank);
+  int64_t n = numElements(type.getShape());
+  for (int64_t lin = 0; lin < n; ++lin) {
+    bool nonZero = values.empty() ? ints[lin] != 0 : values[lin] != 0;
+    if (!nonZero)
+      continue;
+    for (int64_t d = 0; d < rank; ++d)
+      rows[d].push_back((lin / strides[d]) % type.getDimSize(d));
+  }
+  int64_t count = rows[0].size();
+  SmallVector<int64_t> flat;
+  for (const SmallVector<int64_t> &row : rows)
+    llvm::append_range(flat, row);
+  setKnown(0, intsAttr({rank, count}, builder.getI64Type(), flat),
+           /*isUnsigned=*/false);
   return success();
 }

@@ -426,6 +426,21 @@ Value Importer::emitConv(Value x, Value weight, int64_t group, int64_t cg,
       .getResult(0);
 }
 
+/// `r` ([N, F, spatial...]) plus input 2 (B, [F]) when the node has it.
+FailureOr<Value> Importer::addChannelBias(Value r, int64_t f, int64_t ns) {
+  if (!hasInput(2))
+    return r;
+  if (inShape(2) != ArrayRef<int64_t>{f})
+    return (void)fail("B must have shape [" + Twine(f) + "]"), failure();
+  Type elt = cast<RankedTensorType>(r.getType()).getElementType();
+  SmallVector<int64_t> bshape = {f};
+  bshape.append(ns, 1);
+  return elementwise({r, reshape(inValue(2), bshape)}, elt,
+                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                       return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
+                     });
+}
+
 LogicalResult Importer::importConv() {
   if (!hasInput(0) || !hasInput(1))
     return fail("expects X and W");
@@ -470,17 +485,10 @@ LogicalResult Importer::importConv() {
   }
   Value r = emitConv(x, inValue(1), group, c / group, f / group, w.strides,
                      w.dilations, w.out, /*transposed=*/false);
-  if (hasInput(2)) {
-    if (inShape(2) != ArrayRef<int64_t>{f})
-      return fail("B must have shape [" + Twine(f) + "]");
-    SmallVector<int64_t> bshape = {f};
-    bshape.append(ns, 1);
-    r = *elementwise({r, reshape(inValue(2), bshape)}, elt,
-                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
-                       return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
-                     });
-  }
-  setOutput(0, r);
+  FailureOr<Value> biased = addChannelBias(r, f, ns);
+  if (failed(biased))
+    return failure();
+  setOutput(0, *biased);
   return success();
 }
 
@@ -922,16 +930,9 @@ LogicalResult Importer::importConvTranspose() {
     r = pad(r, placed(shape, elt), extendLo, extendHi,
             scalarConst(builder, curLoc, elt, 0));
   }
-  if (hasInput(2)) {
-    if (inShape(2) != ArrayRef<int64_t>{f})
-      return fail("B must have shape [" + Twine(f) + "]");
-    SmallVector<int64_t> bshape = {f};
-    bshape.append(ns, 1);
-    r = *elementwise({r, reshape(inValue(2), bshape)}, elt,
-                     [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
-                       return Value(arith::AddFOp::create(b, loc, v[0], v[1]));
-                     });
-  }
-  setOutput(0, r);
+  FailureOr<Value> biased = addChannelBias(r, f, ns);
+  if (failed(biased))
+    return failure();
+  setOutput(0, *biased);
   return success();
 }

@@ -416,6 +416,21 @@ LogicalResult Importer::importConcat() {
   return success();
 }
 
+/// An index (of any integer type) as an `index`, negative ones counted
+/// from `size`.
+Value distir::onnx_import::wrapIndex(OpBuilder &b, Location loc, Value raw,
+                                     int64_t size, bool isUnsigned) {
+  Value i =
+      isUnsigned
+          ? Value(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw))
+          : Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), raw));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value n = arith::ConstantIndexOp::create(b, loc, size);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  return arith::SelectOp::create(b, loc, neg,
+                                 arith::AddIOp::create(b, loc, i, n), i);
+}
+
 LogicalResult Importer::importGather() {
   if (!hasInput(0) || !hasInput(1))
     return fail("expects data and indices");
@@ -492,33 +507,23 @@ LogicalResult Importer::importGather() {
   SmallVector<utils::IteratorType> iters(outRank,
                                          utils::IteratorType::parallel);
   Value init = empty(shape, data.getElementType());
-  Value r =
-      linalg::GenericOp::create(
-          builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
-          ValueRange{init}, maps, iters,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value i = idxUnsigned ? Value(arith::IndexCastUIOp::create(
-                                        b, loc, b.getIndexType(), args[0]))
-                                  : Value(arith::IndexCastOp::create(
-                                        b, loc, b.getIndexType(), args[0]));
-            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-            Value size = arith::ConstantIndexOp::create(b, loc, dim);
-            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                              i, zero);
-            i = arith::SelectOp::create(
-                b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
-            SmallVector<Value> coords;
-            for (int64_t d = 0; d < rank; ++d) {
-              if (d == *axis)
-                coords.push_back(i);
-              else
-                coords.push_back(linalg::IndexOp::create(
-                    b, loc, d < *axis ? d : d - 1 + ir));
-            }
-            Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
-            linalg::YieldOp::create(b, loc, v);
-          })
-          .getResult(0);
+  Value r = linalg::GenericOp::create(
+                builder, curLoc, TypeRange{init.getType()}, ValueRange{idxV},
+                ValueRange{init}, maps, iters,
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  Value i = wrapIndex(b, loc, args[0], dim, idxUnsigned);
+                  SmallVector<Value> coords;
+                  for (int64_t d = 0; d < rank; ++d) {
+                    if (d == *axis)
+                      coords.push_back(i);
+                    else
+                      coords.push_back(linalg::IndexOp::create(
+                          b, loc, d < *axis ? d : d - 1 + ir));
+                  }
+                  Value v = tensor::ExtractOp::create(b, loc, dataV, coords);
+                  linalg::YieldOp::create(b, loc, v);
+                })
+                .getResult(0);
   setOutput(0, r);
   return success();
 }

@@ -270,6 +270,11 @@ struct OnnxType {
   std::optional<SmallVector<int64_t>> dims;
 };
 
+/// An index of any integer type as an `index`; negative ones count from
+/// `size` (ONNX's Gather/GatherElements/Scatter* convention).
+Value wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t size,
+                bool isUnsigned);
+
 /// Emits `msg` as one diagnostic line: control characters in it (node, op,
 /// tensor or input names are arbitrary bytes) are escaped as \n, \r, \t
 /// or \xNN.
@@ -569,11 +574,14 @@ private:
   LogicalResult importOneHot();
   LogicalResult importGatherElements();
   LogicalResult importTopK();
+  LogicalResult importNonZero();
   /// ScatterND (`nd`) or ScatterElements.
   LogicalResult importScatter(bool nd);
   LogicalResult importInstanceNorm();
   LogicalResult importEinsum();
   LogicalResult importConvTranspose();
+  /// `r` ([N, F, spatial...]) plus the node's bias input 2, if any.
+  FailureOr<Value> addChannelBias(Value r, int64_t f, int64_t ns);
   LogicalResult importPad();
   LogicalResult importResize();
   /// RNN, GRU or LSTM (`op`), unrolled over the static sequence.

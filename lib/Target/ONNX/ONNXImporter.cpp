@@ -842,6 +842,7 @@ static bool isImplementedOp(StringRef op) {
                              "ScatterElements",
                              "ScatterND",
                              "Scatter",
+                             "NonZero",
                              "Identity",
                              "Dropout"},
                             op);
@@ -1001,6 +1002,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importGatherElements();
   if (op == "TopK")
     return importTopK();
+  if (op == "NonZero")
+    return importNonZero();
   // Scatter (opsets 9-10) is ScatterElements without reduction.
   if (op == "ScatterElements" || op == "ScatterND" || op == "Scatter")
     return importScatter(op == "ScatterND");

@@ -761,10 +761,9 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
                                                      int64_t stage, Task task) {
   linalg::LinalgOp op = v.broadcast;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  // The init's map is the identity: loop l is result dim l.
+  // The init's map is the identity: loop l is result dim l. (Consumers
+  // ask only for layouts that divide their operands.)
   Layout loopAxis(target.begin(), target.end());
-  if (!divides(v.fullType, target))
-    llvm::fill(loopAxis, kNone);
   bool perMicrobatch = splitsBatch(loopAxis);
   int64_t n = numPoints();
   SmallVector<SmallVector<Value>> operands(op->getNumOperands());

@@ -1,7 +1,7 @@
 """Writes small models that the importer must refuse, one per error path of
 Clip, Trilu, CumSum, ArgMax, Tile, OneHot, GatherElements,
 InstanceNormalization, Einsum, Celu, ConvTranspose, Pad, Resize, LSTM,
-GRU, TopK, ScatterElements and ScatterND: OUT_DIR/<name>.onnx for each name
+GRU, TopK, ScatterElements, ScatterND and NonZero: OUT_DIR/<name>.onnx for each name
 printed (one per line). Saved unchecked: several are invalid ONNX on
 purpose (the importer's checks must hold whatever ONNX's inference says).
 
@@ -226,6 +226,9 @@ CASES = {
         "m", [node("ScatterND", ["x", "i", "u"])],
         [("x", F, [4, 3]), ("u", F, [2, 2])], [("y", F, [4, 3])],
         inits=[("i", np.array([[0], [2]], np.int64))], opset=16),
+    "nonzero-runtime": model(
+        "m", [node("NonZero", ["x"])], [("x", F, [2, 3])],
+        [("y", I64, [2, "n"])]),
     "celu-alpha-zero": model(
         "m", [node("Celu", ["x"], alpha=0.0)], [("x", F, [2])],
         [("y", F, [2])]),
