@@ -52,12 +52,10 @@ LogicalResult Importer::importTrilu() {
     return fail("input must have rank >= 2, got " + Twine(rank));
   int64_t k = 0;
   if (hasInput(1)) {
-    FailureOr<SmallVector<int64_t>> kv = knownInts(1, "k");
+    FailureOr<int64_t> kv = knownScalarInt(1, "k");
     if (failed(kv))
       return failure();
-    if (kv->size() != 1)
-      return fail("k must be a scalar");
-    k = (*kv)[0];
+    k = *kv;
   }
   bool upper = attrInt("upper", 1) != 0;
   // Element (.., i, j) is kept when j - i >= k (upper) or <= k (lower).
@@ -128,12 +126,10 @@ LogicalResult Importer::importCumSum() {
   int64_t rank = type.getRank();
   if (rank == 0)
     return fail("x must have rank >= 1");
-  FailureOr<SmallVector<int64_t>> axisV = knownInts(1, "axis");
+  FailureOr<int64_t> axisV = knownScalarInt(1, "axis");
   if (failed(axisV))
     return failure();
-  if (axisV->size() != 1)
-    return fail("axis must be a scalar");
-  FailureOr<int64_t> axis = normAxis((*axisV)[0], rank);
+  FailureOr<int64_t> axis = normAxis(*axisV, rank);
   if (failed(axis))
     return failure();
   bool exclusive = attrInt("exclusive", 0) != 0;
@@ -452,11 +448,8 @@ LogicalResult Importer::importGatherElements() {
                   Twine(data.getDimSize(d)) + ")");
   int64_t dim = data.getDimSize(*axis);
   bool idxUnsigned = in(1).isUnsigned;
-  if (isKnown(1) && numElements(idxType.getShape()) <= kMaxFoldElements)
-    for (int64_t i : knownIntsOf(1))
-      if (i < -dim || i >= dim)
-        return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
-                    ", " + Twine(dim) + ")");
+  if (failed(checkKnownIndices(1, [&](size_t) { return dim; })))
+    return failure();
   Value dataV = inValue(0);
   SmallVector<AffineMap> maps(2, builder.getMultiDimIdentityMap(rank));
   SmallVector<Iter> iters(rank, Iter::parallel);
@@ -502,12 +495,10 @@ LogicalResult Importer::importTopK() {
   FailureOr<int64_t> axis = normAxis(attrInt("axis", -1), rank);
   if (failed(axis))
     return failure();
-  FailureOr<SmallVector<int64_t>> kv = knownInts(1, "K");
+  FailureOr<int64_t> kv = knownScalarInt(1, "K");
   if (failed(kv))
     return failure();
-  if (kv->size() != 1)
-    return fail("K must have one element");
-  int64_t k = (*kv)[0], n = type.getDimSize(*axis);
+  int64_t k = *kv, n = type.getDimSize(*axis);
   if (k < 0 || k > n)
     return fail("K " + Twine(k) + " is out of range [0, " + Twine(n) + "]");
   bool largest = attrInt("largest", 1) != 0;
@@ -665,11 +656,8 @@ LogicalResult Importer::importScatter(bool nd) {
                     Twine(data.getDimSize(d)) + "), got " +
                     Twine(upd.getDimSize(d)));
     int64_t dim = data.getDimSize(*axis);
-    if (isKnown(1) && numElements(idxType.getShape()) <= kMaxFoldElements)
-      for (int64_t i : knownIntsOf(1))
-        if (i < -dim || i >= dim)
-          return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
-                      ", " + Twine(dim) + ")");
+    if (failed(checkKnownIndices(1, [&](size_t) { return dim; })))
+      return failure();
     // Loops: the data's dims, then the updates' position along the axis.
     loops = rank + 1;
     SmallVector<AffineExpr> other;
@@ -695,15 +683,9 @@ LogicalResult Importer::importScatter(bool nd) {
     if (upd.getShape() != ArrayRef<int64_t>(want))
       return fail("updates must have shape " + shapeStr(want) + ", got " +
                   shapeStr(upd.getShape()));
-    if (isKnown(1) && numElements(idxType.getShape()) <= kMaxFoldElements) {
-      SmallVector<int64_t> known = knownIntsOf(1);
-      for (auto [n, i] : llvm::enumerate(known)) {
-        int64_t dim = data.getDimSize(n % k);
-        if (i < -dim || i >= dim)
-          return fail("index " + Twine(i) + " out of range [" + Twine(-dim) +
-                      ", " + Twine(dim) + ")");
-      }
-    }
+    if (failed(checkKnownIndices(
+            1, [&](size_t n) { return data.getDimSize(n % k); })))
+      return failure();
     // Loops: the data's dims, then the index tuples' positions.
     int64_t u = q - 1;
     loops = rank + u;

@@ -411,6 +411,33 @@ private:
   /// Integer contents of known input `i`, or failure with a diagnostic
   /// naming `what`.
   FailureOr<SmallVector<int64_t>> knownInts(unsigned i, const Twine &what);
+  /// The one integer of known input `i` (a scalar operand such as an axis
+  /// or K), or failure with a diagnostic naming `what`.
+  FailureOr<int64_t> knownScalarInt(unsigned i, const Twine &what) {
+    FailureOr<SmallVector<int64_t>> v = knownInts(i, what);
+    if (failed(v))
+      return failure();
+    if (v->size() != 1)
+      return (void)fail(what + " must be a scalar, got " + Twine(v->size()) +
+                        " elements"),
+             failure();
+    return (*v)[0];
+  }
+  /// Fails on the first known index of input `i` outside [-size, size),
+  /// where `sizeOf(n)` is the size the n-th index (row-major) addresses.
+  /// Unknown or huge index tensors are checked at run time.
+  LogicalResult checkKnownIndices(unsigned i,
+                                  function_ref<int64_t(size_t)> sizeOf) {
+    if (!isKnown(i) || numElements(inShape(i)) > kMaxFoldElements)
+      return success();
+    for (auto [n, index] : llvm::enumerate(knownIntsOf(i))) {
+      int64_t size = sizeOf(n);
+      if (index < -size || index >= size)
+        return fail("index " + Twine(index) + " out of range [" + Twine(-size) +
+                    ", " + Twine(size) + ")");
+    }
+    return success();
+  }
   static SmallVector<int64_t> intsOf(DenseElementsAttr attr,
                                      bool isUnsigned = false);
   static SmallVector<double> floatsOf(DenseElementsAttr attr,

@@ -229,6 +229,27 @@ CASES = {
     "nonzero-runtime": model(
         "m", [node("NonZero", ["x"])], [("x", F, [2, 3])],
         [("y", I64, [2, "n"])]),
+    "topk-k-vector": model(
+        "m", [node("TopK", ["x", "k"], ["v", "i"])], [("x", F, [3])],
+        [("v", F, ["n"]), ("i", I64, ["n"])],
+        inits=[("k", np.array([1, 2], np.int64))]),
+    "convtranspose-output-shape": model(
+        "m", [node("ConvTranspose", ["x", "w"], output_shape=[4, 4, 4])],
+        [("x", F, [1, 2, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
+        inits=[("w", np.zeros((2, 2, 3, 3), np.float32))]),
+    "pad-value-type": model(
+        "m", [node("Pad", ["x", "p", "v"])], [("x", F, [2])],
+        [("y", F, ["n"])], inits=[("p", np.array([1, 1], np.int64)),
+                                  ("v", np.array(0, np.int64))]),
+    "resize-nearest-mode": model(
+        "m", [const("s", np.array([1, 1, 2, 2], np.float32)),
+              node("Resize", ["x", "", "s"], nearest_mode="sideways")],
+        [("x", F, [1, 1, 2, 2])], [("y", F, ["a", "b", "c", "d"])],
+        opset=13),
+    "resize-sizes": model(
+        "m", [node("Resize", ["x", "", "", "z"])], [("x", F, [1, 1, 2, 2])],
+        [("y", F, ["a", "b", "c", "d"])],
+        inits=[("z", np.array([1, 1, 0, 4], np.int64))], opset=13),
     "celu-alpha-zero": model(
         "m", [node("Celu", ["x"], alpha=0.0)], [("x", F, [2])],
         [("y", F, [2])]),
