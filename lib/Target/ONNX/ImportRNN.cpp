@@ -13,7 +13,8 @@
 // split through it (the batch is a parallel dim of every op). The ONNX
 // equations (RNN; gate orders iofc and zrh, peepholes, linear_before_reset,
 // input_forget, clip) are followed exactly; directions forward, reverse and
-// bidirectional; sequence_lens only when every sequence is full length.
+// bidirectional; sequence_lens (known or runtime) by masking the steps past
+// each sequence's length.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,15 +89,27 @@ LogicalResult Importer::importRecurrent(StringRef op) {
   if (hasInput(3) && inShape(3) != ArrayRef<int64_t>{dirs, 2 * gates * hidden})
     return fail("B must have shape [" + Twine(dirs) + "," +
                 Twine(2 * gates * hidden) + "]");
+  // Sequence lengths: steps at or past a sequence's length keep its state
+  // and write zeros to Y (the ONNX semantics; the reverse direction then
+  // starts at each sequence's last step). Steps before the shortest known
+  // length need no mask; runtime lengths mask every step.
+  int64_t unmaskedSteps = seq;
+  Value lens;
   if (hasInput(4)) {
-    // Sequence lengths: only full-length sequences (no masking).
-    if (!isKnown(4))
-      return fail("unresolvable dynamic shape: sequence_lens ('" +
-                  curNode->input(4) + "') is not known at import time");
-    for (int64_t len : knownIntsOf(4))
-      if (len != seq)
-        return fail("sequence_lens other than the full length " + Twine(seq) +
-                    " are not supported");
+    if (!isa<IntegerType>(inElt(4)) || inShape(4) != ArrayRef<int64_t>{batch})
+      return fail("sequence_lens must be an integer tensor of shape [" +
+                  Twine(batch) + "], got " + shapeStr(inShape(4)));
+    unmaskedSteps = 0;
+    if (isKnown(4)) {
+      SmallVector<int64_t> known = knownIntsOf(4);
+      for (int64_t len : known)
+        if (len < 0 || len > seq)
+          return fail("sequence_lens value " + Twine(len) + " is outside [0, " +
+                      Twine(seq) + "]");
+      unmaskedSteps = *llvm::min_element(known);
+    }
+    if (unmaskedSteps < seq)
+      lens = reshape(inValue(4), {batch, 1});
   }
   SmallVector<int64_t> stateShape =
       layout ? SmallVector<int64_t>{batch, dirs, hidden}
@@ -231,6 +244,7 @@ LogicalResult Importer::importRecurrent(StringRef op) {
     for (int64_t step = 0; step < seq; ++step) {
       int64_t t = reverse ? seq - 1 - step : step;
       Value xs = slice(xwb, {t * batch, 0}, {batch, gates * hidden});
+      Value cBefore = cPrev;
       Value hr = matmul2d(hPrev, rTGates);
       if (linearBeforeReset && hasInput(3))
         hr = ew({hr, rb}, add);
@@ -336,8 +350,34 @@ LogicalResult Importer::importRecurrent(StringRef op) {
               arith::MulFOp::create(b, loc, a[0], a[2])));
         });
       }
+      Value yStep = hNew;
+      if (t >= unmaskedSteps) {
+        // valid(b) = t < sequence_lens[b]: Y gets hNew or 0, the states
+        // their new or previous values.
+        // `prev` null: 0.
+        auto masked = [&](Value next, Value prev) {
+          SmallVector<Value> ops = {lens, next};
+          if (prev)
+            ops.push_back(prev);
+          return ew(ops, [&](OpBuilder &b, Location loc, ArrayRef<Value> a) {
+            Value step = arith::ConstantOp::create(
+                b, loc, b.getIntegerAttr(a[0].getType(), t));
+            Value valid = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, step, a[0]);
+            Value other =
+                prev ? a[2]
+                     : arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0))
+                           .getResult();
+            return Value(arith::SelectOp::create(b, loc, valid, a[1], other));
+          });
+        };
+        yStep = masked(hNew, Value());
+        hNew = masked(hNew, hPrev);
+        if (isLSTM)
+          cPrev = masked(cPrev, cBefore);
+      }
       y = tensor::InsertSliceOp::create(
-          builder, curLoc, reshape(hNew, {1, 1, batch, hidden}), y,
+          builder, curLoc, reshape(yStep, {1, 1, batch, hidden}), y,
           ValueRange{}, ValueRange{}, ValueRange{},
           ArrayRef<int64_t>{t, d, 0, 0}, ArrayRef<int64_t>{1, 1, batch, hidden},
           ArrayRef<int64_t>{1, 1, 1, 1});

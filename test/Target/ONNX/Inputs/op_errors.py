@@ -192,13 +192,20 @@ CASES = {
         [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
         inits=[("w", np.zeros((1, 12, 4), np.float32)),
                ("r", np.zeros((1, 12, 3), np.float32))]),
-    "lstm-short-sequence": model(
+    "lstm-sequence-too-long": model(
         "m", [node("LSTM", ["x", "w", "r", "", "lens"], ["y"],
                    hidden_size=3)],
         [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
         inits=[("w", np.zeros((1, 12, 4), np.float32)),
                ("r", np.zeros((1, 12, 3), np.float32)),
-               ("lens", np.array([1], np.int32))]),
+               ("lens", np.array([3], np.int32))]),
+    "lstm-sequence-lens-shape": model(
+        "m", [node("LSTM", ["x", "w", "r", "", "lens"], ["y"],
+                   hidden_size=3)],
+        [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
+        inits=[("w", np.zeros((1, 12, 4), np.float32)),
+               ("r", np.zeros((1, 12, 3), np.float32)),
+               ("lens", np.array([2, 2], np.int32))]),
     "gru-initial-h": model(
         "m", [node("GRU", ["x", "w", "r", "", "", "h0"], ["y"],
                    hidden_size=3)],

@@ -2,6 +2,7 @@
 weights, fixed seed) to ONNX, with an input and PyTorch's output.
 
 usage: torch_models.py export NAME OUT_DIR [--batch B]
+       torch_models.py packed lstm|gru known|runtime OUT_DIR
        torch_models.py compare EXPECTED.npy ACTUAL.npy [--rtol R]
 
 export writes OUT_DIR/NAME.onnx, OUT_DIR/NAME-input.npy (the one input,
@@ -9,6 +10,13 @@ named 'x') and OUT_DIR/NAME-expected.npy; --batch B exports with B samples
 (dim 0) instead of the model's default. compare prints
 'NAME: relative error E <= R: True|False' where E is the largest absolute
 difference over the largest absolute expected value.
+
+packed exports a bidirectional LSTM or GRU over sequences of different
+lengths: the recurrent node gets input sequence_lens (an initializer
+'known', or graph input 'lens' 'runtime'), and the expected outputs are
+PyTorch's on the packed batch (pack_padded_sequence): OUT_DIR/KIND-KNOWN
+.onnx, -x.npy, -lens.npy, -expected-y.npy (Y padded with zeros) and
+-expected-h.npy (the last valid hidden states).
 
 Models (the ONNX ops they exercise):
   mobilenet_v2         torchvision, opset 13: Clip (ReLU6), depthwise Conv
@@ -224,6 +232,52 @@ def export(name, out_dir, batch=None):
     np.save(f"{out_dir}/{name}-expected.npy", expected)
 
 
+def export_packed(kind, lens_mode, out_dir):
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    torch.manual_seed(3)
+    seq, batch, width, hidden = 6, 4, 5, 7
+    rnn = (nn.LSTM if kind == "lstm" else nn.GRU)(width, hidden,
+                                                 bidirectional=True)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = rnn
+
+        def forward(self, x):
+            y, state = self.rnn(x)
+            return y, state[0] if kind == "lstm" else state
+
+    x = torch.randn(seq, batch, width)
+    lens = torch.tensor([6, 2, 4, 1], dtype=torch.int32)
+    with torch.no_grad():
+        y, state = rnn(pack_padded_sequence(x, lens.long(),
+                                            enforce_sorted=False))
+        y, _ = pad_packed_sequence(y, total_length=seq)
+        h = state[0] if kind == "lstm" else state
+    name = f"{out_dir}/{kind}-{lens_mode}"
+    torch.onnx.export(Model(), (x,), name + ".onnx", input_names=["x"],
+                      output_names=["y", "h"], opset_version=13)
+    model = onnx.load(name + ".onnx")
+    node = next(n for n in model.graph.node if n.op_type in ("LSTM", "GRU"))
+    while len(node.input) < 5:
+        node.input.append("")
+    node.input[4] = "lens"
+    if lens_mode == "known":
+        model.graph.initializer.append(
+            numpy_helper.from_array(lens.numpy(), "lens"))
+    else:
+        model.graph.input.append(
+            helper.make_tensor_value_info("lens", TensorProto.INT32, [batch]))
+    onnx.save(model, name + ".onnx")
+    np.save(name + "-x.npy", x.numpy())
+    np.save(name + "-lens.npy", lens.numpy())
+    np.save(name + "-expected-y.npy", y.numpy())
+    np.save(name + "-expected-h.npy", h.numpy())
+
+
 def compare(expected_file, actual_file, rtol):
     a = np.load(expected_file)
     b = np.load(actual_file)
@@ -242,6 +296,9 @@ def main():
         if "--batch" in sys.argv:
             batch = int(sys.argv[sys.argv.index("--batch") + 1])
         export(sys.argv[2], sys.argv[3], batch)
+        return 0
+    if sys.argv[1] == "packed":
+        export_packed(sys.argv[2], sys.argv[3], sys.argv[4])
         return 0
     rtol = 1e-4
     if "--rtol" in sys.argv:
