@@ -65,6 +65,44 @@ def DistAttachClusterPass : Pass<"dist-attach-cluster", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistPlacePass : Pass<"dist-place", "::mlir::ModuleOp"> {
+  let summary = "Place an unplaced program on one device and mark its "
+                "batch inputs";
+  let description = [{
+    The way in for IR from another compiler: plain `linalg`, `tensor`,
+    `arith`, `math` and `scf` on tensors without placements. Every tensor
+    type in the module (function signatures, block arguments, op results,
+    constants) gets the encoding `#dist.device<device>`; tensors already
+    placed on that device stay, a tensor with any other encoding is an
+    error naming the op.
+
+    Then, in each public function, the batch is inferred from the data
+    flow: dimensions of values that must be split together are joined
+    through the structured-op interface (operand dimensions indexed by the
+    same loop of a `linalg` op, the outermost non-unit dimension of each
+    reshaped group, the full dimensions of slices, pads and concats,
+    element-wise ops). The batch is the class of result #0's dimension
+    `result-batch-dim`; each argument with a dimension in that class gets
+    `dist.batch_dim` (arguments without one are weights). An error names
+    what prevents the inference: a class that meets a reduction loop (the
+    op is named), or no argument in the class. `result-batch-dim=-1` skips
+    it; arguments already carrying `dist.batch_dim` keep it.
+    Arguments without `dist.name` are named `arg<N>`.
+
+    Layers need no tags: `dist-dtp` infers them from the data flow for
+    `pp` > 1 (or run `dist-infer-layers`).
+
+    Example: `distir-opt --dist-place=device=0 --dist-dtp='dp=2' in.mlir`
+  }];
+  let options = [
+    Option<"device", "device", "int64_t", /*default=*/"0",
+           "Device every tensor is placed on">,
+    Option<"resultBatchDim", "result-batch-dim", "int64_t", /*default=*/"0",
+           "Dimension of result #0 that is the batch (-1: do not infer)">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect"];
+}
+
 def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
   let summary = "Distribute a sequential program by data, tensor and "
                 "pipeline parallelism";
