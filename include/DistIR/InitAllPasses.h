@@ -9,12 +9,16 @@
 
 namespace distir {
 
-/// Registers DistIR's own passes and pipelines (`dist-*`).
+/// Registers DistIR's own passes and pipelines: the `dist-*` transforms,
+/// the conversions (`dist-to-rank`, `convert-dist-to-mpi`,
+/// `convert-dist-to-nccl`, ...) and `dist-lower-to-llvm`. Safe to call more
+/// than once.
 void registerDistPasses();
 
 /// Registers DistIR's passes and the upstream passes that `distir-opt`
 /// offers (generic transforms, func, arith, math, tensor, linalg,
-/// bufferization, scf, shard and conversion passes).
+/// bufferization, scf, shard and conversion passes). Safe to call more than
+/// once.
 void registerAllPasses();
 
 } // namespace distir

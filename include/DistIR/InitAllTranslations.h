@@ -9,8 +9,15 @@
 
 namespace distir {
 
-/// Registers DistIR's translations (cluster JSON import/export) and the
-/// upstream MLIR-to-LLVM-IR translation. Safe to call more than once.
+/// Registers the translations that need no ONNX library: cluster JSON
+/// import/export and upstream's MLIR-to-LLVM-IR. In DistIRRegistration.
+/// Safe to call more than once.
+void registerDistTranslations();
+
+/// Registers every translation `distir-translate` offers: those of
+/// registerDistTranslations() and the ONNX importer (`--import-onnx`,
+/// `--build-mlp`, `--build-gpt2`). In DistIRTranslationRegistration, which
+/// links libonnx and protobuf. Safe to call more than once.
 void registerAllTranslations();
 
 } // namespace distir

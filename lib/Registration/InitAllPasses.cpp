@@ -20,19 +20,29 @@
 #include "mlir/Dialect/Tensor/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
-void distir::registerDistPasses() { dist::registerDistPasses(); }
+void distir::registerDistPasses() {
+  static bool initOnce = [] {
+    dist::registerDistPasses();
+    registerDistConversionPassesAndPipelines();
+    return true;
+  }();
+  (void)initOnce;
+}
 
 void distir::registerAllPasses() {
-  registerDistPasses();
-  registerDistConversionPassesAndPipelines();
-  mlir::registerTransformsPasses();
-  mlir::registerConversionPasses();
-  mlir::arith::registerArithPasses();
-  mlir::bufferization::registerBufferizationPasses();
-  mlir::func::registerFuncPasses();
-  mlir::registerLinalgPasses();
-  mlir::math::registerMathPasses();
-  mlir::registerSCFPasses();
-  mlir::shard::registerShardPasses();
-  mlir::tensor::registerTensorPasses();
+  static bool initOnce = [] {
+    registerDistPasses();
+    mlir::registerTransformsPasses();
+    mlir::registerConversionPasses();
+    mlir::arith::registerArithPasses();
+    mlir::bufferization::registerBufferizationPasses();
+    mlir::func::registerFuncPasses();
+    mlir::registerLinalgPasses();
+    mlir::math::registerMathPasses();
+    mlir::registerSCFPasses();
+    mlir::shard::registerShardPasses();
+    mlir::tensor::registerTensorPasses();
+    return true;
+  }();
+  (void)initOnce;
 }

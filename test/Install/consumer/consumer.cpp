@@ -19,6 +19,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 static const char *const validProgram = R"mlir(
@@ -37,17 +38,26 @@ func.func @g(%a: tensor<8xf32, #dist.device<0>>) {
 }
 )mlir";
 
-static bool run(mlir::MLIRContext &context, const char *source) {
+// Plain linalg as another compiler writes it: no placements.
+static const char *const plainProgram = R"mlir(
+func.func @linear(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+)mlir";
+
+static bool run(mlir::MLIRContext &context, const char *source,
+                llvm::StringRef pipeline) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source,
                                               mlir::ParserConfig(&context));
   if (!module)
     return false;
   mlir::PassManager pm(&context);
-  if (mlir::failed(mlir::parsePassPipeline(
-          "dist-attach-cluster{cluster=dgx-a100},dist-verify-placement,"
-          "canonicalize",
-          pm, llvm::errs())))
+  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, llvm::errs())))
     return false;
   if (mlir::failed(pm.run(*module)))
     return false;
@@ -59,15 +69,26 @@ static bool run(mlir::MLIRContext &context, const char *source) {
 int main() {
   mlir::DialectRegistry registry;
   distir::registerAllDialects(registry);
-  distir::registerAllPasses();
+  // DistIR's own passes (transforms, conversions, pipelines) and the one
+  // upstream pass this consumer needs (dist-to-rank wants calls inlined).
+  distir::registerDistPasses();
+  mlir::registerInlinerPass();
   mlir::MLIRContext context(registry);
 
-  bool valid = run(context, validProgram);
+  const char *verify =
+      "dist-attach-cluster{cluster=dgx-a100},dist-verify-placement";
+  bool valid = run(context, validProgram, verify);
   llvm::outs() << "valid program: " << (valid ? "ok" : "FAILED") << "\n";
   // Diagnostics go to stderr: keep the two streams in order.
   llvm::outs().flush();
-  bool misplaced = run(context, misplacedProgram);
+  bool misplaced = run(context, misplacedProgram, verify);
   llvm::outs() << "misplaced program: " << (misplaced ? "ACCEPTED" : "rejected")
                << "\n";
-  return valid && !misplaced ? 0 : 1;
+  llvm::outs().flush();
+  // The way in for plain IR, data parallelism, then one function per rank.
+  bool distributed = run(context, plainProgram,
+                         "dist-place,dist-dtp{dp=2},inline,dist-to-rank");
+  llvm::outs() << "plain program distributed: "
+               << (distributed ? "ok" : "FAILED") << "\n";
+  return valid && !misplaced && distributed ? 0 : 1;
 }

@@ -94,8 +94,7 @@ LogicalResult placeModule(ModuleOp module, int64_t device) {
       else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
         value = DenseResourceElementsAttr::get(type, resource.getRawHandle());
       else {
-        op->emitOpError() << "dist-place cannot place a constant of "
-                          << value;
+        op->emitOpError() << "dist-place cannot place a constant of " << value;
         return WalkResult::interrupt();
       }
       cst.setValueAttr(cast<TypedAttr>(value));
@@ -251,8 +250,9 @@ LogicalResult inferBatch(func::FuncOp func, int64_t resultDim) {
     return fail("it has no result");
   auto type = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
   if (!type || resultDim >= type.getRank())
-    return fail("result #0 (" + llvm::formatv("{0}", func.getResultTypes()[0])
-                    .str() + ") has no dimension " + Twine(resultDim));
+    return fail("result #0 (" +
+                llvm::formatv("{0}", func.getResultTypes()[0]).str() +
+                ") has no dimension " + Twine(resultDim));
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
   DimClasses dims;
   func.walk([&](Operation *op) { joinOp(dims, op); });
@@ -270,9 +270,9 @@ LogicalResult inferBatch(func::FuncOp func, int64_t resultDim) {
                 "reshapes, slices, pads, concats, element-wise)");
   for (auto [arg, d] : marks)
     if (!func.getArgAttr(arg, "dist.batch_dim"))
-      func.setArgAttr(arg, "dist.batch_dim",
-                      IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                                       d));
+      func.setArgAttr(
+          arg, "dist.batch_dim",
+          IntegerAttr::get(IntegerType::get(func.getContext(), 64), d));
   return success();
 }
 
