@@ -21,6 +21,7 @@
 #include "PlotPNG.h"
 
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Search/Driver.h"
 #include "DistIR/Search/Search.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Target/ONNX/ONNXImporter.h"
@@ -209,82 +210,6 @@ static FailureOr<SmallVector<int64_t>> parseIntList(StringRef text) {
   return values;
 }
 
-namespace {
-/// Where the sequential program comes from.
-struct ModelSource {
-  enum Kind { MLP, ONNX } kind = MLP;
-  int64_t layers = 0, dim = 0;
-  std::string dtype = "f32";
-  std::string path;
-  std::unique_ptr<llvm::MemoryBuffer> bytes;
-  SmallVector<std::pair<std::string, SmallVector<int64_t>>> inputShapes;
-  std::string entry;
-  /// ONNX --training: the dist-autodiff options.
-  bool training = false;
-  std::string loss, optimizer;
-};
-} // namespace
-
-/// Builds the sequential program for `batch` samples; reports errors
-/// through the context's diagnostic handler.
-static OwningOpRef<ModuleOp> buildProgram(ModelSource &source, int64_t batch,
-                                          bool training, MLIRContext *context) {
-  Location loc = FileLineColLoc::get(context, "<model>", 0, 0);
-  if (source.kind == ModelSource::MLP) {
-    MLPOptions options;
-    options.layers = source.layers;
-    options.dim = source.dim;
-    options.batch = batch;
-    options.training = training;
-    options.dtype = source.dtype;
-    return buildMLP(options, loc);
-  }
-  ONNXImportOptions options;
-  options.inputShapes = source.inputShapes;
-  for (auto &[name, shape] : options.inputShapes)
-    if (!shape.empty())
-      shape[0] = batch;
-  options.funcName = source.entry;
-  OwningOpRef<ModuleOp> module =
-      importONNXModel(source.bytes->getBuffer(), source.path, options, context);
-  if (!module)
-    return {};
-  // Every input split by data parallelism must have `batch` samples.
-  auto func = module->lookupSymbol<func::FuncOp>(source.entry);
-  if (!func) {
-    emitError(loc) << "the imported model has no function @" << source.entry;
-    return {};
-  }
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    auto dim = func.getArgAttrOfType<IntegerAttr>(i, "dist.batch_dim");
-    auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
-    if (!dim || !type || dim.getInt() >= type.getRank())
-      continue;
-    int64_t size = type.getDimSize(dim.getInt());
-    if (size != batch) {
-      auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name");
-      emitError(loc) << "input '" << (name ? name.getValue() : "?")
-                     << "' has batch dimension " << size << ", not --batch "
-                     << batch << ": give its shape with --input-shape "
-                     << (name ? name.getValue() : "NAME") << "=" << batch
-                     << ",...";
-      return {};
-    }
-  }
-  if (source.training) {
-    // The imported forward program becomes a training step.
-    PassManager pm(context);
-    dist::DistAutodiffPassOptions autodiff;
-    autodiff.loss = source.loss;
-    autodiff.optimizer = source.optimizer;
-    autodiff.compute = source.dtype;
-    pm.addPass(dist::createDistAutodiffPass(autodiff));
-    if (failed(pm.run(*module)))
-      return {};
-  }
-  return module;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   Options opts;
@@ -305,27 +230,13 @@ int main(int argc, char **argv) {
   if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
     return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
   source.dtype = opts.dtype;
-  if (modelSpec.starts_with("mlp:")) {
-    source.kind = ModelSource::MLP;
-    source.entry = "mlp";
-    auto [l, d] = modelSpec.drop_front(4).split(',');
-    if (l.getAsInteger(10, source.layers) || d.getAsInteger(10, source.dim) ||
-        source.layers < 1 || source.dim < 1)
-      return fail("malformed model '" + modelSpec +
-                  "' (expected mlp:LAYERS,DIM with positive integers)");
+  if (std::string error = parseModelSpec(modelSpec, source); !error.empty())
+    return fail(error);
+  if (source.kind == ModelSource::MLP) {
     if (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences())
       return fail("--loss and --optimizer apply to ONNX models; mlp: "
                   "models train with their built-in MSE loss and SGD");
-  } else if (modelSpec.ends_with(".onnx")) {
-    source.kind = ModelSource::ONNX;
-    source.entry = "main";
-    source.path = modelSpec.str();
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(modelSpec, /*IsText=*/false);
-    if (!buffer)
-      return fail("cannot read '" + modelSpec +
-                  "': " + buffer.getError().message());
-    source.bytes = std::move(*buffer);
+  } else {
     source.training = opts.training;
     source.loss = opts.loss;
     source.optimizer = opts.optimizer;
@@ -344,9 +255,6 @@ int main(int argc, char **argv) {
       return fail("--dtype applies to mlp: models and to ONNX training "
                   "(mixed precision); ONNX inference keeps the element "
                   "types the model was exported with");
-  } else {
-    return fail("unknown model '" + modelSpec +
-                "' (expected FILE.onnx or mlp:LAYERS,DIM)");
   }
   for (const std::string &spec : opts.inputShapes) {
     if (source.kind != ModelSource::ONNX)
@@ -489,58 +397,7 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: " << diag.str() << "\n";
     return success();
   });
-  SmallVector<OwningOpRef<ModuleOp>> modules, templateModules;
-  SmallVector<SearchProgram> programs;
-  std::vector<SearchConfig> configs;
-  int64_t truncatedMappings = 0;
-  for (int64_t batch : batches) {
-    OwningOpRef<ModuleOp> module =
-        buildProgram(source, batch, opts.training, context.get());
-    if (!module)
-      return 1;
-    FailureOr<SearchProgram> program =
-        serializeProgram(*module, source.entry, batch);
-    if (failed(program))
-      return fail("cannot serialize the program");
-    programs.push_back(std::move(*program));
-    modules.push_back(std::move(module));
-    std::vector<SearchConfig> some =
-        enumerateConfigs(space, batch, &truncatedMappings);
-    configs.insert(configs.end(), some.begin(), some.end());
-  }
-  // Deep hierarchies: said once, so the table is read knowing it.
-  if (truncatedMappings > 0)
-    llvm::errs() << "note: the cluster's " << space.levels.size()
-                 << " levels give more than " << space.maxMappings
-                 << " device mappings for " << truncatedMappings
-                 << " D/T/P choice(s); those try only tp-inner and "
-                    "dp-inner\n";
-  if (configs.empty())
-    return fail("no configuration to search (check --max-dp, --max-tp and "
-                "--max-pp)");
-  // Fast estimation simulates smaller template programs.
-  if (opts.fast) {
-    for (const SearchConfig &config : configs) {
-      int64_t batch = getTemplateConfig(config, opts.training).batch;
-      if (llvm::any_of(programs, [&](const SearchProgram &p) {
-            return p.batch == batch;
-          }))
-        continue;
-      OwningOpRef<ModuleOp> module =
-          buildProgram(source, batch, opts.training, context.get());
-      if (!module)
-        return 1;
-      FailureOr<SearchProgram> program =
-          serializeProgram(*module, source.entry, batch);
-      if (failed(program))
-        return fail("cannot serialize the program");
-      programs.push_back(std::move(*program));
-      templateModules.push_back(std::move(module));
-    }
-  }
-  auto builtTime = Clock::now();
-
-  // Search, with a progress bar on a terminal.
+  // Progress bar on a terminal.
   bool showProgress =
       !opts.noProgress && llvm::sys::Process::StandardErrIsDisplayed();
   if (showProgress)
@@ -554,21 +411,23 @@ int main(int argc, char **argv) {
         llvm::errs() << "\r" << std::string(width + 40, ' ') << "\r";
       llvm::errs().flush();
     };
-  std::vector<ConfigResult> results =
-      runSearch(programs, configs, searchOptions);
-  std::vector<size_t> ranking = rankResults(results);
+  FailureOr<SearchRun> run =
+      searchModel(source, batches, space, searchOptions, context.get());
+  if (failed(run))
+    return 1;
   auto searchedTime = Clock::now();
-
-  // The model's work per step, for achieved flop/s, MFU and tokens/s.
-  std::map<int64_t, ModelWork> work;
-  for (auto [batch, module] : llvm::zip(batches, modules))
-    work[batch] = getModelWork(*module, source.entry);
-  for (ConfigResult &r : results) {
-    const ModelWork &w = work[r.config.batch];
-    r.modelFlops = w.flops;
-    r.peakFlopsPerDevice = cluster->device.getPeakFlops(w.dtype).value_or(0);
-    r.tokensPerSample = w.tokensPerSample;
-  }
+  // Deep hierarchies: said once, so the table is read knowing it.
+  if (run->truncatedMappings > 0)
+    llvm::errs() << "note: the cluster's " << space.levels.size()
+                 << " levels give more than " << space.maxMappings
+                 << " device mappings for " << run->truncatedMappings
+                 << " D/T/P choice(s); those try only tp-inner and "
+                    "dp-inner\n";
+  if (run->results.empty())
+    return fail("no configuration to search (check --max-dp, --max-tp and "
+                "--max-pp)");
+  std::vector<ConfigResult> &results = run->results;
+  std::vector<size_t> &ranking = run->ranking;
 
   // Reports.
   SearchSummary summary;
@@ -632,10 +491,9 @@ int main(int argc, char **argv) {
         "build {0:f3} s, search {1:f3} s with {2} jobs: {3} configurations, "
         "per configuration {4:f2} ms (transform {5:f2} ms, simulate {6:f2} "
         "ms), total {7:f3} s before reports\n",
-        seconds(startTime, builtTime), seconds(builtTime, searchedTime),
-        searchOptions.jobs, n, (transform + simulate) / n * 1e3,
-        transform / n * 1e3, simulate / n * 1e3,
-        seconds(startTime, searchedTime));
+        run->buildSeconds, run->searchSeconds, searchOptions.jobs, n,
+        (transform + simulate) / n * 1e3, transform / n * 1e3,
+        simulate / n * 1e3, seconds(startTime, searchedTime));
   }
   if (ranking.empty()) {
     size_t counts[4] = {0, 0, 0, 0};
@@ -666,7 +524,7 @@ int main(int argc, char **argv) {
     size_t which = llvm::find(batches, best.batch) - batches.begin();
     std::string error;
     OwningOpRef<ModuleOp> transformed = transformProgram(
-        *modules[which], source.entry, best, searchOptions, error);
+        *run->modules[which], source.entry, best, searchOptions, error);
     if (!transformed)
       return fail("cannot transform the best configuration: " + error);
     if (failed(verify(*transformed)))
@@ -694,9 +552,6 @@ int main(int argc, char **argv) {
   }
 
   // Tearing down large modules is slow and the process is about to exit.
-  for (OwningOpRef<ModuleOp> &module : modules)
-    (void)module.release();
-  for (OwningOpRef<ModuleOp> &module : templateModules)
-    (void)module.release();
+  run->releaseModules();
   return 0;
 }

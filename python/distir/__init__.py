@@ -1,0 +1,201 @@
+"""DistIR from Python: import models, transform them with pass pipelines,
+run them on the reference executor, simulate them on a cluster and search
+distribution strategies.
+
+Programs travel as MLIR text (`Module.text`, `str(module)`), so they pass to
+and from any other MLIR tooling. Every failure raises `distir.Error` with
+DistIR's diagnostics (location: error: message).
+
+    import distir
+    m = distir.build_mlp(layers=2, dim=8, batch=4)
+    dp = m.run("dist-dtp{dp=2}")
+    outputs = dp.execute({"x": x, "w0": w0, "w1": w1})
+    report = dp.simulate(cluster="dgx-a100")
+    results = distir.search("mlp:4,32", cluster="dgx-h100", batch=16)
+    print(results.best)
+"""
+
+import json
+import os
+
+import numpy as np
+
+from ._distir import Error
+from . import _distir
+
+__all__ = [
+    "Error", "Module", "SearchResults", "build_gpt2", "build_mlp",
+    "cluster", "import_onnx", "parse", "search", "synthesize",
+]
+
+# Element types of the executor's values, as numpy dtypes. bf16 has no numpy
+# type: its values come back as float32 (exactly representable).
+_DTYPES = {
+    "f64": np.float64, "f32": np.float32, "f16": np.float16,
+    "bf16": np.float32, "i64": np.int64, "i32": np.int32, "i16": np.int16,
+    "i8": np.int8, "i1": np.bool_, "index": np.int64,
+}
+_UNSIGNED = {"i64": np.uint64, "i32": np.uint32, "i16": np.uint16,
+             "i8": np.uint8}
+
+
+def _dtype(element_type, unsigned=False):
+    if unsigned and element_type in _UNSIGNED:
+        return _UNSIGNED[element_type]
+    try:
+        return _DTYPES[element_type]
+    except KeyError:
+        raise Error(f"error: no numpy type for element type {element_type}")
+
+
+class Module:
+    """A DistIR program (an MLIR module), held as text."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        first = next((line.strip() for line in self.text.splitlines()
+                      if "func.func" in line), "")
+        return f"<distir.Module {first[:80]}>"
+
+    def run(self, pipeline):
+        """Runs a pass pipeline ("dist-place,dist-dtp{dp=2 tp=2}" or
+        "builtin.module(...)"); returns the transformed module."""
+        return Module(_distir.run_pipeline(self.text, pipeline))
+
+    def signature(self, entry=""):
+        """The entry function's arguments and results: dicts with name,
+        element_type, shape, is_tensor, unsigned."""
+        return _distir.signature(self.text, entry)
+
+    def execute(self, inputs, entry=""):
+        """Runs `entry` on the reference executor. `inputs`: a dict from
+        argument name (dist.name, argN or N) to array, or a list in argument
+        order. Returns the results as numpy arrays, in order."""
+        sig = self.signature(entry)
+        args = sig["arguments"]
+        if isinstance(inputs, dict):
+            ordered = []
+            given = dict(inputs)
+            for i, arg in enumerate(args):
+                for key in (arg["name"], f"arg{i}", str(i), i):
+                    if key in given:
+                        ordered.append(given.pop(key))
+                        break
+                else:
+                    raise Error(f"error: missing input for argument #{i} "
+                                f"({arg['name']}) of @{sig['entry']}")
+            if given:
+                raise Error(f"error: @{sig['entry']} has no argument named "
+                            f"'{next(iter(given))}'")
+        else:
+            ordered = list(inputs)
+            if len(ordered) != len(args):
+                raise Error(f"error: @{sig['entry']} takes {len(args)} "
+                            f"arguments, got {len(ordered)}")
+        arrays = []
+        for arg, value in zip(args, ordered):
+            a = np.asarray(value)
+            kind = "f" if arg["element_type"].startswith(("f", "bf")) else "i"
+            if kind == "i" and a.dtype.kind == "f":
+                raise Error(f"error: input '{arg['name']}' is {a.dtype}, the "
+                            f"argument holds {arg['element_type']}")
+            if a.dtype.kind not in "biuf":
+                raise Error(f"error: input '{arg['name']}' is {a.dtype}, not "
+                            "a numeric array")
+            arrays.append(a.astype(np.float64))
+        outputs = _distir.execute(self.text, sig["entry"], arrays)
+        results = []
+        for (element_type, data), port in zip(outputs, sig["results"]):
+            dtype = _dtype(element_type, port["unsigned"])
+            if np.issubdtype(dtype, np.integer) and port["unsigned"]:
+                data = data.astype(np.int64)
+            value = data.astype(dtype)
+            results.append(value if port["is_tensor"] else value[()])
+        return results
+
+    def simulate(self, cluster="", entry="", cost_model="analytic",
+                 calibration="", algorithm="ring", overlap=False, batch=0,
+                 peak_buffers=0, trace=None):
+        """Simulates `entry` on `cluster` (a preset such as "dgx-h100:nodes=2"
+        or a JSON file; default: the module's dist.cluster). Returns the
+        report as a dict (distir-sim --format=json); with `trace`, writes
+        the Chrome trace to that path."""
+        report, chrome = _distir.simulate(
+            self.text, entry, cluster, cost_model, calibration, algorithm,
+            overlap, batch, peak_buffers, trace is not None)
+        if trace is not None:
+            _write(trace, chrome)
+        return json.loads(report)
+
+
+def _write(path, text):
+    directory = os.path.dirname(os.fspath(path))
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def parse(text):
+    """Parses and verifies MLIR text (placements included)."""
+    return Module(_distir.verify(text))
+
+
+def import_onnx(model, input_shapes=None, weights="arguments",
+                func_name="main", device=0):
+    """Imports an ONNX model: a path, bytes, or an onnx.ModelProto.
+    `input_shapes`: {input name: [d0, d1, ...]} for dynamic dimensions;
+    `weights`: "arguments" (function arguments) or "constants"."""
+    if weights not in ("arguments", "constants"):
+        raise Error(f"error: weights must be 'arguments' or 'constants', "
+                    f"not '{weights}'")
+    if hasattr(model, "SerializeToString"):
+        data, name = model.SerializeToString(), "<onnx model>"
+    elif isinstance(model, (bytes, bytearray)):
+        data, name = bytes(model), "<onnx bytes>"
+    else:
+        name = os.fspath(model)
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise Error(f"error: cannot read '{name}': {e.strerror}")
+    shapes = [(k, [int(d) for d in v]) for k, v in (input_shapes or {}).items()]
+    return Module(_distir.import_onnx(data, name, shapes,
+                                      weights == "constants", func_name,
+                                      device))
+
+
+def build_mlp(layers=4, dim=64, batch=16, training=False, dtype="f32",
+              device=0):
+    """The DistIR paper's MLP benchmark (distir-translate --build-mlp)."""
+    return Module(_distir.build_mlp(layers, dim, batch, training, dtype,
+                                    device))
+
+
+def build_gpt2(preset="gpt2-test", batch=1, seq=8, arch_only=False,
+               **overrides):
+    """GPT-2 exported from PyTorch (distir.models.gpt2) and imported with
+    input_ids of shape [batch, seq]. `overrides`: layers, width, heads,
+    vocab, n_ctx. Needs torch and onnx."""
+    import tempfile
+    from .models import gpt2
+    argv = ["--preset", preset, "--batch", str(batch), "--seq", str(seq)]
+    for key, value in overrides.items():
+        argv += ["--" + key.replace("_", "-"), str(value)]
+    if arch_only:
+        argv.append("--arch-only")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gpt2.onnx")
+        gpt2.main(argv + ["-o", path])
+        return import_onnx(path, {"input_ids": [batch, seq]})
+
+
+def cluster(spec):
+    """A cluster preset or JSON file, resolved, as a dict (cluster JSON)."""
+    return json.loads(_distir.cluster_json(spec))

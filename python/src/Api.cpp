@@ -1,0 +1,350 @@
+//===- Api.cpp - DistIR's operations on MLIR text, for the bindings -------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Api.h"
+
+#include "DistIR/Analysis/Calibration.h"
+#include "DistIR/Analysis/Executor.h"
+#include "DistIR/Analysis/ProgramInputs.h"
+#include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Cluster/Cluster.h"
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/InitAllDialects.h"
+#include "DistIR/InitAllPasses.h"
+#include "DistIR/Target/ONNX/MLPBuilder.h"
+#include "DistIR/Target/ONNX/ONNXImporter.h"
+#include "DistIR/Tools/ToolUtils.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::api;
+
+namespace {
+
+/// A context with every DistIR dialect, collecting error diagnostics.
+class Session {
+public:
+  Session() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    handler.emplace(&context, [this](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return success();
+      append(diag.getLocation(), "error", diag.str());
+      for (Diagnostic &note : diag.getNotes())
+        append(note.getLocation(), "note", note.str());
+      return success();
+    });
+  }
+
+  /// Throws ApiError with the collected diagnostics (or `fallback`).
+  [[noreturn]] void fail(const std::string &fallback) {
+    throw ApiError(errors.empty() ? "error: " + fallback : errors);
+  }
+
+  OwningOpRef<ModuleOp> parse(const std::string &text) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(text, ParserConfig(&context), "<input>");
+    if (!module)
+      fail("cannot parse the program");
+    PassManager pm(&context);
+    pm.addPass(dist::createDistVerifyPlacementPass());
+    if (failed(pm.run(*module)))
+      fail("the program's placements do not verify");
+    return module;
+  }
+
+  func::FuncOp entry(ModuleOp module, const std::string &name) {
+    func::FuncOp func = findEntry(module, name);
+    if (!func)
+      fail("no entry function");
+    return func;
+  }
+
+  MLIRContext context;
+
+private:
+  void append(Location loc, StringRef severity, const std::string &message) {
+    while (auto name = dyn_cast<NameLoc>(loc))
+      loc = name.getChildLoc();
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      if (!fused.getLocations().empty())
+        loc = fused.getLocations().front();
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+         << file.getColumn() << ": ";
+    os << severity << ": " << message;
+    if (!errors.empty())
+      errors += "\n";
+    errors += line;
+  }
+
+  std::string errors;
+  std::optional<ScopedDiagnosticHandler> handler;
+};
+
+std::string print(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+std::string print(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+Port port(Type type, std::string name, bool isUnsigned) {
+  Port p;
+  p.name = std::move(name);
+  p.elementType = print(getElementTypeOrSelf(type));
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    p.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  p.isTensor = isa<TensorType>(type);
+  p.isUnsigned = isUnsigned && isa<IntegerType>(getElementTypeOrSelf(type));
+  return p;
+}
+
+} // namespace
+
+std::string api::importONNX(const std::string &bytes,
+                            const std::string &fileName,
+                            const std::vector<std::pair<std::string, Shape>> &s,
+                            bool weightsAsConstants,
+                            const std::string &funcName, int64_t device) {
+  Session session;
+  ONNXImportOptions options;
+  for (const auto &[name, shape] : s)
+    options.inputShapes.push_back(
+        {name, SmallVector<int64_t>(shape.begin(), shape.end())});
+  options.weightsAsConstants = weightsAsConstants;
+  options.funcName = funcName;
+  options.device = device;
+  OwningOpRef<ModuleOp> module =
+      importONNXModel(bytes, fileName, options, &session.context);
+  if (!module)
+    session.fail("cannot import the ONNX model");
+  return print(*module);
+}
+
+std::string api::buildMLP(int64_t layers, int64_t dim, int64_t batch,
+                          bool training, const std::string &dtype,
+                          int64_t device) {
+  Session session;
+  MLPOptions options;
+  options.layers = layers;
+  options.dim = dim;
+  options.batch = batch;
+  options.training = training;
+  options.dtype = dtype;
+  options.device = device;
+  OwningOpRef<ModuleOp> module =
+      distir::buildMLP(options, UnknownLoc::get(&session.context));
+  if (!module)
+    session.fail("invalid MLP options");
+  return print(*module);
+}
+
+std::string api::verify(const std::string &text) {
+  Session session;
+  return print(*session.parse(text));
+}
+
+std::string api::runPipeline(const std::string &text,
+                             const std::string &pipeline) {
+  static bool registered = [] {
+    registerAllPasses();
+    return true;
+  }();
+  (void)registered;
+  Session session;
+  OwningOpRef<ModuleOp> module = session.parse(text);
+  // The passes run on the module itself: a "builtin.module(...)" wrapper
+  // is dropped (kept, it would nest a pass manager for inner modules).
+  StringRef p = StringRef(pipeline).trim();
+  if (p.consume_front("builtin.module(") && !p.consume_back(")"))
+    throw ApiError("error: invalid pass pipeline '" + pipeline +
+                   "': unbalanced parentheses");
+  PassManager pm(&session.context);
+  std::string parseErrors;
+  llvm::raw_string_ostream errs(parseErrors);
+  if (failed(parsePassPipeline(p, pm, errs))) {
+    SmallVector<StringRef> lines;
+    StringRef(parseErrors).split(lines, '\n', -1, /*KeepEmpty=*/false);
+    throw ApiError("error: invalid pass pipeline '" + pipeline +
+                   "': " + llvm::join(lines, "; "));
+  }
+  if (failed(pm.run(*module)))
+    session.fail("the pipeline failed");
+  return print(*module);
+}
+
+Signature api::signature(const std::string &text, const std::string &name) {
+  Session session;
+  OwningOpRef<ModuleOp> module = session.parse(text);
+  func::FuncOp func = session.entry(*module, name);
+  Signature sig;
+  sig.entry = func.getSymName().str();
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto argName = func.getArgAttrOfType<StringAttr>(i, "dist.name");
+    sig.arguments.push_back(
+        port(func.getArgumentTypes()[i],
+             argName ? argName.str() : "arg" + std::to_string(i), false));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto resultName = func.getResultAttrOfType<StringAttr>(i, "dist.name");
+    sig.results.push_back(
+        port(func.getResultTypes()[i],
+             resultName ? resultName.str() : "output_" + std::to_string(i),
+             func.getResultAttr(i, "dist.unsigned") != nullptr));
+  }
+  return sig;
+}
+
+std::vector<Array> api::execute(const std::string &text,
+                                const std::string &name,
+                                const std::vector<Array> &inputs) {
+  Session session;
+  OwningOpRef<ModuleOp> module = session.parse(text);
+  func::FuncOp func = session.entry(*module, name);
+  if (inputs.size() != func.getNumArguments())
+    throw ApiError("error: @" + func.getSymName().str() + " takes " +
+                   std::to_string(func.getNumArguments()) + " arguments, got " +
+                   std::to_string(inputs.size()));
+  SmallVector<RuntimeValue> values;
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    Type type = func.getArgumentTypes()[i];
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    Shape expected;
+    if (tensor)
+      expected.assign(tensor.getShape().begin(), tensor.getShape().end());
+    std::string argName = getArgumentNames(func, i).back();
+    if (in.shape != expected)
+      throw ApiError("error: input '" + argName + "' has shape " +
+                     llvm::formatv("[{0:$[,]}]", llvm::make_range(
+                                                    in.shape.begin(),
+                                                    in.shape.end()))
+                         .str() +
+                     ", argument #" + std::to_string(i) + " expects " +
+                     print(type));
+    RuntimeValue value =
+        tensor ? RuntimeValue::tensor(tensor.getElementType(), expected)
+               : RuntimeValue::scalar(type, 0);
+    value.isTensor = static_cast<bool>(tensor);
+    Type element = getElementTypeOrSelf(type);
+    for (auto [dst, src] : llvm::zip(*value.data, in.data))
+      dst = roundToType(element, src);
+    values.push_back(std::move(value));
+  }
+  SmallVector<std::optional<IndexBound>> bounds = getArgumentIndexBounds(func);
+  for (unsigned i = 0; i < values.size(); ++i)
+    if (bounds[i])
+      if (std::optional<std::string> bad = checkIndexBound(values[i], *bounds[i]))
+        throw ApiError("error: input '" + getArgumentNames(func, i).back() +
+                       "': " + *bad);
+  FailureOr<SmallVector<RuntimeValue>> results = distir::execute(func, values);
+  if (failed(results))
+    session.fail("execution failed");
+  std::vector<Array> out;
+  for (RuntimeValue &r : *results) {
+    Array a;
+    a.elementType = print(r.elementType);
+    a.shape.assign(r.shape.begin(), r.shape.end());
+    a.data = *r.data;
+    a.isTensor = r.isTensor;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::pair<std::string, std::string>
+api::simulate(const std::string &text, const std::string &name,
+              const SimulateOptions &o) {
+  Session session;
+  SimulatorOptions options;
+  std::optional<CostModelKind> model = symbolizeCostModelKind(o.costModel);
+  if (!model)
+    throw ApiError("error: unknown cost model '" + o.costModel +
+                   "' (expected analytic, distir-compat or calibrated)");
+  options.costModel = *model;
+  if ((*model == CostModelKind::Calibrated) == o.calibrationFile.empty())
+    throw ApiError("error: the calibrated cost model and a calibration file "
+                   "go together");
+  std::optional<CollectiveAlgorithm> algo =
+      symbolizeCollectiveAlgorithm(o.algorithm);
+  if (!algo)
+    throw ApiError("error: unknown collective algorithm '" + o.algorithm +
+                   "' (expected ring or tree)");
+  options.algorithm = *algo;
+  options.overlap = o.overlap;
+  if (o.batch < 0 || o.peakBuffers < 0)
+    throw ApiError("error: batch and peak_buffers must not be negative");
+  if (o.batch > 0)
+    options.batchSize = o.batch;
+  options.peakBuffers = o.peakBuffers;
+  std::string errors;
+  auto collect = [&](const Twine &msg) {
+    if (errors.empty())
+      errors = "error: " + msg.str();
+  };
+  if (!o.calibrationFile.empty()) {
+    FailureOr<Calibration> calibration =
+        readCalibrationFile(o.calibrationFile, collect);
+    if (failed(calibration))
+      throw ApiError(errors);
+    options.calibration =
+        std::make_shared<const Calibration>(std::move(*calibration));
+  }
+  OwningOpRef<ModuleOp> module = session.parse(text);
+  Cluster cluster;
+  if (!o.cluster.empty()) {
+    FailureOr<Cluster> resolved = resolveCluster(o.cluster, collect);
+    if (failed(resolved) || !errors.empty())
+      throw ApiError(errors.empty() ? "error: invalid cluster" : errors);
+    cluster = std::move(*resolved);
+  } else if (dist::ClusterAttr attr = dist::getModuleCluster(*module)) {
+    cluster = dist::clusterFromAttr(attr);
+  } else {
+    throw ApiError("error: no cluster: pass cluster= or attach one with "
+                   "dist-attach-cluster");
+  }
+  func::FuncOp func = session.entry(*module, name);
+  FailureOr<SimulationResult> result = distir::simulate(func, cluster, options);
+  if (failed(result))
+    session.fail("simulation failed");
+  std::string trace;
+  if (o.trace)
+    trace = llvm::formatv("{0}", result->toChromeTrace()).str();
+  return {llvm::formatv("{0}", result->toJSON()).str(), trace};
+}
+
+std::string api::clusterJSON(const std::string &spec) {
+  std::string errors;
+  FailureOr<Cluster> cluster = resolveCluster(spec, [&](const Twine &msg) {
+    if (errors.empty())
+      errors = "error: " + msg.str();
+  });
+  if (failed(cluster) || !errors.empty())
+    throw ApiError(errors.empty() ? "error: invalid cluster" : errors);
+  return llvm::formatv("{0:2}", clusterToJSON(*cluster)).str();
+}

@@ -1,0 +1,105 @@
+//===- Api.h - DistIR's operations on MLIR text, for the bindings -*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the Python package calls: every operation takes and returns MLIR
+// text, JSON text or plain arrays, so that the bindings hold no MLIR object
+// across calls and interoperate with any other MLIR tooling. Each call runs
+// in its own MLIRContext; a failure throws ApiError with the diagnostics
+// (location: error: message, one per line).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_PYTHON_API_H
+#define DISTIR_PYTHON_API_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace distir::api {
+
+/// A failed operation; what() holds the diagnostics.
+struct ApiError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using Shape = std::vector<int64_t>;
+
+/// Imports a serialized ONNX model (see distir-translate --import-onnx).
+std::string importONNX(const std::string &bytes, const std::string &fileName,
+                       const std::vector<std::pair<std::string, Shape>> &shapes,
+                       bool weightsAsConstants, const std::string &funcName,
+                       int64_t device);
+
+/// Builds the MLP benchmark program (distir-translate --build-mlp).
+std::string buildMLP(int64_t layers, int64_t dim, int64_t batch,
+                     bool training, const std::string &dtype, int64_t device);
+
+/// Parses `text`, verifies it and its placements; returns it printed.
+std::string verify(const std::string &text);
+
+/// Runs the textual pass pipeline `pipeline` (as distir-opt's
+/// --pass-pipeline, e.g. "builtin.module(dist-dtp{dp=2})" or a bare
+/// "dist-place,dist-dtp{dp=2}") on `text`.
+std::string runPipeline(const std::string &text, const std::string &pipeline);
+
+/// One argument or result of a function.
+struct Port {
+  std::string name;
+  /// Element type as MLIR prints it (f32, i64, i1, bf16, ...).
+  std::string elementType;
+  Shape shape;
+  bool isTensor = true;
+  /// Integers holding unsigned values (the importer's dist.unsigned).
+  bool isUnsigned = false;
+};
+
+struct Signature {
+  std::string entry;
+  std::vector<Port> arguments, results;
+};
+
+/// The entry function's signature (`entry` empty: the only public one).
+Signature signature(const std::string &text, const std::string &entry);
+
+/// A value as the reference executor holds it: row-major doubles.
+struct Array {
+  std::string elementType;
+  Shape shape;
+  std::vector<double> data;
+  bool isTensor = true;
+};
+
+/// Runs `entry` on the reference executor. `inputs` are in argument order,
+/// already of the arguments' shapes (checked) and element types.
+std::vector<Array> execute(const std::string &text, const std::string &entry,
+                           const std::vector<Array> &inputs);
+
+struct SimulateOptions {
+  std::string cluster; // empty: the module's dist.cluster
+  std::string costModel = "analytic";
+  std::string calibrationFile;
+  std::string algorithm = "ring";
+  bool overlap = false;
+  int64_t batch = 0;
+  int64_t peakBuffers = 0;
+  bool trace = false;
+};
+
+/// Simulates `entry`: the report as JSON (distir-sim --format=json) and,
+/// with `trace`, the Chrome trace as JSON.
+std::pair<std::string, std::string> simulate(const std::string &text,
+                                             const std::string &entry,
+                                             const SimulateOptions &options);
+
+/// A cluster preset or JSON file, resolved and written as cluster JSON.
+std::string clusterJSON(const std::string &spec);
+
+} // namespace distir::api
+
+#endif // DISTIR_PYTHON_API_H

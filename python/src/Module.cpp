@@ -1,0 +1,151 @@
+//===- Module.cpp - The distir._distir extension module -------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Binds Api.h to Python: strings, dicts and numpy arrays (as float64, the
+// executor's representation; distir/__init__.py converts to and from the
+// arguments' dtypes). ApiError becomes distir.Error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Api.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace distir::api;
+
+namespace {
+
+py::dict toDict(const Port &p) {
+  py::dict d;
+  d["name"] = p.name;
+  d["element_type"] = p.elementType;
+  d["shape"] = p.shape;
+  d["is_tensor"] = p.isTensor;
+  d["unsigned"] = p.isUnsigned;
+  return d;
+}
+
+/// The calls below release the GIL: they touch no Python object.
+template <typename F>
+auto withoutGIL(F &&f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
+} // namespace
+
+PYBIND11_MODULE(_distir, m) {
+  m.doc() = "DistIR native bindings (use the distir package)";
+  py::register_exception<ApiError>(m, "Error", PyExc_RuntimeError);
+
+  m.def(
+      "import_onnx",
+      [](py::bytes bytes, const std::string &fileName,
+         const std::vector<std::pair<std::string, Shape>> &shapes,
+         bool weightsAsConstants, const std::string &funcName,
+         int64_t device) {
+        std::string data = bytes;
+        return withoutGIL([&] {
+          return importONNX(data, fileName, shapes, weightsAsConstants,
+                            funcName, device);
+        });
+      },
+      py::arg("data"), py::arg("file_name"), py::arg("input_shapes"),
+      py::arg("weights_as_constants"), py::arg("func_name"),
+      py::arg("device"));
+  m.def(
+      "build_mlp",
+      [](int64_t layers, int64_t dim, int64_t batch, bool training,
+         const std::string &dtype, int64_t device) {
+        return withoutGIL([&] {
+          return buildMLP(layers, dim, batch, training, dtype, device);
+        });
+      },
+      py::arg("layers"), py::arg("dim"), py::arg("batch"),
+      py::arg("training"), py::arg("dtype"), py::arg("device"));
+  m.def(
+      "verify",
+      [](const std::string &text) {
+        return withoutGIL([&] { return verify(text); });
+      },
+      py::arg("text"));
+  m.def(
+      "run_pipeline",
+      [](const std::string &text, const std::string &pipeline) {
+        return withoutGIL([&] { return runPipeline(text, pipeline); });
+      },
+      py::arg("text"), py::arg("pipeline"));
+  m.def(
+      "signature",
+      [](const std::string &text, const std::string &entry) {
+        Signature sig = withoutGIL([&] { return signature(text, entry); });
+        py::dict d;
+        d["entry"] = sig.entry;
+        py::list args, results;
+        for (const Port &p : sig.arguments)
+          args.append(toDict(p));
+        for (const Port &p : sig.results)
+          results.append(toDict(p));
+        d["arguments"] = args;
+        d["results"] = results;
+        return d;
+      },
+      py::arg("text"), py::arg("entry"));
+  m.def(
+      "execute",
+      [](const std::string &text, const std::string &entry,
+         const std::vector<py::array_t<double, py::array::c_style |
+                                                   py::array::forcecast>>
+             &inputs) {
+        std::vector<Array> arrays;
+        for (const auto &in : inputs) {
+          Array a;
+          a.shape.assign(in.shape(), in.shape() + in.ndim());
+          a.data.assign(in.data(), in.data() + in.size());
+          arrays.push_back(std::move(a));
+        }
+        std::vector<Array> out =
+            withoutGIL([&] { return execute(text, entry, arrays); });
+        py::list results;
+        for (Array &a : out) {
+          py::array_t<double> data(a.shape);
+          std::copy(a.data.begin(), a.data.end(), data.mutable_data());
+          results.append(py::make_tuple(a.elementType, data));
+        }
+        return results;
+      },
+      py::arg("text"), py::arg("entry"), py::arg("inputs"));
+  m.def(
+      "simulate",
+      [](const std::string &text, const std::string &entry,
+         const std::string &cluster, const std::string &costModel,
+         const std::string &calibration, const std::string &algorithm,
+         bool overlap, int64_t batch, int64_t peakBuffers, bool trace) {
+        SimulateOptions o;
+        o.cluster = cluster;
+        o.costModel = costModel;
+        o.calibrationFile = calibration;
+        o.algorithm = algorithm;
+        o.overlap = overlap;
+        o.batch = batch;
+        o.peakBuffers = peakBuffers;
+        o.trace = trace;
+        return withoutGIL([&] { return simulate(text, entry, o); });
+      },
+      py::arg("text"), py::arg("entry"), py::arg("cluster"),
+      py::arg("cost_model"), py::arg("calibration"), py::arg("algorithm"),
+      py::arg("overlap"), py::arg("batch"), py::arg("peak_buffers"),
+      py::arg("trace"));
+  m.def(
+      "cluster_json",
+      [](const std::string &spec) {
+        return withoutGIL([&] { return clusterJSON(spec); });
+      },
+      py::arg("spec"));
+}
