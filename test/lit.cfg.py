@@ -51,6 +51,9 @@ if config.sanitize:
 if config.enable_rsvg:
     # distir-search was linked with librsvg (PNG plots).
     config.available_features.add("rsvg")
+if config.python_package:
+    # The distir Python package was built (pybind11 found, no sanitizer).
+    config.available_features.add("python-package")
 if config.enable_nccl:
     # The NCCL runtime shim was built (CUDA, NCCL and MPI found).
     config.available_features.add("nccl")

@@ -41,8 +41,7 @@ std::string search::parseModelSpec(StringRef spec, ModelSource &source) {
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
         llvm::MemoryBuffer::getFile(spec, /*IsText=*/false);
     if (!buffer)
-      return "cannot read '" + spec.str() +
-             "': " + buffer.getError().message();
+      return "cannot read '" + spec.str() + "': " + buffer.getError().message();
     source.bytes = std::move(*buffer);
     return "";
   }

@@ -196,6 +196,86 @@ def build_gpt2(preset="gpt2-test", batch=1, seq=8, arch_only=False,
         return import_onnx(path, {"input_ids": [batch, seq]})
 
 
+class SearchResults(list):
+    """The configurations of a search, one dict per configuration in
+    enumeration order (the keys of distir-search --json: dp, tp, pp,
+    microbatches, schedule, mapping, zero, recompute, status, rank,
+    latency_s, throughput, peak_memory_bytes, mfu, ...). `best` is the
+    rank-1 record (None when nothing fits), `ranked` the ok ones in rank
+    order, `summary` the search's header (model, cluster, counts)."""
+
+    def __init__(self, report, best_program):
+        super().__init__(report.get("configurations", []))
+        self.summary = {k: v for k, v in report.items()
+                        if k != "configurations"}
+        self._best_program = best_program
+
+    @property
+    def ranked(self):
+        return sorted((r for r in self if r.get("rank", 0) > 0),
+                      key=lambda r: r["rank"])
+
+    @property
+    def best(self):
+        ranked = self.ranked
+        return ranked[0] if ranked else None
+
+    @property
+    def best_program(self):
+        """The best configuration's distributed program (a Module), when
+        the search ran with emit_best=True."""
+        if not self._best_program:
+            return None
+        return Module(self._best_program)
+
+    def to_dataframe(self):
+        """The records as a pandas DataFrame (needs pandas)."""
+        try:
+            import pandas
+        except ImportError:
+            raise Error("error: to_dataframe needs pandas (Debian: "
+                        "python3-pandas)")
+        return pandas.DataFrame(list(self))
+
+
+def search(model, cluster, batch, training=False, input_shapes=None,
+           dtype=None, loss="mse", optimizer="sgd", devices=0,
+           allow_fewer=False, max_microbatches=1, max_dp=0, max_tp=0,
+           max_pp=0, zero=0, recompute=False, cost_model="analytic",
+           algorithm="ring", overlap=False, fast=False, jobs=0,
+           emit_best=False):
+    """Searches data/tensor/pipeline-parallel configurations of `model`
+    ("mlp:LAYERS,DIM", an ONNX path, bytes or onnx.ModelProto) on
+    `cluster`, as distir-search.
+    `batch`: samples per step, or a list of batch sizes to sweep. Returns
+    SearchResults."""
+    batches = [int(b) for b in batch] if isinstance(batch, (list, tuple)) \
+        else [int(batch)]
+    shapes = [(k, [int(d) for d in v]) for k, v in (input_shapes or {}).items()]
+
+    def run(spec):
+        report, best = _distir.search(
+            spec, shapes, batches, training, dtype or "f32",
+            dtype is not None, loss, optimizer, cluster, devices,
+            allow_fewer, max_microbatches, max_dp, max_tp, max_pp, zero,
+            recompute, cost_model, algorithm, overlap, fast, jobs,
+            emit_best)
+        return SearchResults(json.loads(report), best)
+
+    if hasattr(model, "SerializeToString") or \
+            isinstance(model, (bytes, bytearray)):
+        # An in-memory ONNX model: the search reads it from a file.
+        import tempfile
+        data = model.SerializeToString() \
+            if hasattr(model, "SerializeToString") else bytes(model)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "model.onnx")
+            with open(path, "wb") as f:
+                f.write(data)
+            return run(path)
+    return run(os.fspath(model))
+
+
 def cluster(spec):
     """A cluster preset or JSON file, resolved, as a dict (cluster JSON)."""
     return json.loads(_distir.cluster_json(spec))

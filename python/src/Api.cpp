@@ -15,6 +15,7 @@
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/InitAllDialects.h"
 #include "DistIR/InitAllPasses.h"
+#include "DistIR/Search/Driver.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Target/ONNX/ONNXImporter.h"
 #include "DistIR/Tools/ToolUtils.h"
@@ -42,6 +43,8 @@ public:
     registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
+    // Errors name their op by location; no dump of the op.
+    context.printOpOnDiagnostic(false);
     handler.emplace(&context, [this](Diagnostic &diag) {
       if (diag.getSeverity() != DiagnosticSeverity::Error)
         return success();
@@ -57,11 +60,14 @@ public:
     throw ApiError(errors.empty() ? "error: " + fallback : errors);
   }
 
-  OwningOpRef<ModuleOp> parse(const std::string &text) {
+  /// Parses and verifies `text`; with `placed`, also its placements.
+  OwningOpRef<ModuleOp> parse(const std::string &text, bool placed = true) {
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(text, ParserConfig(&context), "<input>");
     if (!module)
       fail("cannot parse the program");
+    if (!placed)
+      return module;
     PassManager pm(&context);
     pm.addPass(dist::createDistVerifyPlacementPass());
     if (failed(pm.run(*module)))
@@ -178,7 +184,8 @@ std::string api::runPipeline(const std::string &text,
   }();
   (void)registered;
   Session session;
-  OwningOpRef<ModuleOp> module = session.parse(text);
+  // Unplaced programs are welcome: the pipeline may start with dist-place.
+  OwningOpRef<ModuleOp> module = session.parse(text, /*placed=*/false);
   // The passes run on the module itself: a "builtin.module(...)" wrapper
   // is dropped (kept, it would nest a pass manager for inner modules).
   StringRef p = StringRef(pipeline).trim();
@@ -240,13 +247,12 @@ std::vector<Array> api::execute(const std::string &text,
       expected.assign(tensor.getShape().begin(), tensor.getShape().end());
     std::string argName = getArgumentNames(func, i).back();
     if (in.shape != expected)
-      throw ApiError("error: input '" + argName + "' has shape " +
-                     llvm::formatv("[{0:$[,]}]", llvm::make_range(
-                                                    in.shape.begin(),
-                                                    in.shape.end()))
-                         .str() +
-                     ", argument #" + std::to_string(i) + " expects " +
-                     print(type));
+      throw ApiError(
+          "error: input '" + argName + "' has shape " +
+          llvm::formatv("[{0:$[,]}]",
+                        llvm::make_range(in.shape.begin(), in.shape.end()))
+              .str() +
+          ", argument #" + std::to_string(i) + " expects " + print(type));
     RuntimeValue value =
         tensor ? RuntimeValue::tensor(tensor.getElementType(), expected)
                : RuntimeValue::scalar(type, 0);
@@ -259,7 +265,8 @@ std::vector<Array> api::execute(const std::string &text,
   SmallVector<std::optional<IndexBound>> bounds = getArgumentIndexBounds(func);
   for (unsigned i = 0; i < values.size(); ++i)
     if (bounds[i])
-      if (std::optional<std::string> bad = checkIndexBound(values[i], *bounds[i]))
+      if (std::optional<std::string> bad =
+              checkIndexBound(values[i], *bounds[i]))
         throw ApiError("error: input '" + getArgumentNames(func, i).back() +
                        "': " + *bad);
   FailureOr<SmallVector<RuntimeValue>> results = distir::execute(func, values);
@@ -277,9 +284,9 @@ std::vector<Array> api::execute(const std::string &text,
   return out;
 }
 
-std::pair<std::string, std::string>
-api::simulate(const std::string &text, const std::string &name,
-              const SimulateOptions &o) {
+std::pair<std::string, std::string> api::simulate(const std::string &text,
+                                                  const std::string &name,
+                                                  const SimulateOptions &o) {
   Session session;
   SimulatorOptions options;
   std::optional<CostModelKind> model = symbolizeCostModelKind(o.costModel);
@@ -347,4 +354,144 @@ std::string api::clusterJSON(const std::string &spec) {
   if (failed(cluster) || !errors.empty())
     throw ApiError(errors.empty() ? "error: invalid cluster" : errors);
   return llvm::formatv("{0:2}", clusterToJSON(*cluster)).str();
+}
+
+std::pair<std::string, std::string> api::search(const SearchRequest &r) {
+  using namespace distir::search;
+  auto fail = [](const std::string &msg) -> ApiError {
+    return ApiError("error: " + msg);
+  };
+  ModelSource source;
+  if (std::string error = parseModelSpec(r.model, source); !error.empty())
+    throw fail(error);
+  if (!llvm::is_contained({"f32", "f16", "bf16"}, r.dtype))
+    throw fail("dtype must be f32, f16 or bf16, not '" + r.dtype + "'");
+  source.dtype = r.dtype;
+  if (source.kind == ModelSource::ONNX) {
+    source.training = r.training;
+    source.loss = r.loss;
+    source.optimizer = r.optimizer;
+    if (!llvm::is_contained({"mse", "cross-entropy"}, r.loss))
+      throw fail("loss must be mse or cross-entropy, not '" + r.loss + "'");
+    if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"}, r.optimizer))
+      throw fail("optimizer must be sgd, momentum, adam or adamw, not '" +
+                 r.optimizer + "'");
+    if (r.dtypeGiven && !r.training)
+      throw fail("dtype applies to mlp: models and to ONNX training");
+    for (const auto &[name, shape] : r.inputShapes)
+      source.inputShapes.push_back(
+          {name, SmallVector<int64_t>(shape.begin(), shape.end())});
+  } else if (!r.inputShapes.empty()) {
+    throw fail("input_shapes apply to ONNX models only");
+  }
+  if (r.batches.empty())
+    throw fail("no batch size");
+  for (int64_t b : r.batches)
+    if (b < 1)
+      throw fail("batch sizes must be positive, got " + std::to_string(b));
+  std::vector<int64_t> batches = r.batches;
+  llvm::sort(batches);
+  batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+
+  std::string clusterError;
+  FailureOr<Cluster> cluster = resolveCluster(r.cluster, [&](const Twine &m) {
+    if (clusterError.empty())
+      clusterError = m.str();
+  });
+  if (failed(cluster) || !clusterError.empty())
+    throw fail(clusterError.empty() ? "invalid cluster '" + r.cluster + "'"
+                                    : clusterError);
+  if (source.kind == ModelSource::MLP &&
+      !cluster->device.getPeakFlops(source.dtype))
+    throw fail("cluster '" + cluster->name + "' has no peak flop/s for " +
+               source.dtype);
+  int64_t available = cluster->getNumDevices();
+  int64_t devices = r.devices ? r.devices : available;
+  if (devices < 1 || !llvm::isPowerOf2_64(devices))
+    throw fail("devices " + std::to_string(devices) + " is not a power of two");
+  if (devices > available)
+    throw fail("devices " + std::to_string(devices) + " exceeds the " +
+               std::to_string(available) + " devices of cluster " +
+               cluster->name);
+  if (r.maxMicrobatches < 1 || !llvm::isPowerOf2_64(r.maxMicrobatches))
+    throw fail("max_microbatches " + std::to_string(r.maxMicrobatches) +
+               " is not a power of two");
+  if (r.maxDP < 0 || r.maxTP < 0 || r.maxPP < 0)
+    throw fail("max_dp, max_tp and max_pp must be >= 0");
+  if (r.maxZero < 0 || r.maxZero > 3)
+    throw fail("zero must be a ZeRO stage from 0 to 3");
+  if ((r.maxZero > 0 || r.recompute) && !r.training)
+    throw fail("zero and recompute apply to training steps (training=True)");
+
+  SearchOptions options;
+  std::optional<CostModelKind> model = symbolizeCostModelKind(r.costModel);
+  if (!model || *model == CostModelKind::Calibrated)
+    throw fail("unknown cost model '" + r.costModel +
+               "' (expected analytic or distir-compat)");
+  options.simulator.costModel = *model;
+  std::optional<CollectiveAlgorithm> algo =
+      symbolizeCollectiveAlgorithm(r.algorithm);
+  if (!algo)
+    throw fail("unknown collective algorithm '" + r.algorithm +
+               "' (expected ring or tree)");
+  options.simulator.algorithm = *algo;
+  options.simulator.overlap = r.overlap;
+  if (r.fast && r.overlap)
+    throw fail("fast replays tasks on one stream per device; it cannot be "
+               "combined with overlap");
+  options.fast = r.fast;
+  options.training = r.training;
+  options.cluster = *cluster;
+  options.jobs =
+      r.jobs ? r.jobs : llvm::hardware_concurrency().compute_thread_count();
+
+  SearchSpace space;
+  space.devices = devices;
+  space.allowFewerDevices = r.allowFewer;
+  space.maxMicrobatches = r.maxMicrobatches;
+  space.maxDP = r.maxDP;
+  space.maxTP = r.maxTP;
+  space.maxPP = r.maxPP;
+  space.training = r.training;
+  space.maxZero = r.maxZero;
+  space.tryRecompute = r.recompute;
+  for (const LevelSpec &level : cluster->levels)
+    space.levels.push_back(level.size);
+
+  std::unique_ptr<MLIRContext> context = createSearchContext();
+  std::string errors;
+  ScopedDiagnosticHandler collect(context.get(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && errors.empty())
+      errors = "error: " + diag.str();
+    return success();
+  });
+  FailureOr<SearchRun> run =
+      searchModel(source, batches, space, options, context.get());
+  if (failed(run))
+    throw ApiError(errors.empty() ? "error: the search failed" : errors);
+  if (run->results.empty())
+    throw fail("no configuration to search (check max_dp, max_tp and "
+               "max_pp)");
+  SearchSummary summary;
+  summary.model = r.model;
+  summary.cluster = r.cluster;
+  summary.devices = devices;
+  summary.capacityBytes = cluster->device.memoryCapacity;
+  summary.training = r.training;
+  summary.costModel = r.costModel;
+  summary.batchSweep = batches.size() > 1;
+  std::string report =
+      llvm::formatv("{0}", toJSON(summary, run->results, run->ranking)).str();
+  std::string best;
+  if (r.emitBest && !run->ranking.empty()) {
+    const SearchConfig &config = run->results[run->ranking.front()].config;
+    size_t which = llvm::find(batches, config.batch) - batches.begin();
+    std::string error;
+    OwningOpRef<ModuleOp> transformed = transformProgram(
+        *run->modules[which], source.entry, config, options, error);
+    if (!transformed)
+      throw fail("cannot transform the best configuration: " + error);
+    best = print(*transformed);
+  }
+  return {report, best};
 }

@@ -1,4 +1,5 @@
-//===- Api.h - DistIR's operations on MLIR text, for the bindings -*- C++ -*-===//
+//===- Api.h - DistIR's operations on MLIR text, for the bindings -*- C++
+//-*-===//
 //
 // Part of the DistIR project.
 //
@@ -37,15 +38,15 @@ std::string importONNX(const std::string &bytes, const std::string &fileName,
                        int64_t device);
 
 /// Builds the MLP benchmark program (distir-translate --build-mlp).
-std::string buildMLP(int64_t layers, int64_t dim, int64_t batch,
-                     bool training, const std::string &dtype, int64_t device);
+std::string buildMLP(int64_t layers, int64_t dim, int64_t batch, bool training,
+                     const std::string &dtype, int64_t device);
 
 /// Parses `text`, verifies it and its placements; returns it printed.
 std::string verify(const std::string &text);
 
 /// Runs the textual pass pipeline `pipeline` (as distir-opt's
 /// --pass-pipeline, e.g. "builtin.module(dist-dtp{dp=2})" or a bare
-/// "dist-place,dist-dtp{dp=2}") on `text`.
+/// "dist-place,dist-dtp{dp=2}") on `text`, which may be unplaced.
 std::string runPipeline(const std::string &text, const std::string &pipeline);
 
 /// One argument or result of a function.
@@ -96,6 +97,30 @@ struct SimulateOptions {
 std::pair<std::string, std::string> simulate(const std::string &text,
                                              const std::string &entry,
                                              const SimulateOptions &options);
+
+struct SearchRequest {
+  /// `mlp:LAYERS,DIM` or the path of an ONNX model.
+  std::string model;
+  std::vector<std::pair<std::string, Shape>> inputShapes;
+  std::vector<int64_t> batches;
+  bool training = false;
+  std::string dtype = "f32", loss = "mse", optimizer = "sgd";
+  bool dtypeGiven = false;
+  std::string cluster;
+  int64_t devices = 0; // 0: every device of the cluster
+  bool allowFewer = false;
+  int64_t maxMicrobatches = 1, maxDP = 0, maxTP = 0, maxPP = 0, maxZero = 0;
+  bool recompute = false;
+  std::string costModel = "analytic", algorithm = "ring";
+  bool overlap = false, fast = false;
+  unsigned jobs = 0; // 0: one per hardware thread
+  /// Also return the best configuration's program.
+  bool emitBest = false;
+};
+
+/// Runs a search (as distir-search): the report as JSON (distir-search
+/// --json) and, with `emitBest`, the best program (empty when none fits).
+std::pair<std::string, std::string> search(const SearchRequest &request);
 
 /// A cluster preset or JSON file, resolved and written as cluster JSON.
 std::string clusterJSON(const std::string &spec);

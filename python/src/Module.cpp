@@ -32,8 +32,7 @@ py::dict toDict(const Port &p) {
 }
 
 /// The calls below release the GIL: they touch no Python object.
-template <typename F>
-auto withoutGIL(F &&f) {
+template <typename F> auto withoutGIL(F &&f) {
   py::gil_scoped_release release;
   return f();
 }
@@ -48,8 +47,7 @@ PYBIND11_MODULE(_distir, m) {
       "import_onnx",
       [](py::bytes bytes, const std::string &fileName,
          const std::vector<std::pair<std::string, Shape>> &shapes,
-         bool weightsAsConstants, const std::string &funcName,
-         int64_t device) {
+         bool weightsAsConstants, const std::string &funcName, int64_t device) {
         std::string data = bytes;
         return withoutGIL([&] {
           return importONNX(data, fileName, shapes, weightsAsConstants,
@@ -57,8 +55,7 @@ PYBIND11_MODULE(_distir, m) {
         });
       },
       py::arg("data"), py::arg("file_name"), py::arg("input_shapes"),
-      py::arg("weights_as_constants"), py::arg("func_name"),
-      py::arg("device"));
+      py::arg("weights_as_constants"), py::arg("func_name"), py::arg("device"));
   m.def(
       "build_mlp",
       [](int64_t layers, int64_t dim, int64_t batch, bool training,
@@ -67,8 +64,8 @@ PYBIND11_MODULE(_distir, m) {
           return buildMLP(layers, dim, batch, training, dtype, device);
         });
       },
-      py::arg("layers"), py::arg("dim"), py::arg("batch"),
-      py::arg("training"), py::arg("dtype"), py::arg("device"));
+      py::arg("layers"), py::arg("dim"), py::arg("batch"), py::arg("training"),
+      py::arg("dtype"), py::arg("device"));
   m.def(
       "verify",
       [](const std::string &text) {
@@ -100,9 +97,8 @@ PYBIND11_MODULE(_distir, m) {
   m.def(
       "execute",
       [](const std::string &text, const std::string &entry,
-         const std::vector<py::array_t<double, py::array::c_style |
-                                                   py::array::forcecast>>
-             &inputs) {
+         const std::vector<py::array_t<
+             double, py::array::c_style | py::array::forcecast>> &inputs) {
         std::vector<Array> arrays;
         for (const auto &in : inputs) {
           Array a;
@@ -142,6 +138,52 @@ PYBIND11_MODULE(_distir, m) {
       py::arg("cost_model"), py::arg("calibration"), py::arg("algorithm"),
       py::arg("overlap"), py::arg("batch"), py::arg("peak_buffers"),
       py::arg("trace"));
+  m.def(
+      "search",
+      [](const std::string &model,
+         const std::vector<std::pair<std::string, Shape>> &inputShapes,
+         const std::vector<int64_t> &batches, bool training,
+         const std::string &dtype, bool dtypeGiven, const std::string &loss,
+         const std::string &optimizer, const std::string &cluster,
+         int64_t devices, bool allowFewer, int64_t maxMicrobatches,
+         int64_t maxDP, int64_t maxTP, int64_t maxPP, int64_t maxZero,
+         bool recompute, const std::string &costModel,
+         const std::string &algorithm, bool overlap, bool fast, unsigned jobs,
+         bool emitBest) {
+        SearchRequest r;
+        r.model = model;
+        r.inputShapes = inputShapes;
+        r.batches = batches;
+        r.training = training;
+        r.dtype = dtype;
+        r.dtypeGiven = dtypeGiven;
+        r.loss = loss;
+        r.optimizer = optimizer;
+        r.cluster = cluster;
+        r.devices = devices;
+        r.allowFewer = allowFewer;
+        r.maxMicrobatches = maxMicrobatches;
+        r.maxDP = maxDP;
+        r.maxTP = maxTP;
+        r.maxPP = maxPP;
+        r.maxZero = maxZero;
+        r.recompute = recompute;
+        r.costModel = costModel;
+        r.algorithm = algorithm;
+        r.overlap = overlap;
+        r.fast = fast;
+        r.jobs = jobs;
+        r.emitBest = emitBest;
+        return withoutGIL([&] { return search(r); });
+      },
+      py::arg("model"), py::arg("input_shapes"), py::arg("batches"),
+      py::arg("training"), py::arg("dtype"), py::arg("dtype_given"),
+      py::arg("loss"), py::arg("optimizer"), py::arg("cluster"),
+      py::arg("devices"), py::arg("allow_fewer"), py::arg("max_microbatches"),
+      py::arg("max_dp"), py::arg("max_tp"), py::arg("max_pp"), py::arg("zero"),
+      py::arg("recompute"), py::arg("cost_model"), py::arg("algorithm"),
+      py::arg("overlap"), py::arg("fast"), py::arg("jobs"),
+      py::arg("emit_best"));
   m.def(
       "cluster_json",
       [](const std::string &spec) {

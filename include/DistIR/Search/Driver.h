@@ -1,4 +1,5 @@
-//===- Driver.h - A whole search, from a model spec to ranked results -*- C++ -*-===//
+//===- Driver.h - A whole search, from a model spec to ranked results -*- C++
+//-*-===//
 //
 // Part of the DistIR project.
 //

@@ -1,0 +1,213 @@
+"""Tests of the distir Python package (run by test/Python/package.test)."""
+import io
+import json
+import os
+
+import numpy as np
+import pytest
+
+import distir
+
+
+def random_inputs(module, entry="", seed=0):
+    rng = np.random.default_rng(seed)
+    return {a["name"]: rng.standard_normal(a["shape"]).astype(np.float32)
+            for a in module.signature(entry)["arguments"]}
+
+
+def test_mlp_data_parallel_equals_sequential():
+    m = distir.build_mlp(layers=2, dim=8, batch=4)
+    inputs = random_inputs(m)
+    expected = m.execute(inputs)
+    dp = m.run("dist-dtp{dp=2 microbatches=2}")
+    # The wrapper @mlp distributes, runs the step and gathers.
+    got = dp.execute(inputs, entry="mlp")
+    assert expected[0].dtype == np.float32 and expected[0].shape == (4, 8)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6)
+    # Both spellings of a pipeline give the same program.
+    assert m.run("builtin.module(dist-dtp{dp=2 microbatches=2})").text == \
+        dp.text
+
+
+def test_inputs_by_position_and_name():
+    m = distir.build_mlp(layers=1, dim=4, batch=2)
+    inputs = random_inputs(m)
+    by_name = m.execute(inputs)
+    by_position = m.execute([inputs[a["name"]] for a in
+                             m.signature()["arguments"]])
+    np.testing.assert_array_equal(by_name[0], by_position[0])
+
+
+def transformer_encoder():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2,
+                                             dim_feedforward=32,
+                                             batch_first=True, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, num_layers=2).eval()
+    x = torch.randn(4, 5, 16)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    buffer = io.BytesIO()
+    torch.onnx.export(model, (x,), buffer, input_names=["x"],
+                      output_names=["y"], opset_version=13)
+    return buffer.getvalue(), x.numpy(), expected
+
+
+def test_import_torch_encoder_equals_pytorch(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    data, x, expected = transformer_encoder()
+    # Bytes, an onnx.ModelProto and a path import the same program.
+    m = distir.import_onnx(data, weights="constants")
+    assert distir.import_onnx(onnx.load_from_string(data),
+                              weights="constants").text == m.text
+    path = tmp_path / "encoder.onnx"
+    path.write_bytes(data)
+    assert distir.import_onnx(path, weights="constants").text == m.text
+    (y,) = m.execute({"x": x})
+    err = np.max(np.abs(y - expected)) / np.max(np.abs(expected))
+    assert err <= 1e-4
+    # Data parallel on 2 devices: equal outputs.
+    (y2,) = m.run("dist-dtp{dp=2}").execute({"x": x}, entry="main")
+    np.testing.assert_allclose(y2, y, rtol=1e-5, atol=1e-6)
+
+
+PLAIN = """
+func.func @linear(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+"""
+
+
+def test_plain_ir_goes_in_through_dist_place():
+    with pytest.raises(distir.Error, match="has no placement"):
+        distir.parse(PLAIN)
+    placed = distir.Module(PLAIN).run("dist-place")
+    args = placed.signature()["arguments"]
+    assert [a["name"] for a in args] == ["arg0", "arg1"]
+    assert "dist.batch_dim = 0" in placed.text
+    inputs = random_inputs(placed)
+    expected = placed.execute(inputs)
+    got = placed.run("dist-dtp{dp=2 microbatches=2}").execute(
+        inputs, entry="linear")
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5)
+
+
+def test_simulate_report_and_trace(tmp_path):
+    m = distir.build_mlp(layers=2, dim=64, batch=16, training=True)
+    dp = m.run("dist-dtp{dp=2}")
+    trace = tmp_path / "new" / "dir" / "trace.json"
+    report = dp.simulate(cluster="dgx-a100", entry="mlp_dtp", trace=trace)
+    assert report["latency"] > 0
+    assert [d["device"] for d in report["devices"]] == [0, 1]
+    events = json.loads(trace.read_text())
+    assert isinstance(events, (list, dict)) and events
+    # The module's own cluster is used when none is given.
+    attached = dp.run("dist-attach-cluster{cluster=dgx-a100}")
+    assert attached.simulate(entry="mlp_dtp")["latency"] == report["latency"]
+
+
+def test_search_records_and_best_program():
+    results = distir.search("mlp:4,32", cluster="dgx-h100", batch=16,
+                            training=True, emit_best=True, jobs=2)
+    assert results.summary["counts"]["ok"] == len(results.ranked)
+    best = results.best
+    assert best["rank"] == 1 and best["status"] == "ok"
+    assert all(best["throughput"] >= r["throughput"] for r in results.ranked)
+    assert {"dp", "tp", "pp", "microbatches", "peak_bytes", "latency_s",
+            "mfu"} <= set(best)
+    # The best program simulates to the latency the search reported.
+    program = results.best_program
+    report = program.simulate(cluster="dgx-h100", entry="mlp_dtp",
+                              batch=16)
+    assert report["latency"] == pytest.approx(best["latency_s"], rel=1e-9)
+
+
+def test_search_batch_sweep():
+    results = distir.search("mlp:2,32", cluster="dgx-a100", batch=[8, 16],
+                            jobs=2)
+    assert {r["batch"] for r in results} == {8, 16}
+
+
+def test_to_dataframe():
+    results = distir.search("mlp:2,32", cluster="dgx-a100", batch=8, jobs=1)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(distir.Error, match="needs pandas"):
+            results.to_dataframe()
+        return
+    frame = results.to_dataframe()
+    assert len(frame) == len(results)
+
+
+def test_cluster():
+    c = distir.cluster("dgx-h100:nodes=2")
+    assert json.dumps(c)  # plain JSON
+    with pytest.raises(distir.Error, match="unknown cluster"):
+        distir.cluster("no-such-cluster")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: distir.build_mlp(layers=0), "layers"),
+    (lambda: distir.import_onnx(b"not an onnx model"), "error"),
+    (lambda: distir.import_onnx("/nonexistent/model.onnx"), "cannot read"),
+    (lambda: distir.build_mlp().run("dist-dtp{bogus=1}"),
+     "no such option bogus"),
+    (lambda: distir.build_mlp(batch=4).run("dist-dtp{dp=3}"),
+     "dp=3 does not divide the batch dimension"),
+    (lambda: distir.parse("func.func @f("), "error"),
+    (lambda: distir.build_mlp().simulate(cluster="dgx-a100", entry="nope"),
+     "no function @nope"),
+    (lambda: distir.build_mlp().simulate(), "no cluster"),
+    (lambda: distir.search("mlp:2,8", cluster="dgx-a100", batch=0),
+     "batch sizes must be positive"),
+    (lambda: distir.search("model.txt", cluster="dgx-a100", batch=1),
+     "unknown model"),
+    (lambda: distir.search("mlp:2,8", cluster="dgx-a100", batch=4,
+                           devices=3), "not a power of two"),
+    (lambda: distir.import_onnx(b"", weights="sometimes"),
+     "weights must be"),
+])
+def test_errors_raise_distir_error(call, message):
+    with pytest.raises(distir.Error, match=message):
+        call()
+
+
+def test_execute_checks_inputs():
+    m = distir.build_mlp(layers=1, dim=4, batch=2)
+    inputs = random_inputs(m)
+    with pytest.raises(distir.Error, match="missing input"):
+        m.execute({k: v for k, v in list(inputs.items())[1:]})
+    with pytest.raises(distir.Error, match="has no argument named 'extra'"):
+        m.execute({**inputs, "extra": np.zeros(1)})
+    bad = dict(inputs)
+    bad["arg0"] = np.zeros((3, 4), np.float32)
+    with pytest.raises(distir.Error, match="has shape"):
+        m.execute(bad)
+
+
+def test_integer_inputs_are_checked():
+    torch = pytest.importorskip("torch")
+    embed = torch.nn.Embedding(10, 4)
+    ids = torch.tensor([[1, 2, 3]])
+    buffer = io.BytesIO()
+    torch.onnx.export(embed, (ids,), buffer, input_names=["ids"],
+                      opset_version=13)
+    m = distir.import_onnx(buffer.getvalue(), weights="constants")
+    (y,) = m.execute({"ids": ids.numpy()})
+    np.testing.assert_allclose(y, embed(ids).detach().numpy(), rtol=1e-6)
+    with pytest.raises(distir.Error, match="is float32, the argument holds"):
+        m.execute({"ids": ids.numpy().astype(np.float32)})
+    with pytest.raises(distir.Error, match="out of range|index"):
+        m.execute({"ids": np.array([[1, 2, 99]])})
+
+
+def test_text_interoperates():
+    m = distir.build_mlp(layers=1, dim=4, batch=2)
+    assert distir.parse(str(m)).text == m.text
+    assert "func.func @mlp" in repr(m)
