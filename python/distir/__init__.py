@@ -15,6 +15,7 @@ DistIR's diagnostics (location: error: message).
     print(results.best)
 """
 
+import io
 import json
 import os
 
@@ -183,6 +184,7 @@ def build_gpt2(preset="gpt2-test", batch=1, seq=8, arch_only=False,
     """GPT-2 exported from PyTorch (distir.models.gpt2) and imported with
     input_ids of shape [batch, seq]. `overrides`: layers, width, heads,
     vocab, n_ctx. Needs torch and onnx."""
+    import contextlib
     import tempfile
     from .models import gpt2
     argv = ["--preset", preset, "--batch", str(batch), "--seq", str(seq)]
@@ -192,7 +194,8 @@ def build_gpt2(preset="gpt2-test", batch=1, seq=8, arch_only=False,
         argv.append("--arch-only")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "gpt2.onnx")
-        gpt2.main(argv + ["-o", path])
+        with contextlib.redirect_stdout(io.StringIO()):
+            gpt2.main(argv + ["-o", path])
         return import_onnx(path, {"input_ids": [batch, seq]})
 
 
@@ -274,6 +277,51 @@ def search(model, cluster, batch, training=False, input_shapes=None,
                 f.write(data)
             return run(path)
     return run(os.fspath(model))
+
+
+def _sizes(value, bare_names=False):
+    """"node:2,gpu:8", {"node": 2, "gpu": 8}, [("node", 2), ...] or (with
+    bare_names) [2, 8] as the text distir-synth reads."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        value = list(value.items())
+    items = []
+    for item in value:
+        if isinstance(item, (tuple, list)):
+            items.append(f"{item[0]}:{int(item[1])}")
+        elif bare_names:
+            items.append(str(int(item)))
+        else:
+            raise Error(f"error: expected NAME:SIZE entries, got {item!r}")
+    return ",".join(items)
+
+
+def synthesize(axes, reduce, hierarchy=None, cluster="", max_size=5,
+               algorithm="ring", bytes=64 * 1024 * 1024):
+    """Synthesizes hierarchical reductions (P2), as distir-synth: for every
+    placement of the parallelism `axes` on the `hierarchy` (default: the
+    cluster's levels), the valid reduction programs over the axes indexed
+    by `reduce`, priced on `cluster`. Returns distir-synth's JSON report as
+    a dict; each entry of "matrices" has "best", "speedup" and "programs".
+
+        distir.synthesize(axes=[2, 16], reduce=[1],
+                          hierarchy={"node": 2, "gpu": 16},
+                          cluster="gcp-a100x16:nodes=2")
+    """
+    if isinstance(reduce, int):
+        reduce = [reduce]
+    reduce_text = reduce if isinstance(reduce, str) else \
+        ",".join(str(int(i)) for i in reduce)
+    if not 1 <= max_size <= 8:
+        raise Error("error: max_size must be between 1 and 8")
+    if not 0 < bytes <= 1e18:
+        raise Error("error: bytes must be a positive number")
+    report = _distir.synthesize(
+        _sizes(hierarchy) if hierarchy is not None else "",
+        hierarchy is not None, _sizes(axes, bare_names=True), reduce_text,
+        cluster, max_size, algorithm, float(bytes))
+    return json.loads(report)
 
 
 def cluster(spec):

@@ -16,6 +16,7 @@
 #include "DistIR/InitAllDialects.h"
 #include "DistIR/InitAllPasses.h"
 #include "DistIR/Search/Driver.h"
+#include "DistIR/Synthesis/Driver.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Target/ONNX/ONNXImporter.h"
 #include "DistIR/Tools/ToolUtils.h"
@@ -494,4 +495,28 @@ std::pair<std::string, std::string> api::search(const SearchRequest &r) {
     best = print(*transformed);
   }
   return {report, best};
+}
+
+std::string api::synthesize(const std::string &hierarchy, bool hasHierarchy,
+                            const std::string &axes, const std::string &reduce,
+                            const std::string &cluster, unsigned maxSize,
+                            const std::string &algorithm, double bytes) {
+  synth::SynthesisRequest request;
+  if (hasHierarchy)
+    request.hierarchy = hierarchy;
+  request.axes = axes;
+  request.reduce = reduce;
+  request.cluster = cluster;
+  request.maxSize = maxSize;
+  request.algorithm = algorithm;
+  request.bytes = bytes;
+  std::string error;
+  std::optional<synth::SynthesisReport> report =
+      synth::runSynthesis(request, [&](const Twine &message) {
+        if (error.empty())
+          error = "error: " + message.str();
+      });
+  if (!report)
+    throw ApiError(error);
+  return llvm::formatv("{0}", synth::toJSON(request, *report)).str();
 }

@@ -122,6 +122,13 @@ struct SearchRequest {
 /// --json) and, with `emitBest`, the best program (empty when none fits).
 std::pair<std::string, std::string> search(const SearchRequest &request);
 
+/// Synthesizes hierarchical reductions (as distir-synth --format=json).
+/// `hierarchy` empty with `hasHierarchy` false: the cluster's levels.
+std::string synthesize(const std::string &hierarchy, bool hasHierarchy,
+                       const std::string &axes, const std::string &reduce,
+                       const std::string &cluster, unsigned maxSize,
+                       const std::string &algorithm, double bytes);
+
 /// A cluster preset or JSON file, resolved and written as cluster JSON.
 std::string clusterJSON(const std::string &spec);
 

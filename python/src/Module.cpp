@@ -185,6 +185,20 @@ PYBIND11_MODULE(_distir, m) {
       py::arg("overlap"), py::arg("fast"), py::arg("jobs"),
       py::arg("emit_best"));
   m.def(
+      "synthesize",
+      [](const std::string &hierarchy, bool hasHierarchy,
+         const std::string &axes, const std::string &reduce,
+         const std::string &cluster, unsigned maxSize,
+         const std::string &algorithm, double bytes) {
+        return withoutGIL([&] {
+          return synthesize(hierarchy, hasHierarchy, axes, reduce, cluster,
+                            maxSize, algorithm, bytes);
+        });
+      },
+      py::arg("hierarchy"), py::arg("has_hierarchy"), py::arg("axes"),
+      py::arg("reduce"), py::arg("cluster"), py::arg("max_size"),
+      py::arg("algorithm"), py::arg("bytes"));
+  m.def(
       "cluster_json",
       [](const std::string &spec) {
         return withoutGIL([&] { return clusterJSON(spec); });

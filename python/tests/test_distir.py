@@ -211,3 +211,37 @@ def test_text_interoperates():
     m = distir.build_mlp(layers=1, dim=4, batch=2)
     assert distir.parse(str(m)).text == m.text
     assert "func.func @mlp" in repr(m)
+
+
+def test_build_gpt2():
+    pytest.importorskip("torch")
+    m = distir.build_gpt2("gpt2-tiny", batch=2, seq=4)
+    args = m.signature()["arguments"]
+    assert args[0]["name"] == "input_ids" and args[0]["shape"] == [2, 4]
+    inputs = random_inputs(m)
+    inputs["input_ids"] = np.array([[1, 2, 3, 4], [5, 6, 7, 8]])
+    (logits,) = m.execute(inputs)
+    assert logits.shape == (2, 4, 64)
+    (dp,) = m.run("dist-dtp{dp=2}").execute(inputs, entry="main")
+    np.testing.assert_allclose(dp, logits, rtol=1e-5, atol=1e-6)
+
+
+def test_synthesize():
+    report = distir.synthesize(axes=[2, 16], reduce=[1],
+                               hierarchy={"node": 2, "gpu": 16},
+                               cluster="gcp-a100x16:nodes=2")
+    assert [a["size"] for a in report["axes"]] == [2, 16]
+    assert report["matrices"]
+    for matrix in report["matrices"]:
+        best = matrix["best"]
+        assert best["time"] == min(p["time"] for p in matrix["programs"])
+        assert matrix["speedup"] == pytest.approx(
+            matrix["baseline_time"] / best["time"])
+    # The same request as text.
+    assert distir.synthesize(axes="2,16", reduce="1",
+                             hierarchy="node:2,gpu:16",
+                             cluster="gcp-a100x16:nodes=2") == report
+    with pytest.raises(distir.Error, match="axes product 16 does not match"):
+        distir.synthesize(axes=[2, 8], reduce=[1], hierarchy="node:2,gpu:16")
+    with pytest.raises(distir.Error, match="reduce index 5 out of range"):
+        distir.synthesize(axes=[2, 16], reduce=[5], hierarchy="node:2,gpu:16")

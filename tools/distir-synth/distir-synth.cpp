@@ -13,6 +13,7 @@
 
 #include "DistIR/Analysis/CollectiveCost.h"
 #include "DistIR/Cluster/Cluster.h"
+#include "DistIR/Synthesis/Driver.h"
 #include "DistIR/Synthesis/Synthesis.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -71,85 +72,9 @@ llvm::cl::opt<OutputFormat> formatOpt(
                      clEnumValN(OutputFormat::JSON, "json", "JSON")),
     llvm::cl::init(OutputFormat::Text), llvm::cl::cat(category));
 
-/// Largest program size we accept: the search is exponential in it.
-constexpr unsigned kMaxProgramSize = 8;
-/// Most placements (parallelism matrices) of the axes that are synthesized.
-constexpr size_t kMaxPlacements = 4096;
-
 int fail(const llvm::Twine &message) {
   llvm::errs() << "error: " << message << "\n";
   return 1;
-}
-
-/// Parses a positive integer; rejects signs, blanks and overflow.
-std::optional<int64_t> parseSize(llvm::StringRef text) {
-  int64_t value;
-  if (text.empty() || !llvm::all_of(text, llvm::isDigit) ||
-      text.getAsInteger(10, value) || value < 1)
-    return std::nullopt;
-  return value;
-}
-
-/// Parses `NAME:SIZE,...` (or, with `allowBareSize`, `SIZE` entries named
-/// `<prefix><index>`).
-mlir::FailureOr<Hierarchy> parseNamedSizes(llvm::StringRef text,
-                                           llvm::StringRef what,
-                                           bool allowBareSize,
-                                           llvm::StringRef prefix) {
-  Hierarchy result;
-  if (text.trim().empty()) {
-    fail(llvm::Twine("empty ") + what);
-    return mlir::failure();
-  }
-  llvm::SmallVector<llvm::StringRef> items;
-  text.split(items, ',');
-  llvm::StringSet<> names;
-  for (auto [index, rawItem] : llvm::enumerate(items)) {
-    llvm::StringRef item = rawItem.trim();
-    llvm::StringRef name, sizeText;
-    if (item.contains(':')) {
-      std::tie(name, sizeText) = item.split(':');
-      name = name.trim();
-      sizeText = sizeText.trim();
-    } else if (allowBareSize) {
-      sizeText = item;
-    }
-    if (!item.contains(':') && !allowBareSize) {
-      fail(llvm::Twine("invalid ") + what + " entry '" + item +
-           "': expected NAME:SIZE");
-      return mlir::failure();
-    }
-    if (item.contains(':') && name.empty()) {
-      fail(llvm::Twine("invalid ") + what + " entry '" + item +
-           "': empty name");
-      return mlir::failure();
-    }
-    std::optional<int64_t> size = parseSize(sizeText);
-    if (!size || *size > (int64_t(1) << 24)) {
-      fail(llvm::Twine("invalid ") + what + " entry '" + item +
-           "': size must be an integer from 1 to 16777216");
-      return mlir::failure();
-    }
-    std::string fullName =
-        name.empty() ? (prefix + llvm::Twine(index)).str() : name.str();
-    if (!names.insert(fullName).second) {
-      fail(llvm::Twine("duplicate ") + what + " name '" + fullName + "'");
-      return mlir::failure();
-    }
-    result.push_back({fullName, *size});
-  }
-  return result;
-}
-
-/// Product of sizes, or std::nullopt past 2^24 devices.
-std::optional<int64_t> getProduct(const Hierarchy &levels) {
-  int64_t product = 1;
-  for (const NamedSize &level : levels) {
-    product *= level.size;
-    if (product > (int64_t(1) << 24))
-      return std::nullopt;
-  }
-  return product;
 }
 
 std::string formatTime(double seconds) {
@@ -185,22 +110,6 @@ std::string formatMatrix(const ParallelismMatrix &matrix) {
   return result + "]";
 }
 
-llvm::json::Array sizesToJSON(const Hierarchy &levels) {
-  llvm::json::Array result;
-  for (const NamedSize &level : levels)
-    result.push_back(
-        llvm::json::Object{{"name", level.name}, {"size", level.size}});
-  return result;
-}
-
-llvm::json::Value programToJSON(const Hierarchy &hierarchy,
-                                const PricedProgram &priced) {
-  llvm::json::Array instructions;
-  for (const Instruction &instruction : priced.program)
-    instructions.push_back(formatInstruction(hierarchy, instruction));
-  return llvm::json::Object{{"instructions", std::move(instructions)},
-                            {"time", priced.time}};
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -219,162 +128,36 @@ int main(int argc, char **argv) {
   if (hierarchyOpt.getNumOccurrences() == 0 &&
       clusterOpt.getNumOccurrences() == 0)
     return fail("missing --hierarchy (or a --cluster to take it from)");
-  std::optional<CollectiveAlgorithm> algorithm =
-      symbolizeCollectiveAlgorithm(algoOpt);
-  if (!algorithm)
-    return fail("unknown algorithm '" + algoOpt +
-                "' (expected 'ring' or 'tree')");
+  // Checked here to name the flags; the rest by runSynthesis.
   if (maxSizeOpt < 1 || maxSizeOpt > kMaxProgramSize)
     return fail("--max-size must be between 1 and " +
                 llvm::Twine(kMaxProgramSize));
   if (!(bytesOpt > 0) || bytesOpt > 1e18)
     return fail("--bytes must be a positive number");
 
-  // The cluster first: it may supply the hierarchy.
-  std::optional<Cluster> cluster;
-  if (clusterOpt.getNumOccurrences()) {
-    std::string error;
-    auto onError = [&error](const llvm::Twine &message) {
-      if (error.empty())
-        error = message.str();
-    };
-    mlir::FailureOr<Cluster> resolved = resolveCluster(clusterOpt, onError);
-    if (failed(resolved))
-      return fail(error);
-    cluster = std::move(*resolved);
-  }
-
-  Hierarchy hierarchy;
-  if (hierarchyOpt.getNumOccurrences()) {
-    mlir::FailureOr<Hierarchy> parsed =
-        parseNamedSizes(hierarchyOpt, "hierarchy", false, "");
-    if (failed(parsed))
-      return 1;
-    hierarchy = std::move(*parsed);
-  } else {
-    for (const LevelSpec &level : cluster->levels)
-      hierarchy.push_back({level.name, level.size});
-  }
-  std::optional<int64_t> numDevices = getProduct(hierarchy);
-  if (!numDevices)
-    return fail("hierarchy has more than 16777216 devices");
-
-  mlir::FailureOr<Hierarchy> axes = parseNamedSizes(axesOpt, "axes", true, "a");
-  if (failed(axes))
+  SynthesisRequest request;
+  if (hierarchyOpt.getNumOccurrences())
+    request.hierarchy = hierarchyOpt;
+  request.axes = axesOpt;
+  request.reduce = reduceOpt;
+  request.cluster = clusterOpt;
+  request.maxSize = maxSizeOpt;
+  request.algorithm = algoOpt;
+  request.bytes = bytesOpt;
+  std::optional<SynthesisReport> report =
+      runSynthesis(request, [](const llvm::Twine &message) { fail(message); });
+  if (!report)
     return 1;
-  std::optional<int64_t> axesProduct = getProduct(*axes);
-  if (!axesProduct || *axesProduct != *numDevices)
-    return fail("axes product " +
-                (axesProduct ? llvm::Twine(*axesProduct)
-                             : llvm::Twine("(over 16777216)")) +
-                " does not match hierarchy product " +
-                llvm::Twine(*numDevices));
-
-  llvm::SmallVector<unsigned> reduceAxes;
-  llvm::SmallVector<llvm::StringRef> reduceItems;
-  llvm::StringRef(reduceOpt).split(reduceItems, ',');
-  for (llvm::StringRef rawItem : reduceItems) {
-    llvm::StringRef item = rawItem.trim();
-    unsigned index;
-    if (item.empty() || !llvm::all_of(item, llvm::isDigit) ||
-        item.getAsInteger(10, index))
-      return fail("invalid reduce index '" + item + "'");
-    if (index >= axes->size())
-      return fail("reduce index " + llvm::Twine(index) +
-                  " out of range (there are " + llvm::Twine(axes->size()) +
-                  " axes)");
-    if (llvm::is_contained(reduceAxes, index))
-      return fail("duplicate reduce index " + llvm::Twine(index));
-    reduceAxes.push_back(index);
-  }
-  llvm::sort(reduceAxes);
-  int64_t groupSize = 1;
-  for (unsigned axis : reduceAxes)
-    groupSize *= (*axes)[axis].size;
-  if (groupSize == 1)
-    return fail("nothing to reduce: the reduced axes have size 1");
-  if (groupSize > kMaxSynthesisDevices)
-    return fail("the reduction spans " + llvm::Twine(groupSize) +
-                " devices; synthesis supports at most " +
-                llvm::Twine(kMaxSynthesisDevices));
-
-  if (!cluster) {
-    std::string error;
-    auto onError = [&error](const llvm::Twine &message) {
-      error = message.str();
-    };
-    mlir::FailureOr<Cluster> uniform = getClusterPreset(
-        ("distir-uniform:devices=" + llvm::Twine(*numDevices)).str(), onError);
-    if (failed(uniform))
-      return fail(error);
-    cluster = std::move(*uniform);
-  } else if (cluster->getNumDevices() != *numDevices) {
-    return fail("hierarchy has " + llvm::Twine(*numDevices) +
-                " devices but cluster '" + cluster->name + "' has " +
-                llvm::Twine(cluster->getNumDevices()));
-  }
-
-  llvm::SmallVector<int64_t> axisSizes, levelSizes;
-  for (const NamedSize &axis : *axes)
-    axisSizes.push_back(axis.size);
-  for (const NamedSize &level : hierarchy)
-    levelSizes.push_back(level.size);
-  // Every placement of the axes on the levels is synthesized and priced:
-  // deep hierarchies have combinatorially many (24 levels of 2 and axes
-  // 256 x 65536 give C(24, 8) = 735471), so they are refused up front.
-  if (enumerateParallelismMatrices(axisSizes, levelSizes, kMaxPlacements)
-          .size() > kMaxPlacements)
-    return fail("the axes can be placed on the hierarchy's " +
-                llvm::Twine(hierarchy.size()) + " levels in more than " +
-                llvm::Twine(kMaxPlacements) +
-                " ways, each synthesized and priced; merge levels "
-                "(e.g. node:2,gpu:8 instead of eight levels of 2)");
-  CollectiveCostModel model(*cluster, *algorithm);
-  SynthesisOptions options;
-  options.maxSize = maxSizeOpt;
-  options.bytes = bytesOpt;
-  std::vector<MatrixResult> results =
-      synthesizeAll(hierarchy, axisSizes, reduceAxes, model, options);
-
+  const Hierarchy &hierarchy = report->hierarchy;
+  const Hierarchy *axes = &report->axes;
+  const std::vector<MatrixResult> &results = report->results;
+  const Cluster *cluster = &report->cluster;
   llvm::SmallVector<std::string> reducedNames;
-  for (unsigned axis : reduceAxes)
+  for (unsigned axis : report->reduceAxes)
     reducedNames.push_back((*axes)[axis].name);
 
   if (formatOpt == OutputFormat::JSON) {
-    llvm::json::Array matrices;
-    for (const MatrixResult &result : results) {
-      llvm::json::Array rows;
-      for (const std::vector<int64_t> &row : result.matrix)
-        rows.push_back(llvm::json::Array(row));
-      llvm::json::Array programs;
-      for (const PricedProgram &priced : result.programs)
-        programs.push_back(programToJSON(result.synthesis.levels, priced));
-      llvm::json::Object matrix{
-          {"matrix", std::move(rows)},
-          {"synthesis_hierarchy", sizesToJSON(result.synthesis.levels)},
-          {"num_programs", int64_t(result.programs.size())},
-          {"programs", std::move(programs)},
-          {"baseline_time", result.baselineTime}};
-      if (!result.programs.empty()) {
-        matrix["best"] =
-            programToJSON(result.synthesis.levels, result.programs.front());
-        matrix["speedup"] = result.baselineTime / result.programs.front().time;
-      }
-      matrices.push_back(std::move(matrix));
-    }
-    llvm::json::Array reduceArray;
-    for (unsigned axis : reduceAxes)
-      reduceArray.push_back(int64_t(axis));
-    llvm::json::Object root{{"hierarchy", sizesToJSON(hierarchy)},
-                            {"axes", sizesToJSON(*axes)},
-                            {"reduce", std::move(reduceArray)},
-                            {"cluster", cluster->name},
-                            {"algorithm", algoOpt.getValue()},
-                            {"bytes", bytesOpt.getValue()},
-                            {"max_size", int64_t(maxSizeOpt)},
-                            {"matrices", std::move(matrices)}};
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
-                 << "\n";
+    llvm::outs() << llvm::formatv("{0:2}", toJSON(request, *report)) << "\n";
     return 0;
   }
 
