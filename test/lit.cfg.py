@@ -51,6 +51,9 @@ if config.sanitize:
 if config.enable_rsvg:
     # distir-search was linked with librsvg (PNG plots).
     config.available_features.add("rsvg")
+if config.enable_cuda:
+    # CUDA and NCCL were found: the CUDA tools (distir-microbench-cuda) exist.
+    config.available_features.add("cuda-toolkit")
 if config.python_package:
     # The distir Python package was built (pybind11 found, no sanitizer).
     config.available_features.add("python-package")

@@ -396,10 +396,15 @@ int main(int argc, char **argv) {
       return usage(argv[0]);
     }
   }
+  // Without a GPU the runtime answers with errors such as "CUDA driver
+  // version is insufficient": say what that means here.
   int gpus = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&gpus));
-  if (gpus < 1) {
-    std::fprintf(stderr, "error: no CUDA device\n");
+  cudaError_t counted = cudaGetDeviceCount(&gpus);
+  if (counted != cudaSuccess || gpus < 1) {
+    std::fprintf(stderr, "error: no CUDA device%s%s%s\n",
+                 counted != cudaSuccess ? " (the CUDA runtime says: " : "",
+                 counted != cudaSuccess ? cudaGetErrorString(counted) : "",
+                 counted != cudaSuccess ? ")" : "");
     return 1;
   }
   if (opts.maxGpus > 0)

@@ -217,16 +217,16 @@ synth::runSynthesis(const SynthesisRequest &request,
   if (enumerateParallelismMatrices(axisSizes, levelSizes, kMaxPlacements)
           .size() > kMaxPlacements)
     return failed("the axes can be placed on the hierarchy's " +
-                  llvm::Twine(report.hierarchy.size()) + " levels in more than " +
-                  llvm::Twine(kMaxPlacements) +
+                  llvm::Twine(report.hierarchy.size()) +
+                  " levels in more than " + llvm::Twine(kMaxPlacements) +
                   " ways, each synthesized and priced; merge levels "
                   "(e.g. node:2,gpu:8 instead of eight levels of 2)");
   CollectiveCostModel model(*cluster, *algorithm);
   SynthesisOptions options;
   options.maxSize = request.maxSize;
   options.bytes = request.bytes;
-  report.results = synthesizeAll(report.hierarchy, axisSizes,
-                                 report.reduceAxes, model, options);
+  report.results = synthesizeAll(report.hierarchy, axisSizes, report.reduceAxes,
+                                 model, options);
   report.cluster = std::move(*cluster);
   return report;
 }

@@ -12,6 +12,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -73,7 +75,26 @@ func::FuncOp distir::findEntry(ModuleOp module, StringRef name) {
   return {};
 }
 
+LogicalResult distir::prepareOutputFile(StringRef path) {
+  if (path.empty() || path == "-")
+    return success();
+  StringRef dir = llvm::sys::path::parent_path(path);
+  if (dir.empty())
+    return success();
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec && !llvm::sys::fs::is_directory(dir))
+    ec = std::make_error_code(std::errc::not_a_directory);
+  if (ec) {
+    llvm::errs() << "error: cannot create directory '" << dir << "' for '"
+                 << path << "': " << ec.message() << "\n";
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult distir::writeFile(StringRef path, StringRef text) {
+  if (failed(prepareOutputFile(path)))
+    return failure();
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
   if (!file) {

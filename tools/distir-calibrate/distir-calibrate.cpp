@@ -21,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace distir;
@@ -143,6 +144,10 @@ int main(int argc, char **argv) {
   calibration->description = description;
 
   std::error_code ec;
+  if (llvm::StringRef dir = llvm::sys::path::parent_path(outputFile);
+      outputFile != "-" && !dir.empty())
+    if ((ec = llvm::sys::fs::create_directories(dir)))
+      return fail("cannot create directory '" + dir + "': " + ec.message());
   llvm::ToolOutputFile output(outputFile, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return fail("cannot write '" + outputFile + "': " + ec.message());

@@ -320,6 +320,15 @@ int main(int argc, char **argv) {
   if (opts.top < 1)
     return fail("--top must be positive");
 
+  // Output files: their directories exist (or the error is said) before
+  // the search runs.
+  for (const std::string &path :
+       {opts.csvFile.getValue(), opts.jsonFile.getValue(),
+        opts.plotFile.getValue(), opts.emitBest.getValue(),
+        opts.traceBest.getValue()})
+    if (failed(prepareOutputFile(path)))
+      return 1;
+
   SearchOptions searchOptions;
   std::optional<CostModelKind> model = symbolizeCostModelKind(opts.costModel);
   if (!model || *model == CostModelKind::Calibrated)

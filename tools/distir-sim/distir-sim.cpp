@@ -146,6 +146,10 @@ int main(int argc, char **argv) {
     phaseStart = now;
   };
 
+  if (failed(prepareOutputFile(outputFile)) ||
+      failed(prepareOutputFile(traceFile)))
+    return 1;
+
   ToolSession session;
   OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
   if (!module)

@@ -1,4 +1,5 @@
-//===- Driver.h - A synthesis request, from text to priced programs -*- C++ -*-===//
+//===- Driver.h - A synthesis request, from text to priced programs -*- C++
+//-*-===//
 //
 // Part of the DistIR project.
 //

@@ -38,6 +38,11 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
 /// Writes `text` to `path` ("-" for stdout); reports failures.
 mlir::LogicalResult writeFile(llvm::StringRef path, llvm::StringRef text);
 
+/// Creates the directory that will hold output file `path` ("-": stdout,
+/// nothing to do), so that tools check their outputs before the work and
+/// write into new directories. Prints one error line on failure.
+mlir::LogicalResult prepareOutputFile(llvm::StringRef path);
+
 } // namespace distir
 
 #endif // DISTIR_TOOLS_TOOLUTILS_H
