@@ -145,6 +145,20 @@ def test_to_dataframe():
     assert len(frame) == len(results)
 
 
+def test_to_dataframe_hands_the_records_to_pandas(monkeypatch):
+    # pandas is not a dependency: a stand-in module checks what
+    # to_dataframe gives pandas.DataFrame (the records, one dict each).
+    import sys
+    import types
+    stub = types.ModuleType("pandas")
+    stub.DataFrame = lambda rows: ("frame", rows)
+    monkeypatch.setitem(sys.modules, "pandas", stub)
+    results = distir.search("mlp:2,32", cluster="dgx-a100", batch=8, jobs=1)
+    kind, rows = results.to_dataframe()
+    assert kind == "frame" and rows == list(results)
+    assert all(isinstance(r, dict) and "dp" in r for r in rows)
+
+
 def test_cluster():
     c = distir.cluster("dgx-h100:nodes=2")
     assert json.dumps(c)  # plain JSON

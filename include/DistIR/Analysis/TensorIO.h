@@ -23,6 +23,12 @@ namespace distir {
 std::optional<RuntimeValue>
 readNpy(llvm::StringRef path, mlir::MLIRContext *context, std::string &error);
 
+/// The same, on the file's bytes (`path` names it in errors).
+std::optional<RuntimeValue> parseNpy(llvm::StringRef bytes,
+                                     llvm::StringRef path,
+                                     mlir::MLIRContext *context,
+                                     std::string &error);
+
 /// Writes `value` as .npy (bf16 and other types without a NumPy dtype are
 /// widened to f4); integers as u1..u8 when `isUnsigned`. Returns false and
 /// sets `error` on failure.

@@ -52,14 +52,21 @@ static std::optional<StringRef> headerField(StringRef header, StringRef key) {
 
 std::optional<RuntimeValue>
 distir::readNpy(StringRef path, MLIRContext *context, std::string &error) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file) {
+    error = (path + ": cannot open: " + file.getError().message()).str();
+    return std::nullopt;
+  }
+  return parseNpy((*file)->getBuffer(), path, context, error);
+}
+
+std::optional<RuntimeValue> distir::parseNpy(StringRef bytes, StringRef path,
+                                             MLIRContext *context,
+                                             std::string &error) {
   auto fail = [&](const Twine &msg) -> std::optional<RuntimeValue> {
     error = (path + ": " + msg).str();
     return std::nullopt;
   };
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file)
-    return fail("cannot open: " + file.getError().message());
-  StringRef bytes = (*file)->getBuffer();
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10)
     return fail("not a .npy file (bad magic)");
   uint8_t major = static_cast<uint8_t>(bytes[6]);
