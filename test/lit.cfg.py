@@ -54,6 +54,9 @@ if config.enable_rsvg:
 if config.enable_cuda:
     # CUDA and NCCL were found: the CUDA tools (distir-microbench-cuda) exist.
     config.available_features.add("cuda-toolkit")
+if config.fuzz:
+    # The libFuzzer harnesses were built (sanitizer build).
+    config.available_features.add("fuzz")
 if config.python_package:
     # The distir Python package was built (pybind11 found, no sanitizer).
     config.available_features.add("python-package")
