@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
+#include "llvm/Support/MathExtras.h"
+
 namespace distir::dist {
 #define GEN_PASS_DEF_DISTVERIFYPLACEMENTPASS
 #include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
@@ -58,6 +60,24 @@ struct PlacementChecker {
                         << " but cluster '" << clusterName << "' has only "
                         << *numDevices << " devices";
       return failure();
+    }
+    // Sizes are int64 byte counts everywhere (simulator, executor,
+    // lowering): a type whose bytes overflow them would be counted as 0.
+    auto ranked = dyn_cast<RankedTensorType>(tensor);
+    if (reportMissing && ranked && ranked.hasStaticShape()) {
+      uint64_t bits = ranked.getElementType().isIntOrFloat()
+                          ? ranked.getElementType().getIntOrFloatBitWidth()
+                          : 64;
+      int64_t bytes = std::max<int64_t>(1, (bits + 7) / 8);
+      bool overflow = false;
+      for (int64_t dim : ranked.getShape())
+        overflow |= llvm::MulOverflow(bytes, dim, bytes);
+      if (overflow) {
+        op->emitOpError() << what << " of type " << value.getType()
+                          << " holds more than 2^63 bytes (the limit of "
+                             "every size DistIR counts)";
+        return failure();
+      }
     }
     return std::optional<int64_t>(device.getId());
   }

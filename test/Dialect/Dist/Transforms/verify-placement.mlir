@@ -76,3 +76,21 @@ func.func @generic_mixed(%a: tensor<4xf32, #dist.device<0>>, %b: tensor<4xf32, #
   } -> tensor<4xf32, #dist.device<1>>
   return %r : tensor<4xf32, #dist.device<1>>
 }
+
+// -----
+
+// Sizes are int64 byte counts: a type of 2^64 x 16 floats would count as
+// 0 bytes in the simulator and 0 elements in the executor.
+// expected-error @+1 {{'func.func' op block argument #0 of type 'tensor<4294967296x4294967296x16xf32, #dist.device<0>>' holds more than 2^63 bytes (the limit of every size DistIR counts)}}
+func.func @too_large(%a: tensor<4294967296x4294967296x16xf32, #dist.device<0>>) -> tensor<4294967296x4294967296x16xf32, #dist.device<0>> {
+  return %a : tensor<4294967296x4294967296x16xf32, #dist.device<0>>
+}
+
+// -----
+
+// A large type whose byte count fits (2^30 x (2^29 - 1) f32: 2^61 - 2^32
+// bytes) is accepted.
+// CHECK-LABEL: func.func @largest
+func.func @largest(%a: tensor<1073741824x536870911xf32, #dist.device<0>>) -> tensor<1073741824x536870911xf32, #dist.device<0>> {
+  return %a : tensor<1073741824x536870911xf32, #dist.device<0>>
+}
