@@ -1,4 +1,5 @@
-//===- FuzzClusterJSON.cpp - libFuzzer harness: cluster JSON ---------------===//
+//===- FuzzClusterJSON.cpp - libFuzzer harness: cluster JSON
+//---------------===//
 //
 // Part of the DistIR project.
 //

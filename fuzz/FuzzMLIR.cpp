@@ -1,4 +1,5 @@
-//===- FuzzMLIR.cpp - libFuzzer harness: MLIR text, dist verifiers ---------===//
+//===- FuzzMLIR.cpp - libFuzzer harness: MLIR text, dist verifiers
+//---------===//
 //
 // Part of the DistIR project.
 //

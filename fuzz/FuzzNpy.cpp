@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       new mlir::MLIRContext(mlir::MLIRContext::Threading::DISABLED);
   std::string error;
   (void)distir::parseNpy(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size),
-      "fuzz.npy", context, error);
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.npy",
+      context, error);
   return 0;
 }

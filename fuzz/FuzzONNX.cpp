@@ -1,4 +1,5 @@
-//===- FuzzONNX.cpp - libFuzzer harness: ONNX bytes to a module ------------===//
+//===- FuzzONNX.cpp - libFuzzer harness: ONNX bytes to a module
+//------------===//
 //
 // Part of the DistIR project.
 //
@@ -31,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Half the inputs import their weights as constants (the other path).
   options.weightsAsConstants = size % 2;
   (void)distir::importONNXModel(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size),
-      "fuzz.onnx", options, &context);
+      llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.onnx",
+      options, &context);
   return 0;
 }

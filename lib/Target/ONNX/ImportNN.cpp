@@ -11,6 +11,8 @@
 
 #include "ImporterImpl.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace distir;
 using namespace distir::onnx_import;
@@ -359,16 +361,12 @@ static std::string computeWindow(Window &w, ArrayRef<int64_t> spatial,
 /// Loops: (n, [g,] f, o_1..o_s, c, k_1..k_s); the group loop exists only
 /// for group > 1, with a shape-only [group, f/group] input that gives it
 /// bounds (its index only appears as g * size + f otherwise). `cg` and
-/// `fg` are the input and output channels per group. A transposed weight
-/// (ConvTranspose's [C, F/group, k...]) is read with its roles swapped and
-/// its window flipped: the convolution of the stride-dilated, padded input
-/// that ConvTranspose is.
+/// `fg` are the input and output channels per group.
 Value Importer::emitConv(Value x, Value weight, int64_t group, int64_t cg,
                          int64_t fg, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations,
-                         ArrayRef<int64_t> outSpatial, bool transposed) {
+                         ArrayRef<int64_t> outSpatial) {
   auto xt = cast<RankedTensorType>(x.getType());
-  auto wt = cast<RankedTensorType>(weight.getType());
   Type elt = xt.getElementType();
   int64_t ns = xt.getRank() - 2, n = xt.getDimSize(0), f = fg * group;
   int64_t base = group > 1 ? 1 : 0;
@@ -380,14 +378,9 @@ Value Importer::emitConv(Value x, Value weight, int64_t group, int64_t cg,
   for (int64_t i = 0; i < ns; ++i)
     xe.push_back(d(2 + base + i) * strides[i] +
                  d(3 + base + ns + i) * dilations[i]);
-  SmallVector<AffineExpr> we;
-  if (transposed)
-    we = {g * cg + ci, fo};
-  else
-    we = {g * fg + fo, ci};
+  SmallVector<AffineExpr> we = {g * fg + fo, ci};
   for (int64_t i = 0; i < ns; ++i)
-    we.push_back(transposed ? wt.getDimSize(2 + i) - 1 - d(3 + base + ns + i)
-                            : d(3 + base + ns + i));
+    we.push_back(d(3 + base + ns + i));
   SmallVector<AffineExpr> oe = {d(0), g * fg + fo};
   for (int64_t i = 0; i < ns; ++i)
     oe.push_back(d(2 + base + i));
@@ -403,15 +396,6 @@ Value Importer::emitConv(Value x, Value weight, int64_t group, int64_t cg,
   if (group > 1) {
     maps.insert(maps.begin() + 2, AffineMap::get(loops, 0, {d(1), fo}, ctx));
     inputs.push_back(empty({group, fg}, elt));
-  }
-  if (transposed) {
-    // The flipped window (k - 1 - i) does not bound the window loops: a
-    // shape-only operand of the kernel's shape does.
-    SmallVector<AffineExpr> ke;
-    for (int64_t i = 0; i < ns; ++i)
-      ke.push_back(d(3 + base + ns + i));
-    maps.insert(maps.end() - 1, AffineMap::get(loops, 0, ke, ctx));
-    inputs.push_back(empty(wt.getShape().drop_front(2), elt));
   }
   Value init = filled(outShape, elt, 0);
   return linalg::GenericOp::create(
@@ -484,7 +468,7 @@ LogicalResult Importer::importConv() {
     x = pad(x, placed(shape, elt), lo, hi, zero);
   }
   Value r = emitConv(x, inValue(1), group, c / group, f / group, w.strides,
-                     w.dilations, w.out, /*transposed=*/false);
+                     w.dilations, w.out);
   FailureOr<Value> biased = addChannelBias(r, f, ns);
   if (failed(biased))
     return failure();
@@ -813,13 +797,149 @@ LogicalResult Importer::importInstanceNorm() {
 // ConvTranspose
 //===----------------------------------------------------------------------===//
 
-/// ConvTranspose as the convolution it is: the input with stride - 1 zeros
-/// between its elements and (kernel - 1) * dilation + output_padding zeros
-/// around it (one fill and one strided tensor.insert_slice), convolved at
-/// stride 1 with the flipped, role-swapped weight; the pads crop the
-/// result. The zeros are multiplied too: the structured form counts
-/// stride^spatial-dims times the multiply-adds a transposed-convolution
-/// kernel does.
+/// ConvTranspose before its pads, without multiplying zeros. Along one
+/// spatial dim, output o = i * s + k * d receives x[i] * w[k]; the outputs
+/// of phase r (o = q * s + r) receive only the taps k with k * d = r
+/// (mod s), which are k0 + j * (s / g) (g = gcd(d, s)), and read
+/// x[q - t0 - j * (d / g)] with t0 = (k0 * d - r) / s. So each phase (a
+/// tuple of per-dim phases) is a stride-1 correlation of the input, padded
+/// with the few zeros its taps reach past the edges, with a sub-kernel: one
+/// linalg.generic, inserted into the full output with stride s. The
+/// multiply-adds are the transposed convolution's own, not s^dims times
+/// them as for the zero-dilated input.
+Value Importer::emitConvTranspose(Value x, Value weight, int64_t group,
+                                  int64_t cg, int64_t fg,
+                                  ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> dilations,
+                                  ArrayRef<int64_t> full) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  Type elt = xt.getElementType();
+  int64_t ns = xt.getRank() - 2, n = xt.getDimSize(0), f = fg * group;
+  // Per dim and phase r: first tap k0, tap count J, offset t0.
+  struct Phase {
+    int64_t k0 = 0, taps = 0, t0 = 0, positions = 0;
+  };
+  SmallVector<SmallVector<Phase>> phases(ns);
+  SmallVector<int64_t> padLo(ns, 0), padHi(ns, 0), step(ns), slope(ns);
+  for (int64_t i = 0; i < ns; ++i) {
+    int64_t s = strides[i], d = dilations[i], kernel = wt.getDimSize(2 + i);
+    int64_t in = xt.getDimSize(2 + i), g = std::gcd(d, s);
+    step[i] = s / g;
+    slope[i] = d / g;
+    for (int64_t r = 0; r < s; ++r) {
+      Phase p;
+      p.positions = r < full[i] ? (full[i] - r + s - 1) / s : 0;
+      int64_t k0 = 0;
+      while (k0 < std::min(kernel, step[i]) && (k0 * d) % s != r)
+        ++k0;
+      if (k0 < kernel && (k0 * d) % s == r && p.positions > 0) {
+        p.k0 = k0;
+        p.taps = (kernel - 1 - k0) / step[i] + 1;
+        p.t0 = (k0 * d - r) / s;
+        // x index q - t0 - j * slope ranges over
+        // [-(t0 + (taps - 1) * slope), positions - 1 - t0].
+        padLo[i] = std::max(padLo[i], p.t0 + (p.taps - 1) * slope[i]);
+        padHi[i] = std::max(padHi[i], p.positions - 1 - p.t0 - (in - 1));
+      }
+      phases[i].push_back(p);
+    }
+  }
+  // The input with the zeros the taps reach past its edges.
+  SmallVector<int64_t> lo = {0, 0}, hi = {0, 0}, paddedShape = {n, cg * group};
+  for (int64_t i = 0; i < ns; ++i) {
+    lo.push_back(padLo[i]);
+    hi.push_back(padHi[i]);
+    paddedShape.push_back(xt.getDimSize(2 + i) + padLo[i] + padHi[i]);
+  }
+  Value xp = llvm::any_of(padLo, [](int64_t v) { return v > 0; }) ||
+                     llvm::any_of(padHi, [](int64_t v) { return v > 0; })
+                 ? pad(x, placed(paddedShape, elt), lo, hi,
+                       scalarConst(builder, curLoc, elt, 0))
+                 : x;
+  SmallVector<int64_t> fullShape = {n, f};
+  llvm::append_range(fullShape, full);
+  Value y = filled(fullShape, elt, 0);
+  // Loops: (n, [g,] f, q_1..q_ns, c, j_1..j_ns), as emitConv's.
+  int64_t base = group > 1 ? 1 : 0, loops = 3 + base + 2 * ns;
+  auto d = [&](int64_t i) { return builder.getAffineDimExpr(i); };
+  AffineExpr g = group > 1 ? d(1) : builder.getAffineConstantExpr(0);
+  AffineExpr fo = d(1 + base), ci = d(2 + base + ns);
+  SmallVector<int64_t> phase(ns, 0);
+  while (true) {
+    bool noTaps = false;
+    SmallVector<int64_t> positions, taps;
+    for (int64_t i = 0; i < ns; ++i) {
+      const Phase &p = phases[i][phase[i]];
+      noTaps |= p.taps == 0 || p.positions == 0;
+      positions.push_back(p.positions);
+      taps.push_back(p.taps);
+    }
+    if (!noTaps) {
+      SmallVector<AffineExpr> xe = {d(0), g * cg + ci}, we = {g * cg + ci, fo},
+                              oe = {d(0), g * fg + fo}, je;
+      for (int64_t i = 0; i < ns; ++i) {
+        const Phase &p = phases[i][phase[i]];
+        AffineExpr q = d(2 + base + i), j = d(3 + base + ns + i);
+        xe.push_back(q + (padLo[i] - p.t0) - j * slope[i]);
+        we.push_back(j * step[i] + p.k0);
+        oe.push_back(q);
+        je.push_back(j);
+      }
+      SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                     AffineMap::get(loops, 0, we, ctx)};
+      SmallVector<Value> inputs = {xp, weight};
+      if (group > 1) {
+        maps.push_back(AffineMap::get(loops, 0, {d(1), fo}, ctx));
+        inputs.push_back(empty({group, fg}, elt));
+      }
+      // The input channel and the taps' loops appear in no operand as
+      // plain dims (W reads g * cg + c): a shape-only operand bounds them.
+      je.insert(je.begin(), ci);
+      SmallVector<int64_t> bounds = {cg};
+      llvm::append_range(bounds, taps);
+      maps.push_back(AffineMap::get(loops, 0, je, ctx));
+      inputs.push_back(empty(bounds, elt));
+      maps.push_back(AffineMap::get(loops, 0, oe, ctx));
+      SmallVector<utils::IteratorType> iters(2 + base + ns,
+                                             utils::IteratorType::parallel);
+      iters.append(1 + ns, utils::IteratorType::reduction);
+      SmallVector<int64_t> outShape = {n, f};
+      llvm::append_range(outShape, positions);
+      Value init = filled(outShape, elt, 0);
+      Value part =
+          linalg::GenericOp::create(
+              builder, curLoc, TypeRange{init.getType()}, inputs,
+              ValueRange{init}, maps, iters,
+              [&](OpBuilder &b, Location loc, ValueRange args) {
+                Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
+                linalg::YieldOp::create(
+                    b, loc,
+                    Value(arith::AddFOp::create(b, loc, args.back(), m)));
+              })
+              .getResult(0);
+      SmallVector<int64_t> offsets = {0, 0}, strideOf = {1, 1};
+      for (int64_t i = 0; i < ns; ++i) {
+        offsets.push_back(phase[i]);
+        strideOf.push_back(strides[i]);
+      }
+      y = tensor::InsertSliceOp::create(builder, curLoc, part, y, ValueRange{},
+                                        ValueRange{}, ValueRange{}, offsets,
+                                        outShape, strideOf);
+    }
+    // Next phase tuple (the last dim fastest).
+    int64_t i = ns - 1;
+    while (i >= 0 && ++phase[i] == strides[i])
+      phase[i--] = 0;
+    if (i < 0)
+      break;
+  }
+  return y;
+}
+
+/// ConvTranspose: the full output (every position a tap reaches, plus
+/// output_padding) from emitConvTranspose, then the pads crop it (negative
+/// pads extend it with zeros) and the bias is added.
 LogicalResult Importer::importConvTranspose() {
   if (!hasInput(0) || !hasInput(1))
     return fail("expects X and W");
@@ -866,7 +986,7 @@ LogicalResult Importer::importConvTranspose() {
       autoPad != "SAME_LOWER")
     return fail("unknown auto_pad '" + autoPad + "'");
 
-  SmallVector<int64_t> lo = {0, 0}, padded = {n, c}, full, begin, out;
+  SmallVector<int64_t> full, begin, out;
   for (int64_t i = 0; i < ns; ++i) {
     int64_t in = xt.getDimSize(2 + i), s = (*strides)[i];
     int64_t d = (*dilations)[i], op = (*outPad)[i];
@@ -893,22 +1013,12 @@ LogicalResult Importer::importConvTranspose() {
         -padBegin > kMaxRangeElements || -padEnd > kMaxRangeElements)
       return fail("pads " + Twine(padBegin) + " and " + Twine(padEnd) +
                   " leave no output of the " + Twine(whole) + " positions");
-    lo.push_back(eff - 1);
-    padded.push_back(s * (in - 1) + 1 + 2 * (eff - 1) + op);
     full.push_back(whole);
     begin.push_back(padBegin);
     out.push_back(whole - padBegin - padEnd);
   }
-  // Zeros around and between the input's elements.
-  Value zeros = filled(padded, elt, 0);
-  SmallVector<int64_t> stride = {1, 1};
-  llvm::append_range(stride, *strides);
-  Value x = tensor::InsertSliceOp::create(
-      builder, curLoc, inValue(0), zeros, ValueRange{}, ValueRange{},
-      ValueRange{}, lo, xt.getShape(), stride);
-  Value r = emitConv(x, inValue(1), group, c / group, fg,
-                     SmallVector<int64_t>(ns, 1), *dilations, full,
-                     /*transposed=*/true);
+  Value r = emitConvTranspose(inValue(0), inValue(1), group, c / group, fg,
+                              *strides, *dilations, full);
   // Positive pads crop the full output; negative ones extend it.
   SmallVector<int64_t> offsets = {0, 0}, sizes = {n, f}, extendLo = {0, 0},
                        extendHi = {0, 0};

@@ -613,11 +613,15 @@ private:
   LogicalResult importResize();
   /// RNN, GRU or LSTM (`op`), unrolled over the static sequence.
   LogicalResult importRecurrent(StringRef op);
-  /// Convolution of padded `x` with `weight` ([F, C/group, k...], or
-  /// ConvTranspose's [C, F/group, k...] when `transposed`).
+  /// Convolution of padded `x` with `weight` ([F, C/group, k...]).
   Value emitConv(Value x, Value weight, int64_t group, int64_t cg, int64_t fg,
                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                 ArrayRef<int64_t> outSpatial, bool transposed);
+                 ArrayRef<int64_t> outSpatial);
+  /// ConvTranspose of `x` with `weight` ([C, F/group, k...]) before its
+  /// pads: the `full` output positions, one convolution per stride phase.
+  Value emitConvTranspose(Value x, Value weight, int64_t group, int64_t cg,
+                          int64_t fg, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> dilations, ArrayRef<int64_t> full);
   /// (x - mean) / sqrt(var + eps) over the dims of `x` from `firstAxis` on.
   FailureOr<Value> normalizeFrom(Value x, int64_t firstAxis, double eps);
   /// `y` ([N, C, ...]) times input `scaleInput` plus input `biasInput`,

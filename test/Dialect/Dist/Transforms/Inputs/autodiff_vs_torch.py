@@ -66,6 +66,16 @@ def build(name):
         bn.running_mean.uniform_(-0.5, 0.5)
         bn.running_var.uniform_(0.5, 1.5)
         x = torch.randn(2, 3, 8, 8)
+    elif name == "decoder":
+        # Transposed convolutions (stride 2 with output padding, stride 3
+        # with dilation 2 and groups): each stride phase is its own
+        # convolution in the imported program.
+        model = nn.Sequential(
+            nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1,
+                               output_padding=1), nn.Tanh(),
+            nn.ConvTranspose2d(4, 4, 2, stride=3, dilation=2, groups=2),
+            nn.Flatten(), nn.Linear(4 * 24 * 24, 5))
+        x = torch.randn(2, 3, 4, 4)
     elif name == "encoder":
         layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0,
                                            batch_first=True)
