@@ -1355,6 +1355,48 @@ OwningOpRef<ModuleOp> Importer::run() {
       (void)failAtNamedNode("invalid ONNX model", err);
       return {};
     }
+    // ONNX 1.12's LayerNormalization inference dereferences a missing dim
+    // when X is a scalar and Mean or InvStdDev is requested (SIGSEGV, found
+    // by fuzz/): infer a copy without those outputs first and refuse a
+    // scalar X where it would crash.
+    if (llvm::any_of(graph->node(), [](const onnx::NodeProto &n) {
+          return n.op_type() == "LayerNormalization" && n.output_size() > 1;
+        })) {
+      onnx::ModelProto probe = *toCheck;
+      for (onnx::NodeProto &n : *probe.mutable_graph()->mutable_node())
+        if (n.op_type() == "LayerNormalization")
+          while (n.output_size() > 1)
+            n.mutable_output()->RemoveLast();
+      err = onnx_import::inferShapes(probe);
+      if (!err.empty()) {
+        (void)failAtNamedNode("ONNX shape inference failed", err);
+        return {};
+      }
+      llvm::StringMap<int> ranks;
+      auto note = [&](const onnx::ValueInfoProto &vi) {
+        if (vi.type().has_tensor_type() &&
+            vi.type().tensor_type().has_shape())
+          ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+      };
+      for (const onnx::ValueInfoProto &vi : probe.graph().input())
+        note(vi);
+      for (const onnx::ValueInfoProto &vi : probe.graph().value_info())
+        note(vi);
+      for (const onnx::TensorProto &t : probe.graph().initializer())
+        ranks[t.name()] = t.dims_size();
+      for (int i = 0; i < graph->node_size(); ++i) {
+        const onnx::NodeProto &n = graph->node(i);
+        if (n.op_type() != "LayerNormalization" || n.output_size() < 2 ||
+            n.input_size() < 1)
+          continue;
+        auto it = ranks.find(n.input(0));
+        if (it != ranks.end() && it->second == 0) {
+          setCurrentNode(n, i);
+          (void)fail("X is a scalar; LayerNormalization needs rank >= 1");
+          return {};
+        }
+      }
+    }
     onnx::ModelProto inferred = *toCheck;
     err = onnx_import::inferShapes(inferred);
     if (!err.empty()) {

@@ -192,6 +192,17 @@ CASES = {
         [("x", F, [2, 1, 4])], [("y", F, [2, 1, 1, 3])],
         inits=[("w", np.zeros((1, 12, 4), np.float32)),
                ("r", np.zeros((1, 12, 3), np.float32))]),
+    # ONNX 1.12's own inference crashed on these (fuzz/): a scalar X with
+    # Mean requested, given or computed.
+    "layernorm-scalar-input": model(
+        "m", [node("LayerNormalization", ["x", "s", "b"], ["y", "mean"])],
+        [("x", F, [])], [("y", F, []), ("mean", F, [])],
+        inits=[("s", np.array(1, np.float32)), ("b", np.array(0, np.float32))]),
+    "layernorm-scalar-computed": model(
+        "m", [node("ReduceSum", ["x"], ["r"], keepdims=0),
+              node("LayerNormalization", ["r", "s", "b"], ["y", "mean"])],
+        [("x", F, [2, 4])], [("y", F, []), ("mean", F, [])],
+        inits=[("s", np.array(1, np.float32)), ("b", np.array(0, np.float32))]),
     "lstm-sequence-too-long": model(
         "m", [node("LSTM", ["x", "w", "r", "", "lens"], ["y"],
                    hidden_size=3)],
