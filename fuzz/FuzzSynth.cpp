@@ -6,7 +6,8 @@
 //
 // The input's lines are distir-synth's arguments: hierarchy, axes, reduce,
 // cluster (optional), algorithm; programs of at most 3 instructions keep
-// each execution short. Every request synthesizes or fails with a message.
+// each execution short (and a smaller work budget). Every request synthesizes
+// or fails with a message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     request.cluster = lines[3].str();
   request.algorithm = lines[4].empty() ? "ring" : lines[4].str();
   request.maxSize = 3;
+  // A sixty-fourth of the tools' budget keeps each input well under the
+  // harness's timeout with sanitizers and coverage on.
+  request.maxWork = distir::synth::kMaxSynthesisWork / 64;
   (void)distir::synth::runSynthesis(request, [](const llvm::Twine &) {});
   return 0;
 }

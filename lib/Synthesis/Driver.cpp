@@ -225,8 +225,18 @@ synth::runSynthesis(const SynthesisRequest &request,
   SynthesisOptions options;
   options.maxSize = request.maxSize;
   options.bytes = request.bytes;
+  options.maxWork = request.maxWork;
+  bool exceeded = false;
   report.results = synthesizeAll(report.hierarchy, axisSizes, report.reduceAxes,
-                                 model, options);
+                                 model, options, &exceeded);
+  if (exceeded)
+    return failed(
+        "synthesizing and pricing every program of up to " +
+        llvm::Twine(request.maxSize) + " instructions on the " +
+        llvm::Twine(*numDevices) + " devices would take more than " +
+        llvm::Twine(kMaxSynthesisWork) +
+        " work units (docs/design/limits.md); lower the program size or reduce "
+        "over fewer devices");
   report.cluster = std::move(*cluster);
   return report;
 }

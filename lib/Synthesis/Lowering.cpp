@@ -103,10 +103,15 @@ std::vector<MatrixResult>
 synth::synthesizeAll(const Hierarchy &system, llvm::ArrayRef<int64_t> axisSizes,
                      llvm::ArrayRef<unsigned> reduceAxes,
                      const CollectiveCostModel &model,
-                     const SynthesisOptions &options) {
+                     const SynthesisOptions &options, bool *exceeded) {
+  if (exceeded)
+    *exceeded = false;
+  uint64_t work = 0, systemDevices = 1;
   llvm::SmallVector<int64_t> levelSizes;
-  for (const NamedSize &level : system)
+  for (const NamedSize &level : system) {
     levelSizes.push_back(level.size);
+    systemDevices *= level.size;
+  }
   // Programs and their synthesis-level steps depend only on the synthesis
   // hierarchy's sizes; only the device mapping differs between matrices.
   std::map<
@@ -128,9 +133,28 @@ synth::synthesizeAll(const Hierarchy &system, llvm::ArrayRef<int64_t> axisSizes,
     auto [it, inserted] = programCache.try_emplace(sizes);
     auto &[programs, programSteps] = it->second;
     if (inserted) {
-      programs = synthesizePrograms(hierarchy, options.maxSize);
-      for (const Program &program : programs)
+      bool over = false;
+      programs = synthesizePrograms(hierarchy, options.maxSize,
+                                    options.maxWork - work, &over);
+      if (over) {
+        if (exceeded)
+          *exceeded = true;
+        return results;
+      }
+      for (const Program &program : programs) {
         programSteps.push_back(getSynthesisSteps(hierarchy, program));
+        work += programSteps.back().size();
+      }
+    }
+    // Pricing touches every system device once per step.
+    uint64_t pricing = 0;
+    for (const std::vector<SynthesisStep> &steps : programSteps)
+      pricing += steps.size() * systemDevices;
+    work += pricing;
+    if (work > options.maxWork) {
+      if (exceeded)
+        *exceeded = true;
+      return results;
     }
     for (auto [program, steps] : llvm::zip_equal(programs, programSteps))
       result.programs.push_back(

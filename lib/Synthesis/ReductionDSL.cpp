@@ -344,9 +344,17 @@ struct ProgramSearch {
   std::vector<std::vector<llvm::SmallVector<int64_t>>> groups;
   Program prefix;
   std::vector<Program> found;
+  /// Work spent (devices per candidate tried) and allowed.
+  uint64_t work = 0, budget = UINT64_MAX, devices = 1;
+  bool exceeded = false;
 
   void visit(const ReductionState &state) {
     for (auto [index, candidate] : llvm::enumerate(candidates)) {
+      work += devices;
+      if (exceeded || work > budget) {
+        exceeded = true;
+        return;
+      }
       std::optional<ReductionState> next =
           applyCollective(state, candidate.collective, groups[index]);
       if (!next || *next == state)
@@ -363,8 +371,8 @@ struct ProgramSearch {
 } // namespace
 
 std::vector<Program>
-synth::synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy,
-                          unsigned maxSize) {
+synth::synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy, unsigned maxSize,
+                          uint64_t budget, bool *exceeded) {
   int64_t numDevices = 1;
   for (const NamedSize &level : hierarchy)
     numDevices *= level.size;
@@ -374,8 +382,12 @@ synth::synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy,
   for (const Instruction &candidate : search.candidates)
     search.groups.push_back(
         getDeviceGroups(hierarchy, candidate.slice, candidate.form));
+  search.budget = budget;
+  search.devices = static_cast<uint64_t>(numDevices);
   if (maxSize > 0)
     search.visit(ReductionState::getInitial(numDevices));
+  if (exceeded)
+    *exceeded = search.exceeded;
   // Depth-first order within one size is candidate order; group by size
   // (std::stable_sort's buffer API is deprecated in this libstdc++).
   std::vector<Program> bySize;

@@ -42,6 +42,8 @@ struct SynthesisRequest {
   unsigned maxSize = 5;
   std::string algorithm = "ring";
   double bytes = 64.0 * 1024 * 1024;
+  /// Work budget of the synthesis (kMaxSynthesisWork).
+  uint64_t maxWork = kMaxSynthesisWork;
 };
 
 struct SynthesisReport {

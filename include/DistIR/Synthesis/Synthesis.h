@@ -214,9 +214,13 @@ constexpr int64_t kMaxSynthesisDevices = 256;
 /// state to the final one, by increasing size, then in candidate order.
 /// Prefixes that are invalid, change nothing, or already reach the final
 /// state are not extended. Requires hierarchy devices <=
-/// kMaxSynthesisDevices.
+/// kMaxSynthesisDevices. Each candidate tried costs the group's device
+/// count in work units; past `budget` the search stops and sets
+/// `*exceeded` (the programs found so far are returned).
 std::vector<Program> synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy,
-                                        unsigned maxSize = 5);
+                                        unsigned maxSize = 5,
+                                        uint64_t budget = UINT64_MAX,
+                                        bool *exceeded = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Lowering and pricing
@@ -302,20 +306,29 @@ struct MatrixResult {
   double baselineTime = 0;
 };
 
+/// Work units (devices touched by a candidate instruction or a priced step)
+/// one synthesizeAll may spend: about 2 s on one core. The search is
+/// exponential in the program size, so requests past it are refused.
+constexpr uint64_t kMaxSynthesisWork = uint64_t(1) << 26;
+
 struct SynthesisOptions {
   unsigned maxSize = 5;
+  /// Work budget (see kMaxSynthesisWork).
+  uint64_t maxWork = kMaxSynthesisWork;
   /// Bytes each device reduces.
   double bytes = 64.0 * 1024 * 1024;
 };
 
 /// Runs synthesis and pricing for every parallelism matrix. `system` must
 /// have the cluster's device count; axis products must equal it and reduce
-/// axes must be distinct and in range (the CLI checks all of this).
+/// axes must be distinct and in range (the CLI checks all of this). Past
+/// `options.maxWork` it stops and sets `*exceeded` (results incomplete).
 std::vector<MatrixResult> synthesizeAll(const Hierarchy &system,
                                         llvm::ArrayRef<int64_t> axisSizes,
                                         llvm::ArrayRef<unsigned> reduceAxes,
                                         const CollectiveCostModel &model,
-                                        const SynthesisOptions &options);
+                                        const SynthesisOptions &options,
+                                        bool *exceeded = nullptr);
 
 } // namespace synth
 } // namespace distir

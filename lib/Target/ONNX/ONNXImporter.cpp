@@ -1374,8 +1374,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       }
       llvm::StringMap<int> ranks;
       auto note = [&](const onnx::ValueInfoProto &vi) {
-        if (vi.type().has_tensor_type() &&
-            vi.type().tensor_type().has_shape())
+        if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
           ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
       };
       for (const onnx::ValueInfoProto &vi : probe.graph().input())
