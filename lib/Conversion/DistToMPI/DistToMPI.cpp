@@ -100,6 +100,10 @@ struct RankLowering {
     for (int64_t s : shape)
       sizes.push_back(b.getIndexAttr(s));
     auto chunkType = RankedTensorType::get(shape, type.getElementType());
+    // An empty tensor has no in-bounds offset to slice at (MLIR's verifier
+    // rejects offset 0 of a 0-sized dim): its chunks are empty tensors.
+    if (type.getNumElements() == 0)
+      return tensor::EmptyOp::create(b, loc, shape, type.getElementType());
     return tensor::ExtractSliceOp::create(b, loc, chunkType, tensor, offsets,
                                           sizes, strides);
   }
@@ -112,6 +116,8 @@ struct RankLowering {
                                            resultType.getElementType());
     for (auto [i, piece] : llvm::enumerate(pieces)) {
       auto type = cast<RankedTensorType>(piece.getType());
+      if (type.getNumElements() == 0)
+        continue; // nothing to insert (and no in-bounds offset)
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           sizes, strides(type.getRank(), b.getIndexAttr(1));
       offsets[dim] = b.getIndexAttr(i * type.getDimSize(dim));

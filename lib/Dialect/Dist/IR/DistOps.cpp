@@ -292,13 +292,18 @@ AllToAllOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                              SmallVectorImpl<Type> &inferredReturnTypes) {
   int64_t n = adaptor.getInputs().size();
   for (Type type : adaptor.getInputs().getTypes()) {
-    Type split = scaleDim(type, adaptor.getSplitDim(), 1, n);
     // Only concatenate what was split, so a rejected split leaves the type
-    // unchanged for the verifier to report.
+    // unchanged for the verifier to report. (Comparing the split type with
+    // the input does not tell: an empty split dim splits into itself.)
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    int64_t dim = adaptor.getSplitDim();
+    bool splits = tensor && dim >= 0 && dim < tensor.getRank() &&
+                  !ShapedType::isDynamic(tensor.getDimSize(dim)) &&
+                  tensor.getDimSize(dim) % n == 0;
     inferredReturnTypes.push_back(
-        split == type && n != 1
-            ? type
-            : scaleDim(split, adaptor.getConcatDim(), n, 1));
+        splits
+            ? scaleDim(scaleDim(type, dim, 1, n), adaptor.getConcatDim(), n, 1)
+            : type);
   }
   return success();
 }
