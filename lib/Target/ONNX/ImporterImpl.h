@@ -506,9 +506,10 @@ private:
     return true;
   }
 
-  /// Normalizes a possibly negative axis of a rank-`rank` tensor.
+  /// Normalizes a possibly negative axis of a rank-`rank` tensor (a scalar
+  /// has none: every caller indexes the axis's dimension).
   FailureOr<int64_t> normAxis(int64_t axis, int64_t rank) {
-    if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    if (axis < -rank || axis >= rank)
       return fail("axis " + Twine(axis) + " out of range for rank " +
                   Twine(rank));
     return axis < 0 ? axis + rank : axis;
