@@ -203,6 +203,10 @@ CASES = {
               node("LayerNormalization", ["r", "s", "b"], ["y", "mean"])],
         [("x", F, [2, 4])], [("y", F, []), ("mean", F, [])],
         inits=[("s", np.array(1, np.float32)), ("b", np.array(0, np.float32))]),
+    # A scalar has no axis (Split indexed a missing dim: SIGSEGV, fuzz/).
+    "split-scalar": model(
+        "m", [node("Split", ["x"], ["a", "b"], axis=0)], [("x", F, [])],
+        [("a", F, []), ("b", F, [])], opset=13),
     "lstm-sequence-too-long": model(
         "m", [node("LSTM", ["x", "w", "r", "", "lens"], ["y"],
                    hidden_size=3)],
