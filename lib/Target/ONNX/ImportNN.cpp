@@ -357,6 +357,25 @@ static std::string computeWindow(Window &w, ArrayRef<int64_t> spatial,
   return {};
 }
 
+/// sum(inputs[0] * inputs[1]) into zeros of `outShape` as one
+/// linalg.generic (further inputs only bound loops).
+Value Importer::multiplyAccumulate(ArrayRef<Value> inputs,
+                                   ArrayRef<AffineMap> maps,
+                                   ArrayRef<utils::IteratorType> iters,
+                                   ArrayRef<int64_t> outShape, Type elt) {
+  Value init = filled(outShape, elt, 0);
+  return linalg::GenericOp::create(
+             builder, curLoc, TypeRange{init.getType()}, inputs,
+             ValueRange{init}, maps, iters,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
+               linalg::YieldOp::create(
+                   b, loc,
+                   Value(arith::AddFOp::create(b, loc, args.back(), m)));
+             })
+      .getResult(0);
+}
+
 /// The convolution of `x` (padded) with `weight` as one linalg.generic.
 /// Loops: (n, [g,] f, o_1..o_s, c, k_1..k_s); the group loop exists only
 /// for group > 1, with a shape-only [group, f/group] input that gives it
@@ -397,17 +416,7 @@ Value Importer::emitConv(Value x, Value weight, int64_t group, int64_t cg,
     maps.insert(maps.begin() + 2, AffineMap::get(loops, 0, {d(1), fo}, ctx));
     inputs.push_back(empty({group, fg}, elt));
   }
-  Value init = filled(outShape, elt, 0);
-  return linalg::GenericOp::create(
-             builder, curLoc, TypeRange{init.getType()}, inputs,
-             ValueRange{init}, maps, iters,
-             [&](OpBuilder &b, Location loc, ValueRange args) {
-               Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
-               linalg::YieldOp::create(
-                   b, loc,
-                   Value(arith::AddFOp::create(b, loc, args.back(), m)));
-             })
-      .getResult(0);
+  return multiplyAccumulate(inputs, maps, iters, outShape, elt);
 }
 
 /// `r` ([N, F, spatial...]) plus input 2 (B, [F]) when the node has it.
@@ -906,18 +915,7 @@ Value Importer::emitConvTranspose(Value x, Value weight, int64_t group,
       iters.append(1 + ns, utils::IteratorType::reduction);
       SmallVector<int64_t> outShape = {n, f};
       llvm::append_range(outShape, positions);
-      Value init = filled(outShape, elt, 0);
-      Value part =
-          linalg::GenericOp::create(
-              builder, curLoc, TypeRange{init.getType()}, inputs,
-              ValueRange{init}, maps, iters,
-              [&](OpBuilder &b, Location loc, ValueRange args) {
-                Value m = arith::MulFOp::create(b, loc, args[0], args[1]);
-                linalg::YieldOp::create(
-                    b, loc,
-                    Value(arith::AddFOp::create(b, loc, args.back(), m)));
-              })
-              .getResult(0);
+      Value part = multiplyAccumulate(inputs, maps, iters, outShape, elt);
       SmallVector<int64_t> offsets = {0, 0}, strideOf = {1, 1};
       for (int64_t i = 0; i < ns; ++i) {
         offsets.push_back(phase[i]);

@@ -614,6 +614,10 @@ private:
   LogicalResult importResize();
   /// RNN, GRU or LSTM (`op`), unrolled over the static sequence.
   LogicalResult importRecurrent(StringRef op);
+  /// sum(inputs[0] * inputs[1]) over the reduction loops, into zeros.
+  Value multiplyAccumulate(ArrayRef<Value> inputs, ArrayRef<AffineMap> maps,
+                           ArrayRef<utils::IteratorType> iters,
+                           ArrayRef<int64_t> outShape, Type elt);
   /// Convolution of padded `x` with `weight` ([F, C/group, k...]).
   Value emitConv(Value x, Value weight, int64_t group, int64_t cg, int64_t fg,
                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
