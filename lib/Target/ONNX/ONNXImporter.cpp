@@ -1355,18 +1355,25 @@ OwningOpRef<ModuleOp> Importer::run() {
       (void)failAtNamedNode("invalid ONNX model", err);
       return {};
     }
-    // ONNX 1.12's LayerNormalization inference dereferences a missing dim
-    // when X is a scalar and Mean or InvStdDev is requested (SIGSEGV, found
-    // by fuzz/): infer a copy without those outputs first and refuse a
-    // scalar X where it would crash.
-    if (llvm::any_of(graph->node(), [](const onnx::NodeProto &n) {
-          return n.op_type() == "LayerNormalization" && n.output_size() > 1;
-        })) {
+    // ONNX 1.12's inference of some ops reads dims it never checked exist
+    // (SIGSEGV, found by fuzz/): LayerNormalization of a scalar X with Mean
+    // or InvStdDev requested, Conv/ConvTranspose whose X has fewer dims than
+    // W. Their input ranks come from inferring a copy without those nodes
+    // (so computed inputs count too); a rank that would crash is one error.
+    auto rankRule = [](const onnx::NodeProto &n) -> int {
+      if (n.op_type() == "LayerNormalization" && n.output_size() > 1)
+        return 1; // X rank >= 1
+      if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") &&
+          n.input_size() > 1)
+        return 2; // X rank >= 3 and == W rank
+      return 0;
+    };
+    if (llvm::any_of(graph->node(), rankRule)) {
       onnx::ModelProto probe = *toCheck;
-      for (onnx::NodeProto &n : *probe.mutable_graph()->mutable_node())
-        if (n.op_type() == "LayerNormalization")
-          while (n.output_size() > 1)
-            n.mutable_output()->RemoveLast();
+      auto *probeNodes = probe.mutable_graph()->mutable_node();
+      for (int i = probeNodes->size() - 1; i >= 0; --i)
+        if (rankRule(probeNodes->Get(i)))
+          probeNodes->DeleteSubrange(i, 1);
       err = onnx_import::inferShapes(probe);
       if (!err.empty()) {
         (void)failAtNamedNode("ONNX shape inference failed", err);
@@ -1383,15 +1390,31 @@ OwningOpRef<ModuleOp> Importer::run() {
         note(vi);
       for (const onnx::TensorProto &t : probe.graph().initializer())
         ranks[t.name()] = t.dims_size();
+      auto rankOf = [&](const std::string &name) {
+        auto it = ranks.find(name);
+        return it == ranks.end() ? -1 : it->second;
+      };
       for (int i = 0; i < graph->node_size(); ++i) {
         const onnx::NodeProto &n = graph->node(i);
-        if (n.op_type() != "LayerNormalization" || n.output_size() < 2 ||
-            n.input_size() < 1)
+        int rule = rankRule(n);
+        if (!rule || n.input_size() < 1)
           continue;
-        auto it = ranks.find(n.input(0));
-        if (it != ranks.end() && it->second == 0) {
+        int x = rankOf(n.input(0));
+        std::string why;
+        if (rule == 1 && x == 0)
+          why = "X is a scalar; LayerNormalization needs rank >= 1";
+        if (rule == 2) {
+          int w = rankOf(n.input(1));
+          if (x >= 0 && x < 3)
+            why = "X must have rank >= 3 ([N, C, D1, ...]), got " +
+                  std::to_string(x);
+          else if (x >= 0 && w >= 0 && x != w)
+            why = "X (rank " + std::to_string(x) + ") and W (rank " +
+                  std::to_string(w) + ") must have the same rank";
+        }
+        if (!why.empty()) {
           setCurrentNode(n, i);
-          (void)fail("X is a scalar; LayerNormalization needs rank >= 1");
+          (void)fail(why);
           return {};
         }
       }
