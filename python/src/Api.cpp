@@ -324,20 +324,14 @@ std::pair<std::string, std::string> api::simulate(const std::string &text,
         std::make_shared<const Calibration>(std::move(*calibration));
   }
   OwningOpRef<ModuleOp> module = session.parse(text);
-  Cluster cluster;
-  if (!o.cluster.empty()) {
-    FailureOr<Cluster> resolved = resolveCluster(o.cluster, collect);
-    if (failed(resolved) || !errors.empty())
-      throw ApiError(errors.empty() ? "error: invalid cluster" : errors);
-    cluster = std::move(*resolved);
-  } else if (dist::ClusterAttr attr = dist::getModuleCluster(*module)) {
-    cluster = dist::clusterFromAttr(attr);
-  } else {
-    throw ApiError("error: no cluster: pass cluster= or attach one with "
-                   "dist-attach-cluster");
-  }
+  FailureOr<Cluster> cluster = dist::resolveModuleCluster(
+      *module, o.cluster,
+      "pass cluster= or attach one with dist-attach-cluster", collect);
+  if (failed(cluster))
+    throw ApiError(errors);
   func::FuncOp func = session.entry(*module, name);
-  FailureOr<SimulationResult> result = distir::simulate(func, cluster, options);
+  FailureOr<SimulationResult> result =
+      distir::simulate(func, *cluster, options);
   if (failed(result))
     session.fail("simulation failed");
   std::string trace;

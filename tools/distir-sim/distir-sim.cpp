@@ -156,28 +156,17 @@ int main(int argc, char **argv) {
     return 1;
   phase("load");
 
-  Cluster cluster;
-  if (!clusterSpec.empty()) {
-    bool ok = true;
-    FailureOr<Cluster> resolved =
-        resolveCluster(clusterSpec, [&](const Twine &msg) {
-          llvm::errs() << "error: " << msg << "\n";
-          ok = false;
-        });
-    if (failed(resolved) || !ok)
-      return 1;
-    cluster = std::move(*resolved);
-  } else if (dist::ClusterAttr attr = dist::getModuleCluster(*module)) {
-    cluster = dist::clusterFromAttr(attr);
-  } else {
-    return fail("no cluster: pass --cluster NAME|file.json or attach one "
-                "with --dist-attach-cluster");
-  }
+  FailureOr<Cluster> cluster = dist::resolveModuleCluster(
+      *module, clusterSpec,
+      "pass --cluster NAME|file.json or attach one with --dist-attach-cluster",
+      [](const Twine &msg) { llvm::errs() << "error: " << msg << "\n"; });
+  if (failed(cluster))
+    return 1;
 
   func::FuncOp entry = findEntry(*module, entryName);
   if (!entry)
     return 1;
-  FailureOr<SimulationResult> result = simulate(entry, cluster, options);
+  FailureOr<SimulationResult> result = simulate(entry, *cluster, options);
   if (failed(result))
     return 1;
   phase("simulate");

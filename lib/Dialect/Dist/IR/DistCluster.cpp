@@ -78,3 +78,26 @@ ClusterAttr distir::dist::clusterToAttr(MLIRContext *context,
 ClusterAttr distir::dist::getModuleCluster(ModuleOp module) {
   return module->getAttrOfType<ClusterAttr>(DistDialect::getClusterAttrName());
 }
+
+FailureOr<Cluster> distir::dist::resolveModuleCluster(ModuleOp module,
+                                                      StringRef spec,
+                                                      StringRef howToGive,
+                                                      ErrorFn emitError) {
+  if (!spec.empty()) {
+    // Report only the first problem (one line).
+    bool reported = false;
+    FailureOr<Cluster> resolved =
+        resolveCluster(spec, [&](const llvm::Twine &msg) {
+          if (!reported)
+            emitError(msg);
+          reported = true;
+        });
+    if (failed(resolved) || reported)
+      return failure();
+    return resolved;
+  }
+  if (ClusterAttr attr = getModuleCluster(module))
+    return clusterFromAttr(attr);
+  emitError("no cluster: " + howToGive);
+  return failure();
+}

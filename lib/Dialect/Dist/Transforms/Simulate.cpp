@@ -41,22 +41,12 @@ struct DistSimulatePass
       signalPassFailure();
     };
 
-    Cluster resolved;
-    if (!cluster.empty()) {
-      bool ok = true;
-      FailureOr<Cluster> c = resolveCluster(cluster, [&](const Twine &msg) {
-        fail(msg);
-        ok = false;
-      });
-      if (failed(c) || !ok)
-        return;
-      resolved = std::move(*c);
-    } else if (dist::ClusterAttr attr = dist::getModuleCluster(module)) {
-      resolved = dist::clusterFromAttr(attr);
-    } else {
-      return fail("no cluster: set cluster=NAME|file.json or attach one "
-                  "with dist-attach-cluster");
-    }
+    FailureOr<Cluster> resolved = dist::resolveModuleCluster(
+        module, cluster,
+        "set cluster=NAME|file.json or attach one with dist-attach-cluster",
+        [&](const Twine &msg) { fail(msg); });
+    if (failed(resolved))
+      return;
 
     SimulatorOptions options;
     std::optional<CostModelKind> model = symbolizeCostModelKind(costModel);
@@ -107,7 +97,8 @@ struct DistSimulatePass
         return fail("no public function to simulate");
     }
 
-    FailureOr<SimulationResult> result = simulate(entryFunc, resolved, options);
+    FailureOr<SimulationResult> result =
+        simulate(entryFunc, *resolved, options);
     if (failed(result))
       return signalPassFailure();
     std::string message;

@@ -371,20 +371,14 @@ void DistSynthesizeReductionsPass::runOnOperation() {
     return signalPassFailure();
   }
 
-  Cluster resolvedCluster;
-  if (!cluster.empty()) {
-    FailureOr<Cluster> resolved = resolveCluster(cluster, moduleError);
-    if (failed(resolved))
-      return signalPassFailure();
-    resolvedCluster = std::move(*resolved);
-  } else if (ClusterAttr attr = getModuleCluster(module)) {
-    resolvedCluster = clusterFromAttr(attr);
-  } else {
-    moduleError("no cluster: pass cluster=NAME or cluster=path.json to "
-                "dist-synthesize-reductions, or attach one with "
-                "dist-attach-cluster");
+  FailureOr<Cluster> resolved = resolveModuleCluster(
+      module, cluster,
+      "pass cluster=NAME or cluster=path.json to dist-synthesize-reductions, "
+      "or attach one with dist-attach-cluster",
+      moduleError);
+  if (failed(resolved))
     return signalPassFailure();
-  }
+  Cluster &resolvedCluster = *resolved;
 
   CollectiveCostModel model(resolvedCluster, *algorithm);
   SmallVector<AllReduceOp> ops;

@@ -37,6 +37,14 @@ ClusterAttr clusterToAttr(mlir::MLIRContext *context, const Cluster &cluster);
 /// The cluster attached to `module` as `dist.cluster`, or null.
 ClusterAttr getModuleCluster(mlir::ModuleOp module);
 
+/// The cluster a tool or pass prices `module` on: `spec` (a preset or JSON
+/// file) when given, else the module's `dist.cluster`. Fails after one
+/// error: the spec's, or "no cluster: <howToGive>".
+mlir::FailureOr<Cluster> resolveModuleCluster(mlir::ModuleOp module,
+                                              llvm::StringRef spec,
+                                              llvm::StringRef howToGive,
+                                              ErrorFn emitError);
+
 } // namespace distir::dist
 
 #endif // DISTIR_DIALECT_DIST_IR_DISTCLUSTER_H
