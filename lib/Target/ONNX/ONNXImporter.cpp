@@ -1358,8 +1358,11 @@ OwningOpRef<ModuleOp> Importer::run() {
     // ONNX 1.12's inference of some ops reads dims it never checked exist
     // (SIGSEGV, found by fuzz/): LayerNormalization of a scalar X with Mean
     // or InvStdDev requested, Conv/ConvTranspose whose X has fewer dims than
-    // W. Their input ranks come from inferring a copy without those nodes
-    // (so computed inputs count too); a rank that would crash is one error.
+    // W. Their input ranks are checked first: those declared (graph inputs,
+    // initializers, value_info) and, for LayerNormalization, those computed
+    // by inferring a copy without the Mean/InvStdDev outputs (the copy keeps
+    // every node, so what follows still infers; dropping a Conv instead
+    // crashed the inference of its users).
     auto rankRule = [](const onnx::NodeProto &n) -> int {
       if (n.op_type() == "LayerNormalization" && n.output_size() > 1)
         return 1; // X rank >= 1
@@ -1369,27 +1372,48 @@ OwningOpRef<ModuleOp> Importer::run() {
       return 0;
     };
     if (llvm::any_of(graph->node(), rankRule)) {
-      onnx::ModelProto probe = *toCheck;
-      auto *probeNodes = probe.mutable_graph()->mutable_node();
-      for (int i = probeNodes->size() - 1; i >= 0; --i)
-        if (rankRule(probeNodes->Get(i)))
-          probeNodes->DeleteSubrange(i, 1);
-      err = onnx_import::inferShapes(probe);
-      if (!err.empty()) {
-        (void)failAtNamedNode("ONNX shape inference failed", err);
-        return {};
-      }
       llvm::StringMap<int> ranks;
-      auto note = [&](const onnx::ValueInfoProto &vi) {
-        if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
-          ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+      auto noteGraph = [&](const onnx::GraphProto &g) {
+        auto note = [&](const onnx::ValueInfoProto &vi) {
+          if (vi.type().has_tensor_type() &&
+              vi.type().tensor_type().has_shape())
+            ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+        };
+        for (const onnx::ValueInfoProto &vi : g.input())
+          note(vi);
+        for (const onnx::ValueInfoProto &vi : g.value_info())
+          note(vi);
+        for (const onnx::TensorProto &t : g.initializer())
+          ranks[t.name()] = t.dims_size();
       };
-      for (const onnx::ValueInfoProto &vi : probe.graph().input())
-        note(vi);
-      for (const onnx::ValueInfoProto &vi : probe.graph().value_info())
-        note(vi);
-      for (const onnx::TensorProto &t : probe.graph().initializer())
-        ranks[t.name()] = t.dims_size();
+      noteGraph(toCheck->graph());
+      if (llvm::any_of(graph->node(), [&](const onnx::NodeProto &n) {
+            return rankRule(n) == 1;
+          })) {
+        onnx::ModelProto probe = *toCheck;
+        for (onnx::NodeProto &n : *probe.mutable_graph()->mutable_node())
+          if (rankRule(n) == 1)
+            while (n.output_size() > 1)
+              n.mutable_output()->RemoveLast();
+        // The probe still holds every Conv: infer it only when no Conv's
+        // declared ranks would crash it (the check below reports that Conv).
+        bool convSafe = true;
+        for (int i = 0; i < graph->node_size() && convSafe; ++i)
+          if (rankRule(graph->node(i)) == 2) {
+            auto x = ranks.find(graph->node(i).input(0));
+            auto w = ranks.find(graph->node(i).input(1));
+            convSafe = x == ranks.end() || w == ranks.end() ||
+                       (x->second >= 3 && x->second == w->second);
+          }
+        if (convSafe) {
+          err = onnx_import::inferShapes(probe);
+          if (!err.empty()) {
+            (void)failAtNamedNode("ONNX shape inference failed", err);
+            return {};
+          }
+          noteGraph(probe.graph());
+        }
+      }
       auto rankOf = [&](const std::string &name) {
         auto it = ranks.find(name);
         return it == ranks.end() ? -1 : it->second;
