@@ -9,6 +9,7 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
@@ -26,6 +27,33 @@ struct DistInlinerInterface : public DialectInlinerInterface {
   }
 };
 } // namespace
+
+/// The type of argument `argIndex` of `op`'s region `regionIndex`, if any.
+static Type argumentType(Operation *op, unsigned regionIndex,
+                         unsigned argIndex) {
+  if (regionIndex >= op->getNumRegions())
+    return {};
+  Region &region = op->getRegion(regionIndex);
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    if (argIndex < function.getNumArguments())
+      return function.getArgumentTypes()[argIndex];
+  if (region.empty() || argIndex >= region.getNumArguments())
+    return {};
+  return region.getArgument(argIndex).getType();
+}
+
+/// Checks `dist.sharding` on a function argument or result of type `type`.
+static LogicalResult verifyValueSharding(Operation *op, StringRef what,
+                                         unsigned index, Type type,
+                                         NamedAttribute attr) {
+  auto sharding = dyn_cast<ShardingAttr>(attr.getValue());
+  if (!sharding)
+    return op->emitError() << "'" << kShardingAttrName << "' of " << what
+                           << " #" << index << " must be a #dist.sharding, got "
+                           << attr.getValue();
+  return sharding.verifyFor(
+      type, [&]() { return op->emitError() << what << " #" << index << ": "; });
+}
 
 void DistDialect::initialize() {
   registerAttributes();
@@ -89,6 +117,9 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  // A plan's distribution of the op's results.
+  if (attr.getName() == kShardingAttrName)
+    return verifyOpShardings(op, attr.getValue());
   // Set by dist-zero on the training step it transformed.
   if (attr.getName() == "dist.zero_stage") {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
@@ -128,5 +159,37 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                              << " must be a string, got " << attr.getValue();
     return success();
   }
+  if (name == kShardingAttrName)
+    return verifyValueSharding(op, "argument", argIndex,
+                               argumentType(op, regionIndex, argIndex), attr);
   return op->emitError() << "unknown dist argument attribute '" << name << "'";
+}
+
+LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  // Set by the ONNX importer for UINT8..UINT64 outputs.
+  if (name == "dist.unsigned") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'dist.unsigned' of result #" << resultIndex
+             << " must be a unit attribute, got " << attr.getValue();
+    return success();
+  }
+  if (name == "dist.name") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'dist.name' of result #" << resultIndex
+                             << " must be a string, got " << attr.getValue();
+    return success();
+  }
+  if (name == kShardingAttrName) {
+    Type type;
+    if (auto function = dyn_cast<FunctionOpInterface>(op))
+      if (resultIndex < function.getNumResults())
+        type = function.getResultTypes()[resultIndex];
+    return verifyValueSharding(op, "result", resultIndex, type, attr);
+  }
+  return op->emitError() << "unknown dist result attribute '" << name << "'";
 }

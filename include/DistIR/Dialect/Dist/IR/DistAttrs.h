@@ -14,6 +14,18 @@
 
 #include "DistIR/Dialect/Dist/IR/DistEnums.h.inc"
 
+namespace distir::dist {
+// Custom parameter syntax of #dist.sharding (see DistAttrs.td).
+mlir::FailureOr<llvm::SmallVector<mlir::DenseI64ArrayAttr>>
+parseSplitAxes(mlir::AsmParser &parser);
+void printSplitAxes(mlir::AsmPrinter &printer,
+                    llvm::ArrayRef<mlir::DenseI64ArrayAttr> split);
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+parseIntList(mlir::AsmParser &parser);
+void printIntList(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> values);
+mlir::FailureOr<ReductionKind> parseReductionKeyword(mlir::AsmParser &parser);
+} // namespace distir::dist
+
 #define GET_ATTRDEF_CLASSES
 #include "DistIR/Dialect/Dist/IR/DistAttrs.h.inc"
 
@@ -25,6 +37,18 @@ DeviceAttr getDevice(mlir::Type type);
 inline DeviceAttr getDevice(mlir::Value value) {
   return getDevice(value.getType());
 }
+
+/// Name of the discardable attribute that carries a value's sharding.
+constexpr llvm::StringLiteral kShardingAttrName = "dist.sharding";
+
+/// Checks a `dist.sharding` attribute on `op`: one #dist.sharding per result
+/// (a single one for a one-result op, else an array), each valid for its
+/// result's type.
+mlir::LogicalResult verifyOpShardings(mlir::Operation *op,
+                                      mlir::Attribute attr);
+
+/// The sharding `op` records for result `index`, or null.
+ShardingAttr getResultSharding(mlir::Operation *op, unsigned index);
 
 /// `type` placed on `device` (replacing any existing encoding).
 mlir::RankedTensorType withDevice(mlir::RankedTensorType type, int64_t device);

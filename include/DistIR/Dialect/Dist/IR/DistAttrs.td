@@ -175,4 +175,139 @@ def Dist_ClusterAttr : Dist_Attr<"Cluster", "cluster"> {
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// Meshes and shardings
+//===----------------------------------------------------------------------===//
+
+/// `[[0], [], [1, 2]]`: for each tensor dimension, the mesh axes that split
+/// it, major to minor.
+def Dist_SplitAxesParameter
+    : ArrayRefParameter<"::mlir::DenseI64ArrayAttr",
+                        "mesh axes per tensor dimension"> {
+  let parser = [{ ::distir::dist::parseSplitAxes($_parser) }];
+  let printer = [{ ::distir::dist::printSplitAxes($_printer, $_self) }];
+}
+
+/// `[2, 4]`: a bracketed list of integers.
+class Dist_IntListParameter<string desc>
+    : ArrayRefParameter<"int64_t", desc> {
+  let parser = [{ ::distir::dist::parseIntList($_parser) }];
+  let printer = [{ ::distir::dist::printIntList($_printer, $_self) }];
+}
+
+class Dist_OptionalIntListParameter<string desc>
+    : Dist_IntListParameter<desc> {
+  let defaultValue = "::llvm::SmallVector<int64_t>()";
+  let comparator =
+      "::llvm::ArrayRef<int64_t>($_lhs) == ::llvm::ArrayRef<int64_t>($_rhs)";
+}
+
+def Dist_ReductionKindParameter
+    : AttrOrTypeParameter<"::distir::dist::ReductionKind",
+                          "reduction of pending partial values"> {
+  let parser = [{ ::distir::dist::parseReductionKeyword($_parser) }];
+  let printer = [{ $_printer << ::distir::dist::stringifyReductionKind($_self) }];
+  let defaultValue = "::distir::dist::ReductionKind::Sum";
+}
+
+def Dist_MeshAttr : Dist_Attr<"Mesh", "mesh"> {
+  let summary = "An N-d arrangement of cluster devices";
+  let description = [{
+    `shape` gives the size of each mesh axis (outermost first); `devices`
+    lists the cluster device at each mesh position in row-major order
+    (default: devices 0 .. N-1). `name` is optional and only informative
+    (pipeline stages name their meshes).
+
+    Example: `#dist.mesh<shape = [2, 4]>`,
+    `#dist.mesh<name = "stage1", shape = [2], devices = [4, 6]>`
+  }];
+  let parameters = (ins
+    StringRefParameter<"mesh name", "\"\"">:$name,
+    Dist_IntListParameter<"size of each mesh axis">:$shape,
+    Dist_OptionalIntListParameter<"device of each position">:$devices
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Number of positions: the product of the axis sizes.
+    int64_t getNumPositions() const;
+    /// Cluster device at a row-major mesh position.
+    int64_t getDevice(int64_t position) const;
+    /// Coordinates of a row-major mesh position.
+    ::llvm::SmallVector<int64_t> getCoordinates(int64_t position) const;
+  }];
+}
+
+def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
+  let summary = "How a tensor value is split over a device mesh";
+  let description = [{
+    `split` has one entry per leading tensor dimension (missing trailing
+    entries are empty): the mesh axes that split that dimension, major to
+    minor, so dimension d has `k_d` = product of those axes' sizes shards.
+    Mesh axes that split no dimension replicate the value along them, except
+    the axes in `partial`: along those, the devices hold partial values whose
+    `reduction` (default `sum`) is the tensor, pending an all-reduce or a
+    reduce-scatter (a split reduction loop).
+
+    Shard `i` of dimension d covers `[floor(i * n / k_d), floor((i + 1) *
+    n / k_d))` of its `n` elements: even when `k_d` divides `n`, balanced
+    within one element otherwise. `offsets` overrides this for uneven splits:
+    for each split dimension in order, `k_d + 1` non-decreasing offsets from
+    0 to `n` (the form of upstream `shard.sharding`'s
+    `sharded_dims_offsets`).
+
+    As a discardable attribute `dist.sharding` it annotates a function
+    argument, or an op (one sharding, or an array of one per result):
+    the distribution a plan chose for the value, which partitioning
+    materializes as placed values.
+
+    Examples:
+
+    ```mlir
+    func.func private @shardings(
+        // Rows split over mesh axis 0, columns over axis 1.
+        tensor<8x16xf32> {dist.sharding = #dist.sharding<
+            mesh = <shape = [2, 4]>, split = [[0], [1]]>},
+        // Replicated over axis 0, partial sums over axis 1.
+        tensor<8x16xf32> {dist.sharding = #dist.sharding<
+            mesh = <shape = [2, 4]>, split = [], partial = [1]>},
+        // A vocabulary of 10 over 4 shards as 3, 3, 2, 2.
+        tensor<2x10xf32> {dist.sharding = #dist.sharding<
+            mesh = <shape = [4]>, split = [[], [0]],
+            offsets = [0, 3, 6, 8, 10]>})
+    ```
+  }];
+  let parameters = (ins
+    "::distir::dist::MeshAttr":$mesh,
+    Dist_SplitAxesParameter:$split,
+    Dist_OptionalIntListParameter<"partial mesh axes">:$partial,
+    Dist_ReductionKindParameter:$reduction,
+    Dist_OptionalIntListParameter<"shard offsets">:$offsets
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Mesh axes splitting dimension `dim` (empty past the split list).
+    ::llvm::ArrayRef<int64_t> getSplitAxes(unsigned dim) const;
+    /// Number of shards of dimension `dim`.
+    int64_t getNumShards(unsigned dim) const;
+    /// Which shard of `dim` the mesh position with `coordinates` holds.
+    int64_t getShardIndex(unsigned dim,
+                          ::llvm::ArrayRef<int64_t> coordinates) const;
+    /// Half-open range of shard `shard` of dimension `dim` of size `size`.
+    std::pair<int64_t, int64_t> getShardRange(unsigned dim, int64_t size,
+                                              int64_t shard) const;
+    /// Shape of the piece at mesh position `position` of a `shape` tensor.
+    ::llvm::SmallVector<int64_t> getLocalShape(::llvm::ArrayRef<int64_t> shape,
+                                               int64_t position) const;
+    /// True when no dimension is split and nothing is partial.
+    bool isReplicated() const;
+    /// Checks the sharding against the type of the value it annotates.
+    ::mlir::LogicalResult verifyFor(
+        ::mlir::Type type,
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError) const;
+  }];
+}
+
 #endif // DISTIR_DIALECT_DIST_IR_DISTATTRS_TD

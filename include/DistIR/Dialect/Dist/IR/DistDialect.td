@@ -47,13 +47,19 @@ def Dist_Dialect : Dialect {
       says that `dist-dtp` runs it at the start of its consumer's time step
       (with `annotate-schedule`).
 
+    * **Shardings**: `dist.sharding = #dist.sharding<...>` on a function
+      argument, a function result or an op (one per result) records how a
+      plan distributes the value over a `#dist.mesh` of devices.
+
     Version log:
     * 0.1: device encoding, communication ops, cluster attribute, argument
       roles.
+    * 0.2: `#dist.mesh` and `#dist.sharding`, result attributes verified.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the module attribute that holds the target cluster.
     static constexpr ::llvm::StringLiteral getClusterAttrName() {

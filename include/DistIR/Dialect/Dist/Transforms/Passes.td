@@ -65,6 +65,76 @@ def DistAttachClusterPass : Pass<"dist-attach-cluster", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistImportShardPass : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
+  let summary = "Turn upstream shard annotations into dist.sharding";
+  let description = [{
+    Reads the annotations of MLIR's `shard` dialect (`shard.grid`,
+    `shard.sharding`, `shard.shard`) and records them as `dist.sharding`
+    attributes, the form DistIR's transforms and reports use:
+
+    * `shard.grid @g(shape = 2x4)` becomes `#dist.mesh<name = "g", shape =
+      [2, 4]>` (positions are devices 0 .. N-1);
+    * `split_axes` becomes `split`, `sharded_dims_offsets` becomes
+      `offsets`;
+    * `shard.shard %v to %s` records the sharding on what defines `%v`: a
+      function argument's attribute or the producing op's `dist.sharding`
+      (with `annotate_for_users`, the same: DistIR keeps one sharding per
+      value), and its uses take `%v` again.
+
+    The annotation ops are then erased, and so are the grids and shardings
+    nothing uses any more. Each form DistIR cannot express is one error at
+    the op: dynamic grid sizes, halos, dynamic offsets, a sharding that is not
+    a `shard.sharding` of this module, or two different shardings for one
+    value.
+
+    Example: `distir-opt --dist-import-shard annotated.mlir`
+  }];
+  let dependentDialects = ["::distir::dist::DistDialect"];
+}
+
+def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
+  let summary = "Choose a sharding per op by PaSE's dynamic program";
+  let description = [{
+    PaSE (Elango, IPDPS 2021) on the linalg ops of each public function
+    (static shapes): every op may split each loop it reads as a plain
+    dimension by a factor dividing the loop size, with the product of the
+    factors dividing `devices` (the other devices replicate the tile).
+    Each configuration costs the compute of one tile plus the all-reduce of a
+    split reduction loop; each producer/consumer pair costs the transfer of
+    what the consumer's tile lacks from the producer's. Costs come from the
+    simulator's cost model on the cluster (`cluster=`, else the module's
+    `dist.cluster`). The exact minimum is found by dynamic programming over
+    the GenerateSeq order (`order=bfs` for breadth-first, a baseline), then
+    recorded as `dist.sharding` on every op: the mesh is the split factors
+    in loop order, then the replicas, over devices 0 .. devices-1.
+
+    A remark on each function gives the cost, the largest dependent set and
+    how many values reach a linalg op through other ops (reshapes, slices),
+    whose resharding is not priced yet; `report=true` adds one remark per op
+    with its loop factors. Errors: no cluster, `devices` outside the
+    cluster, dynamic loop sizes, a dependent set whose table exceeds
+    `max-table` entries.
+
+    This pass chooses and records the strategy; the explicit `dist` program
+    of that strategy is not emitted yet (docs/design/pase.md).
+
+    Example: `distir-opt --dist-pase='devices=8 cluster=dgx-h100 report=true'`
+  }];
+  let options = [
+    Option<"devices", "devices", "int64_t", /*default=*/"1",
+           "Number of devices (0 .. devices-1) that share the work">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "Cluster preset or JSON file (default: the module's dist.cluster)">,
+    Option<"order", "order", "std::string", /*default=*/"\"generate-seq\"",
+           "Elimination order: generate-seq or bfs">,
+    Option<"maxTable", "max-table", "int64_t", /*default=*/"16777216",
+           "Largest dynamic-programming table (entries)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark per op with its loop split">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect"];
+}
+
 def DistPlacePass : Pass<"dist-place", "::mlir::ModuleOp"> {
   let summary = "Place an unplaced program on one device and mark its "
                 "batch inputs";

@@ -1,0 +1,81 @@
+//===- PerOp.h - PaSE's per-operator strategies for linalg programs -*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Builds PaSE's cost graph from a function of linalg ops on tensors: a vertex
+// per structured op, a configuration per way to split its loops over the
+// devices, vertex costs (compute of one tile + the all-reduce of a split
+// reduction) and edge costs (moving the tensor between the producer's and the
+// consumer's tiles), all priced by the simulator's cost model. The chosen
+// strategy is recorded as `dist.sharding` on each op. Design:
+// docs/design/pase.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_SEARCH_PEROP_H
+#define DISTIR_SEARCH_PEROP_H
+
+#include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Cluster/Cluster.h"
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
+#include "DistIR/Search/PerOpSolver.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <string>
+#include <vector>
+
+namespace distir::pase {
+
+struct PerOpOptions {
+  /// Devices 0 .. devices-1 of the cluster share the work.
+  int64_t devices = 1;
+  CostModelKind model = CostModelKind::Analytic;
+  /// Configurations kept per op (the cheapest by vertex cost beyond this).
+  int64_t maxConfigsPerOp = 1024;
+  /// Largest dynamic-programming table.
+  int64_t maxTableSize = int64_t(1) << 24;
+};
+
+/// One configuration of an op: a split factor per loop (product divides the
+/// device count; the rest of the devices replicate the tile).
+struct LoopSplit {
+  llvm::SmallVector<int64_t> factors;
+  int64_t replicas = 1;
+};
+
+/// A function's cost graph with the ops and configurations behind it.
+struct PerOpProblem {
+  std::vector<mlir::linalg::LinalgOp> ops;
+  std::vector<std::vector<LoopSplit>> configs;
+  CostGraph graph;
+  /// Values between two vertices that pass through other ops (reshapes,
+  /// slices): their resharding is not priced; reported.
+  int64_t unpricedCrossings = 0;
+  /// Ops whose configurations were cut to maxConfigsPerOp.
+  int64_t truncatedOps = 0;
+};
+
+/// Builds the problem for the linalg ops of `function` (static shapes).
+mlir::FailureOr<PerOpProblem> buildPerOpProblem(mlir::func::FuncOp function,
+                                                const Cluster &cluster,
+                                                const PerOpOptions &options,
+                                                ErrorFn error);
+
+/// The sharding of `op`'s result `index` under `split`: a mesh of the split
+/// loops' factors (loop order) then the replicas, over devices 0..N-1.
+dist::ShardingAttr getResultSharding(mlir::linalg::LinalgOp op,
+                                     const LoopSplit &split, unsigned index);
+
+/// Records the strategy as `dist.sharding` on every op of the problem.
+void annotateStrategy(const PerOpProblem &problem, const Strategy &strategy);
+
+/// "[2, 1, 4]" (and "x2" replicas when there are any).
+std::string formatSplit(const LoopSplit &split);
+
+} // namespace distir::pase
+
+#endif // DISTIR_SEARCH_PEROP_H

@@ -1,0 +1,83 @@
+//===- PerOpStrategy.cpp - dist-pase: PaSE's per-op strategy --------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Search/PerOp.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace distir::dist {
+#define GEN_PASS_DEF_DISTPEROPSTRATEGYPASS
+#include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace distir::dist
+
+using namespace mlir;
+using namespace distir;
+
+namespace {
+
+struct DistPerOpStrategyPass
+    : public distir::dist::impl::DistPerOpStrategyPassBase<
+          DistPerOpStrategyPass> {
+  using DistPerOpStrategyPassBase::DistPerOpStrategyPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto moduleError = [&](const Twine &msg) { module.emitError() << msg; };
+    if (order != "generate-seq" && order != "bfs") {
+      moduleError("dist-pase: order must be generate-seq or bfs, got '" +
+                  order + "'");
+      return signalPassFailure();
+    }
+    FailureOr<Cluster> resolved = dist::resolveModuleCluster(
+        module, cluster,
+        "pass cluster=NAME or cluster=path.json to dist-pase, or attach one "
+        "with dist-attach-cluster",
+        moduleError);
+    if (failed(resolved))
+      return signalPassFailure();
+    pase::PerOpOptions options;
+    options.devices = devices;
+    options.maxTableSize = maxTable;
+
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isDeclaration() || function.isPrivate())
+        continue;
+      auto functionError = [&](const Twine &msg) {
+        function.emitError() << "dist-pase: " << msg;
+      };
+      FailureOr<pase::PerOpProblem> problem =
+          pase::buildPerOpProblem(function, *resolved, options, functionError);
+      if (failed(problem))
+        return signalPassFailure();
+      std::vector<unsigned> sequence =
+          order == "bfs" ? pase::breadthFirstOrder(problem->graph)
+                         : pase::generateSeq(problem->graph);
+      FailureOr<pase::Strategy> strategy = pase::solve(
+          problem->graph, sequence, options.maxTableSize, functionError);
+      if (failed(strategy))
+        return signalPassFailure();
+      pase::annotateStrategy(*problem, *strategy);
+      function.emitRemark() << llvm::formatv(
+          "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
+          "dependent set {3} ({4} entries), {5} values through other ops "
+          "not priced",
+          problem->ops.size(), devices, strategy->cost,
+          strategy->maxDependentSet, strategy->maxTableSize,
+          problem->unpricedCrossings);
+      if (!report)
+        continue;
+      for (auto [v, op] : llvm::enumerate(problem->ops))
+        op->emitRemark() << "dist-pase: loops split "
+                         << pase::formatSplit(
+                                problem->configs[v][strategy->config[v]]);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,384 @@
+//===- Problem.cpp - PaSE's cost graph from a linalg program --------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Analysis/CollectiveCost.h"
+#include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Search/PerOp.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::pase;
+
+namespace {
+
+/// Loops that can be split without halos: every operand reads them as a
+/// plain dimension (convolution windows `oh + kh` are not split).
+SmallVector<bool> splittableLoops(linalg::LinalgOp op) {
+  SmallVector<bool> ok(op.getNumLoops(), true);
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    SmallVector<int> uses(op.getNumLoops(), 0);
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        ++uses[dim.getPosition()];
+        continue;
+      }
+      expr.walk([&](AffineExpr inner) {
+        if (auto dim = dyn_cast<AffineDimExpr>(inner))
+          ok[dim.getPosition()] = false;
+      });
+    }
+    for (unsigned l = 0; l < uses.size(); ++l)
+      if (uses[l] > 1)
+        ok[l] = false;
+  }
+  return ok;
+}
+
+/// Mesh axes of a configuration: split loops in loop order, then replicas.
+struct MeshLayout {
+  SmallVector<int64_t> shape;
+  /// Mesh axis of each loop, or -1.
+  SmallVector<int64_t> axisOfLoop;
+};
+
+MeshLayout meshOf(const LoopSplit &split) {
+  MeshLayout layout;
+  for (int64_t f : split.factors) {
+    layout.axisOfLoop.push_back(f > 1 ? layout.shape.size() : -1);
+    if (f > 1)
+      layout.shape.push_back(f);
+  }
+  if (split.replicas > 1 || layout.shape.empty())
+    layout.shape.push_back(split.replicas);
+  return layout;
+}
+
+SmallVector<int64_t> coordinatesOf(ArrayRef<int64_t> shape, int64_t position) {
+  SmallVector<int64_t> coords(shape.size());
+  for (int64_t axis = shape.size() - 1; axis >= 0; --axis) {
+    coords[axis] = position % shape[axis];
+    position /= shape[axis];
+  }
+  return coords;
+}
+
+/// The tile of an operand (read through `map`) that device `position` holds
+/// or needs: a half-open range per tensor dimension.
+SmallVector<std::pair<int64_t, int64_t>>
+tileOf(AffineMap map, ArrayRef<int64_t> shape, const LoopSplit &split,
+       const MeshLayout &mesh, int64_t position) {
+  SmallVector<int64_t> coords = coordinatesOf(mesh.shape, position);
+  SmallVector<std::pair<int64_t, int64_t>> tile;
+  for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+    int64_t size = shape[d];
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || split.factors[dim.getPosition()] == 1) {
+      tile.push_back({0, size});
+      continue;
+    }
+    int64_t f = split.factors[dim.getPosition()];
+    int64_t c = coords[mesh.axisOfLoop[dim.getPosition()]];
+    tile.push_back({c * (size / f), (c + 1) * (size / f)});
+  }
+  return tile;
+}
+
+int64_t volume(ArrayRef<std::pair<int64_t, int64_t>> tile) {
+  int64_t v = 1;
+  for (auto [lo, hi] : tile)
+    v *= std::max<int64_t>(0, hi - lo);
+  return v;
+}
+
+int64_t overlap(ArrayRef<std::pair<int64_t, int64_t>> a,
+                ArrayRef<std::pair<int64_t, int64_t>> b) {
+  int64_t v = 1;
+  for (auto [x, y] : llvm::zip(a, b))
+    v *= std::max<int64_t>(0, std::min(x.second, y.second) -
+                                  std::max(x.first, y.first));
+  return v;
+}
+
+/// Product of the factors of the loops `map` reads as plain dimensions.
+int64_t splitOf(AffineMap map, const LoopSplit &split) {
+  int64_t s = 1;
+  for (AffineExpr expr : map.getResults())
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      s *= split.factors[dim.getPosition()];
+  return s;
+}
+
+/// Every split of the loops whose factors divide the loop sizes and whose
+/// product divides `devices`.
+void enumerateSplits(ArrayRef<int64_t> ranges, ArrayRef<bool> splittable,
+                     int64_t devices, LoopSplit &current, unsigned loop,
+                     int64_t used, std::vector<LoopSplit> &out) {
+  if (loop == ranges.size()) {
+    if (devices % used != 0)
+      return;
+    current.replicas = devices / used;
+    out.push_back(current);
+    return;
+  }
+  for (int64_t f = 1; f <= devices / used; ++f) {
+    if (devices % (used * f) != 0 || (f > 1 && !splittable[loop]) ||
+        ranges[loop] % f != 0)
+      continue;
+    current.factors[loop] = f;
+    enumerateSplits(ranges, splittable, devices, current, loop + 1, used * f,
+                    out);
+  }
+  current.factors[loop] = 1;
+}
+
+/// Compute of one tile plus the all-reduce a split reduction needs.
+double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
+                  const ComputeWork &work, const Cluster &cluster,
+                  const CollectiveCostModel &collectives,
+                  const PerOpOptions &options) {
+  int64_t tiles = 1;
+  for (int64_t f : split.factors)
+    tiles *= f;
+  double inFull = 0, inTile = 0, outFull = 0, outTile = 0;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    double bytes = getTensorBytes(operand->get().getType());
+    inFull += bytes;
+    inTile += bytes / splitOf(op.getMatchingIndexingMap(operand), split);
+  }
+  for (OpOperand &operand : op.getDpsInitsMutable()) {
+    double bytes = getTensorBytes(operand.get().getType());
+    outFull += bytes;
+    outTile += bytes / splitOf(op.getMatchingIndexingMap(&operand), split);
+  }
+  ComputeWork tile = work;
+  tile.flops /= tiles;
+  double inRatio = inFull > 0 ? inTile / inFull : 1.0;
+  double outRatio = outFull > 0 ? outTile / outFull : 1.0;
+  tile.bytesRead *= inRatio;
+  tile.inputBytes *= inRatio;
+  tile.bytesWritten *= outRatio;
+  tile.outputElements *= outRatio;
+  double cost = priceCompute(tile, cluster.device, options.model);
+
+  // Devices that hold partial sums of one output tile: those differing only
+  // in the reduction loops' mesh coordinates.
+  MeshLayout mesh = meshOf(split);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<bool> reductionAxis(mesh.shape.size(), false);
+  bool anyReduction = false;
+  for (unsigned l = 0; l < iterators.size(); ++l)
+    if (iterators[l] == utils::IteratorType::reduction &&
+        split.factors[l] > 1) {
+      reductionAxis[mesh.axisOfLoop[l]] = true;
+      anyReduction = true;
+    }
+  if (!anyReduction)
+    return cost;
+  std::map<SmallVector<int64_t>, SmallVector<int64_t>> groups;
+  for (int64_t position = 0; position < options.devices; ++position) {
+    SmallVector<int64_t> key = coordinatesOf(mesh.shape, position);
+    for (unsigned axis = 0; axis < key.size(); ++axis)
+      if (reductionAxis[axis])
+        key[axis] = 0;
+    groups[key].push_back(position);
+  }
+  SmallVector<SmallVector<int64_t>> all;
+  for (auto &entry : groups)
+    all.push_back(entry.second);
+  return cost + collectives.getConcurrentTime(CollectiveKind::AllReduce, all,
+                                              outTile);
+}
+
+/// Time to turn the producer's tiles of a tensor into the consumer's: each
+/// device receives what its consumer tile lacks, over the slowest link of
+/// the device group.
+double edgeCost(AffineMap producerMap, const LoopSplit &producer,
+                AffineMap consumerMap, const LoopSplit &consumer,
+                RankedTensorType type, const Cluster &cluster,
+                const PerOpOptions &options) {
+  MeshLayout producerMesh = meshOf(producer);
+  MeshLayout consumerMesh = meshOf(consumer);
+  int64_t maxMissing = 0;
+  for (int64_t position = 0; position < options.devices; ++position) {
+    auto have = tileOf(producerMap, type.getShape(), producer, producerMesh,
+                       position);
+    auto need = tileOf(consumerMap, type.getShape(), consumer, consumerMesh,
+                       position);
+    maxMissing = std::max(maxMissing, volume(need) - overlap(need, have));
+  }
+  if (maxMissing == 0)
+    return 0;
+  SmallVector<int64_t> group(options.devices);
+  std::iota(group.begin(), group.end(), 0);
+  std::optional<unsigned> level = cluster.getSpanningLevel(group);
+  if (!level)
+    return 0;
+  const LinkSpec &link = cluster.levels[*level].link;
+  double bytes = double(maxMissing) * getTensorBytes(type) /
+                 std::max<int64_t>(1, type.getNumElements());
+  return link.latency + bytes * link.sharedBy / link.bandwidth;
+}
+
+} // namespace
+
+std::string pase::formatSplit(const LoopSplit &split) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(split.factors, os);
+  os << "]";
+  if (split.replicas > 1)
+    os << " x" << split.replicas << " replicas";
+  return text;
+}
+
+FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
+                                                const Cluster &cluster,
+                                                const PerOpOptions &options,
+                                                ErrorFn error) {
+  if (options.devices < 1 || options.devices > cluster.getNumDevices()) {
+    error("devices=" + Twine(options.devices) + " must be between 1 and the " +
+          Twine(cluster.getNumDevices()) + " devices of cluster '" +
+          cluster.name + "'");
+    return failure();
+  }
+  PerOpProblem problem;
+  CollectiveCostModel collectives(cluster);
+  llvm::DenseMap<Operation *, unsigned> vertexOf;
+  for (Operation &op : function.getBody().front()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+      continue;
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+      InFlightDiagnostic diag = op.emitError()
+                                << "per-op strategies need static loop sizes";
+      (void)diag;
+      return failure();
+    }
+    std::vector<LoopSplit> splits;
+    LoopSplit current;
+    current.factors.assign(ranges.size(), 1);
+    enumerateSplits(ranges, splittableLoops(linalgOp), options.devices, current,
+                    0, 1, splits);
+    // Most devices first: among equally cheap configurations (free ops such
+    // as fused zero fills) the solver keeps the first, which then follows
+    // its neighbours' split instead of replicating.
+    std::vector<size_t> byReplicas(splits.size());
+    std::iota(byReplicas.begin(), byReplicas.end(), 0);
+    std::sort(byReplicas.begin(), byReplicas.end(), [&](size_t a, size_t b) {
+      return splits[a].replicas < splits[b].replicas ||
+             (splits[a].replicas == splits[b].replicas && a < b);
+    });
+    std::vector<LoopSplit> sorted;
+    for (size_t i : byReplicas)
+      sorted.push_back(splits[i]);
+    splits = std::move(sorted);
+    ComputeWork work = getComputeWork(&op);
+    std::vector<double> costs;
+    for (const LoopSplit &split : splits)
+      costs.push_back(vertexCost(linalgOp, split, work, cluster, collectives,
+                                 options));
+    if (static_cast<int64_t>(splits.size()) > options.maxConfigsPerOp) {
+      // Keep the cheapest by vertex cost (stable: ties keep their order).
+      std::vector<size_t> index(splits.size());
+      std::iota(index.begin(), index.end(), 0);
+      std::sort(index.begin(), index.end(), [&](size_t a, size_t b) {
+        return costs[a] < costs[b] || (costs[a] == costs[b] && a < b);
+      });
+      index.resize(options.maxConfigsPerOp);
+      std::sort(index.begin(), index.end());
+      std::vector<LoopSplit> keptSplits;
+      std::vector<double> keptCosts;
+      for (size_t i : index) {
+        keptSplits.push_back(splits[i]);
+        keptCosts.push_back(costs[i]);
+      }
+      splits = std::move(keptSplits);
+      costs = std::move(keptCosts);
+      ++problem.truncatedOps;
+    }
+    vertexOf[&op] = problem.graph.addVertex(std::move(costs));
+    problem.ops.push_back(linalgOp);
+    problem.configs.push_back(std::move(splits));
+  }
+
+  for (auto [v, consumer] : llvm::enumerate(problem.ops)) {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      Operation *def = operand.get().getDefiningOp();
+      if (!type || !def)
+        continue;
+      auto it = vertexOf.find(def);
+      if (it == vertexOf.end()) {
+        // A value computed by other ops from tensors (reshape, slice, ...).
+        if (llvm::any_of(def->getOperandTypes(), llvm::IsaPred<TensorType>))
+          ++problem.unpricedCrossings;
+        continue;
+      }
+      unsigned u = it->second;
+      auto producer = problem.ops[u];
+      AffineMap producerMap = producer.getIndexingMapMatchingResult(
+          cast<OpResult>(operand.get()));
+      AffineMap consumerMap = consumer.getMatchingIndexingMap(&operand);
+      const std::vector<LoopSplit> &from = problem.configs[u];
+      const std::vector<LoopSplit> &to = problem.configs[v];
+      std::vector<double> cost(from.size() * to.size());
+      for (size_t a = 0; a < from.size(); ++a)
+        for (size_t b = 0; b < to.size(); ++b)
+          cost[a * to.size() + b] =
+              edgeCost(producerMap, from[a], consumerMap, to[b], type, cluster,
+                       options);
+      problem.graph.addEdge(u, v, std::move(cost));
+    }
+  }
+  return problem;
+}
+
+dist::ShardingAttr pase::getResultSharding(linalg::LinalgOp op,
+                                           const LoopSplit &split,
+                                           unsigned index) {
+  MLIRContext *context = op.getContext();
+  MeshLayout mesh = meshOf(split);
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(index));
+  SmallVector<DenseI64ArrayAttr> dims;
+  for (AffineExpr expr : map.getResults()) {
+    SmallVector<int64_t> axes;
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      if (split.factors[dim.getPosition()] > 1)
+        axes.push_back(mesh.axisOfLoop[dim.getPosition()]);
+    dims.push_back(DenseI64ArrayAttr::get(context, axes));
+  }
+  // Trailing replicated dimensions are implied.
+  while (!dims.empty() && dims.back().empty())
+    dims.pop_back();
+  auto meshAttr = dist::MeshAttr::get(context, "", mesh.shape, {});
+  return dist::ShardingAttr::get(context, meshAttr, dims, {},
+                                 dist::ReductionKind::Sum, {});
+}
+
+void pase::annotateStrategy(const PerOpProblem &problem,
+                            const Strategy &strategy) {
+  for (size_t v = 0; v < problem.ops.size(); ++v) {
+    linalg::LinalgOp op = problem.ops[v];
+    const LoopSplit &split = problem.configs[v][strategy.config[v]];
+    Builder builder(op.getContext());
+    if (op->getNumResults() == 1) {
+      op->setAttr(dist::kShardingAttrName, getResultSharding(op, split, 0));
+      continue;
+    }
+    SmallVector<Attribute> all;
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      all.push_back(getResultSharding(op, split, i));
+    op->setAttr(dist::kShardingAttrName, builder.getArrayAttr(all));
+  }
+}

@@ -1,0 +1,346 @@
+//===- Solver.cpp - PaSE's per-operator strategy solver -------------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Elimination of a pairwise min-sum problem (PaSE's dynamic program): the
+// factors are the vertex costs and the edge costs; eliminating vertex v
+// replaces the factors that mention v by one factor over v's dependent set
+// (its minimum over v's configurations) and remembers the minimizing
+// configuration for back-substitution.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Search/PerOpSolver.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <set>
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::pase;
+
+unsigned CostGraph::addVertex(std::vector<double> costs) {
+  vertexCost.push_back(std::move(costs));
+  return vertexCost.size() - 1;
+}
+
+void CostGraph::addEdge(unsigned from, unsigned to, std::vector<double> cost) {
+  edges.push_back({from, to, std::move(cost)});
+}
+
+double CostGraph::evaluate(ArrayRef<int64_t> config) const {
+  double total = 0;
+  for (unsigned v = 0; v < numVertices(); ++v)
+    total += vertexCost[v][config[v]];
+  for (const Edge &edge : edges)
+    total += edge.cost[config[edge.from] * numConfigs(edge.to) +
+                       config[edge.to]];
+  return total;
+}
+
+/// Product of configuration counts, saturating at `cap + 1`.
+static int64_t tableSize(const CostGraph &graph,
+                         const std::set<unsigned> &scope, int64_t cap) {
+  int64_t size = 1;
+  for (unsigned u : scope) {
+    int64_t n = graph.numConfigs(u);
+    if (n != 0 && size > cap / n)
+      return cap + 1;
+    size *= n;
+  }
+  return size;
+}
+
+namespace {
+/// Interaction graph under symbolic elimination.
+struct EliminationGraph {
+  std::vector<std::set<unsigned>> neighbors;
+  std::vector<bool> eliminated;
+
+  explicit EliminationGraph(const CostGraph &graph)
+      : neighbors(graph.numVertices()),
+        eliminated(graph.numVertices(), false) {
+    for (const CostGraph::Edge &edge : graph.edges) {
+      if (edge.from == edge.to)
+        continue;
+      neighbors[edge.from].insert(edge.to);
+      neighbors[edge.to].insert(edge.from);
+    }
+  }
+
+  /// Removes v and joins its neighbours (fill-in); returns its dependent set.
+  std::set<unsigned> eliminate(unsigned v) {
+    std::set<unsigned> dependent = std::move(neighbors[v]);
+    neighbors[v].clear();
+    eliminated[v] = true;
+    for (unsigned u : dependent) {
+      neighbors[u].erase(v);
+      for (unsigned w : dependent)
+        if (w != u)
+          neighbors[u].insert(w);
+    }
+    return dependent;
+  }
+};
+} // namespace
+
+std::vector<unsigned> pase::generateSeq(const CostGraph &graph) {
+  constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 2;
+  EliminationGraph elim(graph);
+  std::vector<unsigned> order;
+  order.reserve(graph.numVertices());
+  for (unsigned step = 0; step < graph.numVertices(); ++step) {
+    unsigned best = 0;
+    size_t bestDegree = std::numeric_limits<size_t>::max();
+    int64_t bestTable = 0;
+    for (unsigned v = 0; v < graph.numVertices(); ++v) {
+      if (elim.eliminated[v])
+        continue;
+      size_t degree = elim.neighbors[v].size();
+      if (degree > bestDegree)
+        continue;
+      int64_t table = tableSize(graph, elim.neighbors[v], kCap);
+      if (degree < bestDegree || table < bestTable) {
+        best = v;
+        bestDegree = degree;
+        bestTable = table;
+      }
+    }
+    elim.eliminate(best);
+    order.push_back(best);
+  }
+  return order;
+}
+
+std::vector<unsigned> pase::breadthFirstOrder(const CostGraph &graph) {
+  std::vector<std::vector<unsigned>> adjacent(graph.numVertices());
+  for (const CostGraph::Edge &edge : graph.edges) {
+    adjacent[edge.from].push_back(edge.to);
+    adjacent[edge.to].push_back(edge.from);
+  }
+  std::vector<bool> seen(graph.numVertices(), false);
+  std::vector<unsigned> order;
+  for (unsigned root = 0; root < graph.numVertices(); ++root) {
+    if (seen[root])
+      continue;
+    std::deque<unsigned> queue{root};
+    seen[root] = true;
+    while (!queue.empty()) {
+      unsigned v = queue.front();
+      queue.pop_front();
+      order.push_back(v);
+      for (unsigned u : adjacent[v])
+        if (!seen[u]) {
+          seen[u] = true;
+          queue.push_back(u);
+        }
+    }
+  }
+  return order;
+}
+
+std::pair<unsigned, int64_t>
+pase::measureOrder(const CostGraph &graph, ArrayRef<unsigned> order) {
+  constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 2;
+  EliminationGraph elim(graph);
+  unsigned maxSet = 0;
+  int64_t maxTable = 1;
+  for (unsigned v : order) {
+    std::set<unsigned> dependent = elim.eliminate(v);
+    maxSet = std::max<unsigned>(maxSet, dependent.size());
+    maxTable = std::max(maxTable, tableSize(graph, dependent, kCap));
+  }
+  return {maxSet, maxTable};
+}
+
+/// Shape checks shared by both solvers.
+static LogicalResult checkGraph(const CostGraph &graph, ErrorFn error) {
+  for (unsigned v = 0; v < graph.numVertices(); ++v)
+    if (graph.numConfigs(v) == 0) {
+      error("vertex " + Twine(v) + " has no configuration");
+      return failure();
+    }
+  for (const CostGraph::Edge &edge : graph.edges) {
+    if (edge.from >= graph.numVertices() || edge.to >= graph.numVertices() ||
+        edge.from == edge.to) {
+      error("edge " + Twine(edge.from) + " -> " + Twine(edge.to) +
+            " does not join two distinct vertices");
+      return failure();
+    }
+    if (static_cast<int64_t>(edge.cost.size()) !=
+        graph.numConfigs(edge.from) * graph.numConfigs(edge.to)) {
+      error("edge " + Twine(edge.from) + " -> " + Twine(edge.to) + " has " +
+            Twine(edge.cost.size()) + " costs for " +
+            Twine(graph.numConfigs(edge.from)) + " x " +
+            Twine(graph.numConfigs(edge.to)) + " configurations");
+      return failure();
+    }
+  }
+  return success();
+}
+
+namespace {
+/// A cost table over `scope` (sorted vertex ids), mixed radix with the first
+/// scope vertex most significant.
+struct Factor {
+  std::vector<unsigned> scope;
+  std::vector<double> table;
+};
+} // namespace
+
+FailureOr<Strategy> pase::solve(const CostGraph &graph,
+                                ArrayRef<unsigned> order, int64_t maxTableSize,
+                                ErrorFn error) {
+  if (failed(checkGraph(graph, error)))
+    return failure();
+  unsigned n = graph.numVertices();
+  {
+    std::vector<bool> inOrder(n, false);
+    bool valid = order.size() == n;
+    for (unsigned v : order) {
+      valid = valid && v < n && !inOrder[v];
+      if (v < n)
+        inOrder[v] = true;
+    }
+    if (!valid) {
+      error("the elimination order is not a permutation of the " + Twine(n) +
+            " vertices");
+      return failure();
+    }
+  }
+
+  std::vector<Factor> factors;
+  for (unsigned v = 0; v < n; ++v)
+    factors.push_back({{v}, graph.vertexCost[v]});
+  for (const CostGraph::Edge &edge : graph.edges) {
+    if (edge.from < edge.to) {
+      factors.push_back({{edge.from, edge.to}, edge.cost});
+      continue;
+    }
+    // Store with the smaller id first.
+    int64_t nFrom = graph.numConfigs(edge.from), nTo = graph.numConfigs(edge.to);
+    std::vector<double> table(edge.cost.size());
+    for (int64_t a = 0; a < nFrom; ++a)
+      for (int64_t b = 0; b < nTo; ++b)
+        table[b * nFrom + a] = edge.cost[a * nTo + b];
+    factors.push_back({{edge.to, edge.from}, std::move(table)});
+  }
+  std::vector<bool> live(factors.size(), true);
+
+  // Back-substitution record per eliminated vertex.
+  std::vector<std::vector<unsigned>> dependentOf(n);
+  std::vector<std::vector<int64_t>> argminOf(n);
+  Strategy strategy;
+  std::vector<int64_t> assignment(n, 0);
+
+  for (unsigned v : order) {
+    std::vector<unsigned> mine;
+    std::set<unsigned> scopeSet;
+    for (unsigned f = 0; f < factors.size(); ++f) {
+      if (!live[f] || !llvm::is_contained(factors[f].scope, v))
+        continue;
+      mine.push_back(f);
+      for (unsigned u : factors[f].scope)
+        if (u != v)
+          scopeSet.insert(u);
+    }
+    int64_t size = tableSize(graph, scopeSet, maxTableSize);
+    if (size > maxTableSize) {
+      error("the dependent set of vertex " + Twine(v) + " (" +
+            Twine(scopeSet.size()) +
+            " vertices) needs a table of more than " + Twine(maxTableSize) +
+            " entries");
+      return failure();
+    }
+    strategy.maxDependentSet =
+        std::max<unsigned>(strategy.maxDependentSet, scopeSet.size());
+    strategy.maxTableSize = std::max(strategy.maxTableSize, size);
+    std::vector<unsigned> scope(scopeSet.begin(), scopeSet.end());
+
+    Factor result{scope, std::vector<double>(size)};
+    std::vector<int64_t> argmin(size);
+    // Odometer over the dependent set's configurations.
+    std::fill(assignment.begin(), assignment.end(), 0);
+    for (int64_t index = 0; index < size; ++index) {
+      double best = std::numeric_limits<double>::infinity();
+      int64_t bestConfig = 0;
+      for (int64_t c = 0; c < graph.numConfigs(v); ++c) {
+        assignment[v] = c;
+        double total = 0;
+        for (unsigned f : mine) {
+          int64_t at = 0;
+          for (unsigned u : factors[f].scope)
+            at = at * graph.numConfigs(u) + assignment[u];
+          total += factors[f].table[at];
+        }
+        if (total < best) {
+          best = total;
+          bestConfig = c;
+        }
+      }
+      result.table[index] = best;
+      argmin[index] = bestConfig;
+      for (int64_t k = scope.size() - 1; k >= 0; --k) {
+        if (++assignment[scope[k]] < graph.numConfigs(scope[k]))
+          break;
+        assignment[scope[k]] = 0;
+      }
+    }
+    for (unsigned f : mine)
+      live[f] = false;
+    factors.push_back(std::move(result));
+    live.push_back(true);
+    dependentOf[v] = std::move(scope);
+    argminOf[v] = std::move(argmin);
+  }
+
+  // Every vertex is gone: what is left are constants.
+  strategy.config.assign(n, 0);
+  for (unsigned v : llvm::reverse(order)) {
+    int64_t at = 0;
+    for (unsigned u : dependentOf[v])
+      at = at * graph.numConfigs(u) + strategy.config[u];
+    strategy.config[v] = argminOf[v][at];
+  }
+  strategy.cost = graph.evaluate(strategy.config);
+  return strategy;
+}
+
+FailureOr<Strategy> pase::solveBruteForce(const CostGraph &graph,
+                                          int64_t maxAssignments,
+                                          ErrorFn error) {
+  if (failed(checkGraph(graph, error)))
+    return failure();
+  std::set<unsigned> all;
+  for (unsigned v = 0; v < graph.numVertices(); ++v)
+    all.insert(v);
+  int64_t total = tableSize(graph, all, maxAssignments);
+  if (total > maxAssignments) {
+    error("more than " + Twine(maxAssignments) + " assignments to enumerate");
+    return failure();
+  }
+  Strategy best;
+  best.cost = std::numeric_limits<double>::infinity();
+  std::vector<int64_t> config(graph.numVertices(), 0);
+  for (int64_t index = 0; index < total; ++index) {
+    double cost = graph.evaluate(config);
+    if (cost < best.cost) {
+      best.cost = cost;
+      best.config = config;
+    }
+    for (int64_t v = graph.numVertices() - 1; v >= 0; --v) {
+      if (++config[v] < graph.numConfigs(v))
+        break;
+      config[v] = 0;
+    }
+  }
+  best.maxDependentSet = graph.numVertices();
+  best.maxTableSize = total;
+  return best;
+}
