@@ -1,4 +1,5 @@
-//===- PerOp.h - PaSE's per-operator strategies for linalg programs -*- C++ -*-===//
+//===- PerOp.h - PaSE's per-operator strategies for linalg programs -*- C++
+//-*-===//
 //
 // Part of the DistIR project.
 //
@@ -72,6 +73,19 @@ dist::ShardingAttr getResultSharding(mlir::linalg::LinalgOp op,
 
 /// Records the strategy as `dist.sharding` on every op of the problem.
 void annotateStrategy(const PerOpProblem &problem, const Strategy &strategy);
+
+/// Whether `op` accumulates into its one output by `out + x`, so that its
+/// reduction loops may be split and the partial results summed.
+bool isSumReduction(mlir::linalg::LinalgOp op);
+
+/// Rewrites `function` into the explicit dist program of the strategy:
+/// `<name>_pase` takes each argument's tiles on the devices that read them
+/// and returns the results' distinct tiles; `function` keeps its signature
+/// (placed on device 0), scatters the arguments, calls it and reassembles
+/// the results. Fails with one error naming an op it cannot emit.
+mlir::LogicalResult emitStrategy(mlir::func::FuncOp function,
+                                 const PerOpProblem &problem,
+                                 const Strategy &strategy, ErrorFn error);
 
 /// "[2, 1, 4]" (and "x2" replicas when there are any).
 std::string formatSplit(const LoopSplit &split);

@@ -82,9 +82,8 @@ mlir::FailureOr<Strategy> solve(const CostGraph &graph,
 
 /// Exact minimum by enumerating every assignment (tests; fails past
 /// `maxAssignments`).
-mlir::FailureOr<Strategy> solveBruteForce(const CostGraph &graph,
-                                          int64_t maxAssignments,
-                                          ErrorFn error);
+mlir::FailureOr<Strategy>
+solveBruteForce(const CostGraph &graph, int64_t maxAssignments, ErrorFn error);
 
 } // namespace distir::pase
 

@@ -7,7 +7,9 @@
 #include "DistIR/Analysis/CollectiveCost.h"
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Search/PerOp.h"
+#include "Tiles.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -18,6 +20,7 @@
 using namespace mlir;
 using namespace distir;
 using namespace distir::pase;
+using namespace distir::pase::detail;
 
 namespace {
 
@@ -25,6 +28,16 @@ namespace {
 /// plain dimension (convolution windows `oh + kh` are not split).
 SmallVector<bool> splittableLoops(linalg::LinalgOp op) {
   SmallVector<bool> ok(op.getNumLoops(), true);
+  // linalg.index reads global loop positions: a tile would see its own.
+  if (op.hasIndexSemantics())
+    return SmallVector<bool>(op.getNumLoops(), false);
+  // A split reduction is resolved by a sum all-reduce: only sums split.
+  if (!pase::isSumReduction(op)) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (unsigned l = 0; l < iterators.size(); ++l)
+      if (iterators[l] == utils::IteratorType::reduction)
+        ok[l] = false;
+  }
   for (AffineMap map : op.getIndexingMapsArray()) {
     SmallVector<int> uses(op.getNumLoops(), 0);
     for (AffineExpr expr : map.getResults()) {
@@ -42,55 +55,6 @@ SmallVector<bool> splittableLoops(linalg::LinalgOp op) {
         ok[l] = false;
   }
   return ok;
-}
-
-/// Mesh axes of a configuration: split loops in loop order, then replicas.
-struct MeshLayout {
-  SmallVector<int64_t> shape;
-  /// Mesh axis of each loop, or -1.
-  SmallVector<int64_t> axisOfLoop;
-};
-
-MeshLayout meshOf(const LoopSplit &split) {
-  MeshLayout layout;
-  for (int64_t f : split.factors) {
-    layout.axisOfLoop.push_back(f > 1 ? layout.shape.size() : -1);
-    if (f > 1)
-      layout.shape.push_back(f);
-  }
-  if (split.replicas > 1 || layout.shape.empty())
-    layout.shape.push_back(split.replicas);
-  return layout;
-}
-
-SmallVector<int64_t> coordinatesOf(ArrayRef<int64_t> shape, int64_t position) {
-  SmallVector<int64_t> coords(shape.size());
-  for (int64_t axis = shape.size() - 1; axis >= 0; --axis) {
-    coords[axis] = position % shape[axis];
-    position /= shape[axis];
-  }
-  return coords;
-}
-
-/// The tile of an operand (read through `map`) that device `position` holds
-/// or needs: a half-open range per tensor dimension.
-SmallVector<std::pair<int64_t, int64_t>>
-tileOf(AffineMap map, ArrayRef<int64_t> shape, const LoopSplit &split,
-       const MeshLayout &mesh, int64_t position) {
-  SmallVector<int64_t> coords = coordinatesOf(mesh.shape, position);
-  SmallVector<std::pair<int64_t, int64_t>> tile;
-  for (auto [d, expr] : llvm::enumerate(map.getResults())) {
-    int64_t size = shape[d];
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim || split.factors[dim.getPosition()] == 1) {
-      tile.push_back({0, size});
-      continue;
-    }
-    int64_t f = split.factors[dim.getPosition()];
-    int64_t c = coords[mesh.axisOfLoop[dim.getPosition()]];
-    tile.push_back({c * (size / f), (c + 1) * (size / f)});
-  }
-  return tile;
 }
 
 int64_t volume(ArrayRef<std::pair<int64_t, int64_t>> tile) {
@@ -170,33 +134,12 @@ double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
   tile.outputElements *= outRatio;
   double cost = priceCompute(tile, cluster.device, options.model);
 
-  // Devices that hold partial sums of one output tile: those differing only
-  // in the reduction loops' mesh coordinates.
-  MeshLayout mesh = meshOf(split);
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<bool> reductionAxis(mesh.shape.size(), false);
-  bool anyReduction = false;
-  for (unsigned l = 0; l < iterators.size(); ++l)
-    if (iterators[l] == utils::IteratorType::reduction &&
-        split.factors[l] > 1) {
-      reductionAxis[mesh.axisOfLoop[l]] = true;
-      anyReduction = true;
-    }
-  if (!anyReduction)
+  SmallVector<SmallVector<int64_t>> all =
+      reductionGroups(op, split, options.devices);
+  if (all.empty())
     return cost;
-  std::map<SmallVector<int64_t>, SmallVector<int64_t>> groups;
-  for (int64_t position = 0; position < options.devices; ++position) {
-    SmallVector<int64_t> key = coordinatesOf(mesh.shape, position);
-    for (unsigned axis = 0; axis < key.size(); ++axis)
-      if (reductionAxis[axis])
-        key[axis] = 0;
-    groups[key].push_back(position);
-  }
-  SmallVector<SmallVector<int64_t>> all;
-  for (auto &entry : groups)
-    all.push_back(entry.second);
-  return cost + collectives.getConcurrentTime(CollectiveKind::AllReduce, all,
-                                              outTile);
+  return cost +
+         collectives.getConcurrentTime(CollectiveKind::AllReduce, all, outTile);
 }
 
 /// Time to turn the producer's tiles of a tensor into the consumer's: each
@@ -210,10 +153,10 @@ double edgeCost(AffineMap producerMap, const LoopSplit &producer,
   MeshLayout consumerMesh = meshOf(consumer);
   int64_t maxMissing = 0;
   for (int64_t position = 0; position < options.devices; ++position) {
-    auto have = tileOf(producerMap, type.getShape(), producer, producerMesh,
-                       position);
-    auto need = tileOf(consumerMap, type.getShape(), consumer, consumerMesh,
-                       position);
+    auto have =
+        tileOf(producerMap, type.getShape(), producer, producerMesh, position);
+    auto need =
+        tileOf(consumerMap, type.getShape(), consumer, consumerMesh, position);
     maxMissing = std::max(maxMissing, volume(need) - overlap(need, have));
   }
   if (maxMissing == 0)
@@ -230,6 +173,18 @@ double edgeCost(AffineMap producerMap, const LoopSplit &producer,
 }
 
 } // namespace
+
+bool pase::isSumReduction(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return false;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != body)
+    return false;
+  BlockArgument out = body->getArgument(op.getNumDpsInputs());
+  return add.getLhs() == out || add.getRhs() == out;
+}
 
 std::string pase::formatSplit(const LoopSplit &split) {
   std::string text = "[";
@@ -286,8 +241,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     ComputeWork work = getComputeWork(&op);
     std::vector<double> costs;
     for (const LoopSplit &split : splits)
-      costs.push_back(vertexCost(linalgOp, split, work, cluster, collectives,
-                                 options));
+      costs.push_back(
+          vertexCost(linalgOp, split, work, cluster, collectives, options));
     if (static_cast<int64_t>(splits.size()) > options.maxConfigsPerOp) {
       // Keep the cheapest by vertex cost (stable: ties keep their order).
       std::vector<size_t> index(splits.size());
@@ -327,17 +282,16 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       }
       unsigned u = it->second;
       auto producer = problem.ops[u];
-      AffineMap producerMap = producer.getIndexingMapMatchingResult(
-          cast<OpResult>(operand.get()));
+      AffineMap producerMap =
+          producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
       AffineMap consumerMap = consumer.getMatchingIndexingMap(&operand);
       const std::vector<LoopSplit> &from = problem.configs[u];
       const std::vector<LoopSplit> &to = problem.configs[v];
       std::vector<double> cost(from.size() * to.size());
       for (size_t a = 0; a < from.size(); ++a)
         for (size_t b = 0; b < to.size(); ++b)
-          cost[a * to.size() + b] =
-              edgeCost(producerMap, from[a], consumerMap, to[b], type, cluster,
-                       options);
+          cost[a * to.size() + b] = edgeCost(producerMap, from[a], consumerMap,
+                                             to[b], type, cluster, options);
       problem.graph.addEdge(u, v, std::move(cost));
     }
   }

@@ -39,8 +39,8 @@ double CostGraph::evaluate(ArrayRef<int64_t> config) const {
   for (unsigned v = 0; v < numVertices(); ++v)
     total += vertexCost[v][config[v]];
   for (const Edge &edge : edges)
-    total += edge.cost[config[edge.from] * numConfigs(edge.to) +
-                       config[edge.to]];
+    total +=
+        edge.cost[config[edge.from] * numConfigs(edge.to) + config[edge.to]];
   return total;
 }
 
@@ -64,8 +64,7 @@ struct EliminationGraph {
   std::vector<bool> eliminated;
 
   explicit EliminationGraph(const CostGraph &graph)
-      : neighbors(graph.numVertices()),
-        eliminated(graph.numVertices(), false) {
+      : neighbors(graph.numVertices()), eliminated(graph.numVertices(), false) {
     for (const CostGraph::Edge &edge : graph.edges) {
       if (edge.from == edge.to)
         continue;
@@ -145,8 +144,8 @@ std::vector<unsigned> pase::breadthFirstOrder(const CostGraph &graph) {
   return order;
 }
 
-std::pair<unsigned, int64_t>
-pase::measureOrder(const CostGraph &graph, ArrayRef<unsigned> order) {
+std::pair<unsigned, int64_t> pase::measureOrder(const CostGraph &graph,
+                                                ArrayRef<unsigned> order) {
   constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 2;
   EliminationGraph elim(graph);
   unsigned maxSet = 0;
@@ -224,7 +223,8 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
       continue;
     }
     // Store with the smaller id first.
-    int64_t nFrom = graph.numConfigs(edge.from), nTo = graph.numConfigs(edge.to);
+    int64_t nFrom = graph.numConfigs(edge.from),
+            nTo = graph.numConfigs(edge.to);
     std::vector<double> table(edge.cost.size());
     for (int64_t a = 0; a < nFrom; ++a)
       for (int64_t b = 0; b < nTo; ++b)
@@ -253,9 +253,8 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     int64_t size = tableSize(graph, scopeSet, maxTableSize);
     if (size > maxTableSize) {
       error("the dependent set of vertex " + Twine(v) + " (" +
-            Twine(scopeSet.size()) +
-            " vertices) needs a table of more than " + Twine(maxTableSize) +
-            " entries");
+            Twine(scopeSet.size()) + " vertices) needs a table of more than " +
+            Twine(maxTableSize) + " entries");
       return failure();
     }
     strategy.maxDependentSet =

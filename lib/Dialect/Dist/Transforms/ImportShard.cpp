@@ -44,8 +44,8 @@ FailureOr<ShardingAttr> convertSharding(Operation *annotation,
   if (!op.getDynamicShardedDimsOffsets().empty() ||
       ShapedType::isDynamicShape(op.getStaticShardedDimsOffsets()))
     return op.emitError() << "dynamic shard offsets have no dist.sharding form";
-  auto grid = symbols.lookupNearestSymbolFrom<shard::GridOp>(
-      op, op.getGridAttr());
+  auto grid =
+      symbols.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
   if (!grid)
     return op.emitError() << "grid " << op.getGridAttr()
                           << " is not a shard.grid of this module";
@@ -61,7 +61,7 @@ FailureOr<ShardingAttr> convertSharding(Operation *annotation,
   // The dist verifier checks what shard's does not (axes used twice).
   auto diagnose = [&]() { return op.emitError(); };
   if (failed(MeshAttr::verify(diagnose, grid.getSymName(), grid.getShape(),
-                               ArrayRef<int64_t>())))
+                              ArrayRef<int64_t>())))
     return failure();
   MeshAttr mesh = MeshAttr::get(context, grid.getSymName(), grid.getShape(),
                                 ArrayRef<int64_t>());
@@ -94,8 +94,8 @@ LogicalResult recordSharding(Operation *annotation, Value value,
       return annotation->emitError()
              << "only function arguments and op results can be annotated";
     unsigned index = argument.getArgNumber();
-    if (failed(conflict(function.getArgAttrOfType<ShardingAttr>(
-            index, kShardingAttrName))))
+    if (failed(conflict(
+            function.getArgAttrOfType<ShardingAttr>(index, kShardingAttrName))))
       return failure();
     function.setArgAttr(index, kShardingAttrName, sharding);
     return success();
@@ -133,7 +133,8 @@ struct DistImportShardPass
     for (shard::ShardOp op : annotations) {
       FailureOr<ShardingAttr> sharding =
           convertSharding(op, op.getSharding(), symbols);
-      if (failed(sharding) || failed(recordSharding(op, op.getSrc(), *sharding)))
+      if (failed(sharding) ||
+          failed(recordSharding(op, op.getSrc(), *sharding)))
         return signalPassFailure();
       op.getResult().replaceAllUsesWith(op.getSrc());
       op.erase();

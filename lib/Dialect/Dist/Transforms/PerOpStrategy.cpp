@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <random>
+
 namespace distir::dist {
 #define GEN_PASS_DEF_DISTPEROPSTRATEGYPASS
 #include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
@@ -41,11 +43,24 @@ struct DistPerOpStrategyPass
         moduleError);
     if (failed(resolved))
       return signalPassFailure();
+    std::optional<unsigned> seed;
+    if (pick != "optimal") {
+      unsigned value = 0;
+      if (!StringRef(pick).starts_with("random:") ||
+          StringRef(pick).drop_front(7).getAsInteger(10, value)) {
+        moduleError("dist-pase: pick must be optimal or random:SEED, got '" +
+                    pick + "'");
+        return signalPassFailure();
+      }
+      seed = value;
+    }
     pase::PerOpOptions options;
     options.devices = devices;
     options.maxTableSize = maxTable;
 
-    for (auto function : module.getOps<func::FuncOp>()) {
+    // Emission adds functions: walk a snapshot.
+    SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+    for (func::FuncOp function : functions) {
       if (function.isDeclaration() || function.isPrivate())
         continue;
       auto functionError = [&](const Twine &msg) {
@@ -62,6 +77,13 @@ struct DistPerOpStrategyPass
           problem->graph, sequence, options.maxTableSize, functionError);
       if (failed(strategy))
         return signalPassFailure();
+      if (seed) {
+        std::mt19937 rng(*seed);
+        for (unsigned v = 0; v < problem->graph.numVertices(); ++v)
+          strategy->config[v] = std::uniform_int_distribution<int64_t>(
+              0, problem->graph.numConfigs(v) - 1)(rng);
+        strategy->cost = problem->graph.evaluate(strategy->config);
+      }
       pase::annotateStrategy(*problem, *strategy);
       function.emitRemark() << llvm::formatv(
           "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
@@ -70,12 +92,14 @@ struct DistPerOpStrategyPass
           problem->ops.size(), devices, strategy->cost,
           strategy->maxDependentSet, strategy->maxTableSize,
           problem->unpricedCrossings);
-      if (!report)
-        continue;
-      for (auto [v, op] : llvm::enumerate(problem->ops))
-        op->emitRemark() << "dist-pase: loops split "
-                         << pase::formatSplit(
-                                problem->configs[v][strategy->config[v]]);
+      if (report)
+        for (auto [v, op] : llvm::enumerate(problem->ops))
+          op->emitRemark() << "dist-pase: loops split "
+                           << pase::formatSplit(
+                                  problem->configs[v][strategy->config[v]]);
+      if (emit && failed(pase::emitStrategy(function, *problem, *strategy,
+                                            functionError)))
+        return signalPassFailure();
     }
   }
 };

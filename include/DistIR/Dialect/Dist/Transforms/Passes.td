@@ -115,8 +115,19 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     cluster, dynamic loop sizes, a dependent set whose table exceeds
     `max-table` entries.
 
-    This pass chooses and records the strategy; the explicit `dist` program
-    of that strategy is not emitted yet (docs/design/pase.md).
+    With `emit=true` the function becomes the explicit `dist` program of
+    the strategy: `<name>_pase` runs every op once per device on its tiles
+    (arguments arrive as the tiles each device reads, results leave as
+    their distinct tiles), moving what a consumer's tile lacks from the
+    producer's tiles (slices, `dist.send`, `tensor.insert_slice`) and
+    summing split reductions with `dist.all_reduce`; the function itself
+    keeps its signature, scatters the arguments from device 0, calls it and
+    reassembles the results there, so `distir-run` compares it with the
+    sequential program. Emission needs arguments placed on device 0
+    (`dist-place`) and a body of linalg ops, `tensor.empty`, constants and
+    scalar ops; anything else is one error naming the op.
+    `pick=random:SEED` replaces the optimum by a random configuration per
+    op (tests of the emitter cover every kind of resharding that way).
 
     Example: `distir-opt --dist-pase='devices=8 cluster=dgx-h100 report=true'`
   }];
@@ -130,7 +141,11 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     Option<"maxTable", "max-table", "int64_t", /*default=*/"16777216",
            "Largest dynamic-programming table (entries)">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Emit a remark per op with its loop split">
+           "Emit a remark per op with its loop split">,
+    Option<"emit", "emit", "bool", /*default=*/"false",
+           "Rewrite the function into the strategy's dist program">,
+    Option<"pick", "pick", "std::string", /*default=*/"\"optimal\"",
+           "optimal, or random:SEED (a random configuration per op)">
   ];
   let dependentDialects = ["::distir::dist::DistDialect"];
 }

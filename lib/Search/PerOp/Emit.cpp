@@ -1,0 +1,456 @@
+//===- Emit.cpp - The explicit dist program of a per-op strategy ----------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every op of the strategy runs once per device on its tiles (what
+// tileOf() says, the same the cost graph priced). A tile a device lacks is
+// assembled from the producer's distinct tiles: slices of the overlapping
+// parts, sent where they are needed and inserted into place. A split
+// reduction is summed by one all-reduce per group of partial tiles; only the
+// group's first device starts from the original accumulator, the others
+// from zeros.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Dialect/Dist/IR/DistOps.h"
+#include "DistIR/Search/PerOp.h"
+#include "Tiles.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace distir;
+using namespace distir::pase;
+using namespace distir::pase::detail;
+
+namespace {
+
+struct Piece {
+  int64_t device;
+  Tile tile;
+  Value value;
+};
+
+bool contains(const Tile &outer, const Tile &inner) {
+  for (auto [o, i] : llvm::zip(outer, inner))
+    if (i.first < o.first || i.second > o.second)
+      return false;
+  return true;
+}
+
+std::optional<Tile> intersect(const Tile &a, const Tile &b) {
+  Tile result;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    int64_t lo = std::max(x.first, y.first), hi = std::min(x.second, y.second);
+    if (lo >= hi)
+      return std::nullopt;
+    result.push_back({lo, hi});
+  }
+  return result;
+}
+
+Tile fullTile(RankedTensorType type) {
+  Tile tile;
+  for (int64_t size : type.getShape())
+    tile.push_back({0, size});
+  return tile;
+}
+
+Tile boundingBox(const Tile &a, const Tile &b) {
+  Tile result;
+  for (auto [x, y] : llvm::zip(a, b))
+    result.push_back({std::min(x.first, y.first), std::max(x.second, y.second)});
+  return result;
+}
+
+RankedTensorType tileType(Type full, const Tile &tile, int64_t device) {
+  auto type = cast<RankedTensorType>(full);
+  SmallVector<int64_t> shape;
+  for (auto [lo, hi] : tile)
+    shape.push_back(hi - lo);
+  return RankedTensorType::get(shape, type.getElementType(),
+                               dist::DeviceAttr::get(type.getContext(), device));
+}
+
+class Emitter {
+public:
+  Emitter(OpBuilder &builder, Location loc, ErrorFn error)
+      : b(builder), loc(loc), error(error) {}
+
+  /// `want` (inside `have`, the tile `value` holds on `device`).
+  Value slice(Value value, const Tile &have, const Tile &want, int64_t device) {
+    if (have == want)
+      return value;
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [h, w] : llvm::zip(have, want)) {
+      offsets.push_back(b.getIndexAttr(w.first - h.first));
+      sizes.push_back(b.getIndexAttr(w.second - w.first));
+      strides.push_back(b.getIndexAttr(1));
+    }
+    return tensor::ExtractSliceOp::create(
+        b, loc, tileType(value.getType(), want, device), value, offsets, sizes,
+        strides);
+  }
+
+  Value insert(Value part, Value into, const Tile &partTile,
+               const Tile &intoTile) {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [p, i] : llvm::zip(partTile, intoTile)) {
+      offsets.push_back(b.getIndexAttr(p.first - i.first));
+      sizes.push_back(b.getIndexAttr(p.second - p.first));
+      strides.push_back(b.getIndexAttr(1));
+    }
+    return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
+                                         strides);
+  }
+
+  Value send(Value value, int64_t to) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (dist::getDevice(type).getId() == to)
+      return value;
+    return dist::SendOp::create(b, loc, dist::withDevice(type, to), value);
+  }
+
+  /// The tile `want` of the original value `original` on device `q`.
+  FailureOr<Value> getTile(Value original, const Tile &want, int64_t q) {
+    SmallVector<Piece> &available = pieces[original];
+    if (available.empty())
+      if (failed(materializeConstant(original, q)))
+        return failure();
+    for (const Piece &piece : available)
+      if (piece.device == q && contains(piece.tile, want))
+        return slice(piece.value, piece.tile, want, q);
+    // Assemble from distinct tiles, the device's own first.
+    SmallVector<const Piece *> order;
+    for (const Piece &piece : available)
+      if (piece.device == q)
+        order.push_back(&piece);
+    for (const Piece &piece : available)
+      if (piece.device != q)
+        order.push_back(&piece);
+    Value result = tensor::EmptyOp::create(
+        b, loc, tileType(original.getType(), want, q), ValueRange());
+    SmallVector<Tile> used;
+    int64_t covered = 0;
+    for (const Piece *piece : order) {
+      if (llvm::is_contained(used, piece->tile))
+        continue;
+      std::optional<Tile> part = intersect(piece->tile, want);
+      if (!part)
+        continue;
+      used.push_back(piece->tile);
+      int64_t volume = 1;
+      for (auto [lo, hi] : *part)
+        volume *= hi - lo;
+      covered += volume;
+      Value moved =
+          send(slice(piece->value, piece->tile, *part, piece->device), q);
+      result = insert(moved, result, *part, want);
+    }
+    int64_t needed = 1;
+    for (auto [lo, hi] : want)
+      needed *= hi - lo;
+    if (covered != needed) {
+      error("the tiles of a value do not cover what a consumer reads "
+            "(overlapping producer tiles)");
+      return failure();
+    }
+    return result;
+  }
+
+  /// A tensor constant is copied to each device that reads it.
+  LogicalResult materializeConstant(Value original, int64_t q) {
+    auto constant = original.getDefiningOp<arith::ConstantOp>();
+    auto elements =
+        constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+    if (!elements) {
+      error("no tiles of a value read by a linalg op (it is not produced by "
+            "a linalg op, an argument or a dense constant)");
+      return failure();
+    }
+    auto type = cast<RankedTensorType>(original.getType());
+    Tile full = fullTile(type);
+    RankedTensorType placed = tileType(type, full, q);
+    auto copy = arith::ConstantOp::create(
+        b, loc, placed,
+        DenseElementsAttr::getFromRawBuffer(placed, elements.getRawData()));
+    pieces[original].push_back({q, full, copy});
+    return success();
+  }
+
+  OpBuilder &b;
+  Location loc;
+  ErrorFn error;
+  llvm::DenseMap<Value, SmallVector<Piece>> pieces;
+};
+
+} // namespace
+
+LogicalResult pase::emitStrategy(func::FuncOp function,
+                                 const PerOpProblem &problem,
+                                 const Strategy &strategy, ErrorFn error) {
+  MLIRContext *context = function.getContext();
+  Block &body = function.getBody().front();
+  int64_t devices = 0;
+  for (const std::vector<LoopSplit> &configs : problem.configs)
+    for (const LoopSplit &split : configs) {
+      int64_t n = split.replicas;
+      for (int64_t f : split.factors)
+        n *= f;
+      devices = std::max(devices, n);
+    }
+  llvm::DenseMap<Operation *, size_t> vertexOf;
+  for (size_t v = 0; v < problem.ops.size(); ++v)
+    vertexOf[linalg::LinalgOp(problem.ops[v]).getOperation()] = v;
+
+  // What the body may hold besides the strategy's ops.
+  for (Operation &op : body) {
+    if (vertexOf.count(&op) || isa<tensor::EmptyOp, func::ReturnOp>(op))
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      continue;
+    bool scalar = llvm::none_of(op.getOperandTypes(), llvm::IsaPred<TensorType>) &&
+                  llvm::none_of(op.getResultTypes(), llvm::IsaPred<TensorType>) &&
+                  op.getNumRegions() == 0;
+    if (scalar)
+      continue;
+    op.emitError() << "dist-pase cannot emit '" << op.getName()
+                   << "' yet: only linalg ops, tensor.empty, constants and "
+                      "scalar ops";
+    return failure();
+  }
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !dist::getDevice(type) ||
+        dist::getDevice(type).getId() != 0) {
+      function.emitError() << "dist-pase emits programs whose arguments are "
+                              "static tensors placed on device 0 (run "
+                              "dist-place first); argument #"
+                           << arg.getArgNumber() << " is " << arg.getType();
+      return failure();
+    }
+  }
+
+  // The tile each device reads of each argument: the bounding box of its
+  // reads.
+  llvm::MapVector<std::pair<unsigned, int64_t>, Tile> argumentTiles;
+  for (size_t v = 0; v < problem.ops.size(); ++v) {
+    linalg::LinalgOp op = problem.ops[v];
+    const LoopSplit &split = problem.configs[v][strategy.config[v]];
+    MeshLayout mesh = meshOf(split);
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand.get());
+      if (!arg || arg.getOwner() != &body)
+        continue;
+      auto type = cast<RankedTensorType>(arg.getType());
+      for (int64_t q = 0; q < devices; ++q) {
+        Tile tile = tileOf(op.getMatchingIndexingMap(&operand), type.getShape(),
+                           split, mesh, q);
+        auto key = std::make_pair(arg.getArgNumber(), q);
+        auto it = argumentTiles.find(key);
+        if (it == argumentTiles.end())
+          argumentTiles.insert({key, tile});
+        else
+          it->second = boundingBox(it->second, tile);
+      }
+    }
+  }
+
+  // The per-device function.
+  OpBuilder b(function);
+  SmallVector<Type> innerInputs;
+  for (auto &[key, tile] : argumentTiles)
+    innerInputs.push_back(
+        tileType(body.getArgument(key.first).getType(), tile, key.second));
+  std::string name = (function.getSymName() + "_pase").str();
+  if (SymbolTable::lookupNearestSymbolFrom(
+          function, StringAttr::get(context, name))) {
+    function.emitError() << "dist-pase: a symbol '" << name
+                         << "' exists already";
+    return failure();
+  }
+  auto inner = func::FuncOp::create(b, function.getLoc(), name,
+                                    b.getFunctionType(innerInputs, {}));
+  Block *innerBody = inner.addEntryBlock();
+  b.setInsertionPointToStart(innerBody);
+  Emitter emitter(b, function.getLoc(), error);
+  for (auto [index, entry] : llvm::enumerate(argumentTiles))
+    emitter.pieces[body.getArgument(entry.first.first)].push_back(
+        {entry.first.second, entry.second, innerBody->getArgument(index)});
+
+  IRMapping scalars;
+  for (Operation &op : body) {
+    if (isa<func::ReturnOp, tensor::EmptyOp>(op))
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op);
+        constant && isa<TensorType>(constant.getType()))
+      continue;
+    auto found = vertexOf.find(&op);
+    if (found == vertexOf.end()) {
+      b.clone(op, scalars);
+      continue;
+    }
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    emitter.loc = op.getLoc();
+    const LoopSplit &split =
+        problem.configs[found->second][strategy.config[found->second]];
+    MeshLayout mesh = meshOf(split);
+    SmallVector<SmallVector<int64_t>> groups =
+        reductionGroups(linalgOp, split, devices);
+    llvm::DenseSet<int64_t> followers;
+    for (const SmallVector<int64_t> &group : groups)
+      for (int64_t q : llvm::drop_begin(group))
+        followers.insert(q);
+    SmallVector<Value> results; // [device * numResults + result]
+    for (int64_t q = 0; q < devices; ++q) {
+      // Per operand, not per value: one value may be read through two maps
+      // (an input and the accumulator), each as its own tile.
+      SmallVector<std::pair<unsigned, Value>> operands;
+      for (OpOperand &operand : op.getOpOperands()) {
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!type)
+          continue;
+        Tile tile = tileOf(linalgOp.getMatchingIndexingMap(&operand),
+                           type.getShape(), split, mesh, q);
+        bool init = linalgOp.isDpsInit(&operand);
+        if (init && (followers.contains(q) ||
+                     operand.get().getDefiningOp<tensor::EmptyOp>())) {
+          Value empty = tensor::EmptyOp::create(b, op.getLoc(),
+                                                tileType(type, tile, q),
+                                                ValueRange());
+          if (followers.contains(q)) {
+            Value zero = arith::ConstantOp::create(
+                b, op.getLoc(), b.getZeroAttr(type.getElementType()));
+            empty = linalg::FillOp::create(b, op.getLoc(), zero, empty)
+                        .getResult(0);
+          }
+          operands.push_back({operand.getOperandNumber(), empty});
+          continue;
+        }
+        FailureOr<Value> value = emitter.getTile(operand.get(), tile, q);
+        if (failed(value))
+          return failure();
+        operands.push_back({operand.getOperandNumber(), *value});
+      }
+      // A fresh mapping per copy: a region argument already mapped would be
+      // dropped from the cloned block.
+      IRMapping mapping = scalars;
+      Operation *copy = b.clone(op, mapping);
+      for (auto [number, value] : operands)
+        copy->setOperand(number, value);
+      // The annotation describes the whole value, not this tile.
+      copy->removeAttr(dist::kShardingAttrName);
+      for (OpResult result : copy->getResults()) {
+        Tile tile = tileOf(linalgOp.getIndexingMapMatchingResult(
+                               op.getResult(result.getResultNumber())),
+                           cast<RankedTensorType>(result.getType()).getShape(),
+                           split, mesh, q);
+        result.setType(tileType(result.getType(), tile, q));
+        results.push_back(result);
+      }
+    }
+    unsigned numResults = op.getNumResults();
+    for (const SmallVector<int64_t> &group : groups) {
+      SmallVector<Value> partials;
+      for (int64_t q : group)
+        partials.push_back(results[q * numResults]);
+      auto reduce = dist::AllReduceOp::create(b, op.getLoc(),
+                                              dist::ReductionKind::Sum,
+                                              partials);
+      for (auto [i, q] : llvm::enumerate(group))
+        results[q * numResults] = reduce->getResult(i);
+    }
+    for (int64_t q = 0; q < devices; ++q)
+      for (unsigned r = 0; r < numResults; ++r) {
+        Value result = op.getResult(r);
+        Tile tile =
+            tileOf(linalgOp.getIndexingMapMatchingResult(cast<OpResult>(result)),
+                   cast<RankedTensorType>(result.getType()).getShape(), split,
+                   mesh, q);
+        emitter.pieces[result].push_back({q, tile, results[q * numResults + r]});
+      }
+  }
+
+  // Returned values leave as their distinct tiles, one holder each.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<Value> innerResults;
+  struct Outgoing {
+    unsigned result;
+    Tile tile;
+    int64_t device;
+  };
+  SmallVector<Outgoing> outgoing;
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    if (isa<BlockArgument>(value))
+      continue;
+    auto it = emitter.pieces.find(value);
+    if (it == emitter.pieces.end()) {
+      ret.emitError() << "dist-pase: result #" << index
+                      << " is not computed by a linalg op";
+      return failure();
+    }
+    SmallVector<Tile> seen;
+    for (const Piece &piece : it->second) {
+      if (llvm::is_contained(seen, piece.tile))
+        continue;
+      seen.push_back(piece.tile);
+      innerResults.push_back(piece.value);
+      outgoing.push_back({static_cast<unsigned>(index), piece.tile,
+                          piece.device});
+    }
+  }
+  func::ReturnOp::create(b, function.getLoc(), innerResults);
+  inner.setFunctionType(
+      b.getFunctionType(innerInputs, TypeRange(ValueRange(innerResults))));
+
+  // The wrapper: scatter, call, reassemble on device 0.
+  auto *wrapper = new Block();
+  for (BlockArgument arg : body.getArguments())
+    wrapper->addArgument(arg.getType(), arg.getLoc());
+  b.setInsertionPointToStart(wrapper);
+  Emitter outer(b, function.getLoc(), error);
+  SmallVector<Value> callArgs;
+  for (auto &[key, tile] : argumentTiles) {
+    Value full = wrapper->getArgument(key.first);
+    auto type = cast<RankedTensorType>(full.getType());
+    callArgs.push_back(
+        outer.send(outer.slice(full, fullTile(type), tile, 0), key.second));
+  }
+  auto call = func::CallOp::create(b, function.getLoc(), inner, callArgs);
+  SmallVector<Value> finals;
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      finals.push_back(wrapper->getArgument(arg.getArgNumber()));
+      continue;
+    }
+    auto type = cast<RankedTensorType>(value.getType());
+    Tile full = fullTile(type);
+    Value assembled;
+    for (auto [i, out] : llvm::enumerate(outgoing)) {
+      if (out.result != index)
+        continue;
+      Value part = outer.send(call.getResult(i), 0);
+      if (out.tile == full) {
+        assembled = part;
+        break;
+      }
+      if (!assembled)
+        assembled = tensor::EmptyOp::create(b, function.getLoc(),
+                                            tileType(type, full, 0),
+                                            ValueRange());
+      assembled = outer.insert(part, assembled, out.tile, full);
+    }
+    finals.push_back(assembled);
+  }
+  func::ReturnOp::create(b, function.getLoc(), finals);
+  body.dropAllDefinedValueUses();
+  body.dropAllReferences();
+  body.erase();
+  function.getBody().push_back(wrapper);
+  return success();
+}

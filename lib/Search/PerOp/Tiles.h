@@ -1,0 +1,110 @@
+//===- Tiles.h - Tiles of a per-op configuration (internal) -----*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by the cost graph and the emitter, so that what is priced is what is
+// emitted: which device holds which tile of each operand.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_LIB_SEARCH_PEROP_TILES_H
+#define DISTIR_LIB_SEARCH_PEROP_TILES_H
+
+#include "DistIR/Search/PerOp.h"
+
+#include "mlir/IR/AffineMap.h"
+
+#include <map>
+
+namespace distir::pase::detail {
+
+using Tile = llvm::SmallVector<std::pair<int64_t, int64_t>>;
+
+/// Mesh axes of a configuration: split loops in loop order, then replicas.
+struct MeshLayout {
+  llvm::SmallVector<int64_t> shape;
+  /// Mesh axis of each loop, or -1.
+  llvm::SmallVector<int64_t> axisOfLoop;
+};
+
+inline MeshLayout meshOf(const LoopSplit &split) {
+  MeshLayout layout;
+  for (int64_t f : split.factors) {
+    layout.axisOfLoop.push_back(f > 1 ? layout.shape.size() : -1);
+    if (f > 1)
+      layout.shape.push_back(f);
+  }
+  if (split.replicas > 1 || layout.shape.empty())
+    layout.shape.push_back(split.replicas);
+  return layout;
+}
+
+inline llvm::SmallVector<int64_t> coordinatesOf(llvm::ArrayRef<int64_t> shape, int64_t position) {
+  llvm::SmallVector<int64_t> coords(shape.size());
+  for (int64_t axis = shape.size() - 1; axis >= 0; --axis) {
+    coords[axis] = position % shape[axis];
+    position /= shape[axis];
+  }
+  return coords;
+}
+
+/// The tile of an operand (read through `map`) that device `position` holds
+/// or needs: a half-open range per tensor dimension.
+inline Tile
+tileOf(mlir::AffineMap map, llvm::ArrayRef<int64_t> shape, const LoopSplit &split,
+       const MeshLayout &mesh, int64_t position) {
+  llvm::SmallVector<int64_t> coords = coordinatesOf(mesh.shape, position);
+  Tile tile;
+  for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+    int64_t size = shape[d];
+    auto dim = llvm::dyn_cast<mlir::AffineDimExpr>(expr);
+    if (!dim || split.factors[dim.getPosition()] == 1) {
+      tile.push_back({0, size});
+      continue;
+    }
+    int64_t f = split.factors[dim.getPosition()];
+    int64_t c = coords[mesh.axisOfLoop[dim.getPosition()]];
+    tile.push_back({c * (size / f), (c + 1) * (size / f)});
+  }
+  return tile;
+}
+
+/// Groups of device positions holding partial sums of one output tile (they
+/// differ only in the split reduction loops' coordinates); empty when no
+/// reduction loop is split.
+inline llvm::SmallVector<llvm::SmallVector<int64_t>>
+reductionGroups(mlir::linalg::LinalgOp op, const LoopSplit &split,
+                int64_t devices) {
+  MeshLayout mesh = meshOf(split);
+  llvm::SmallVector<mlir::utils::IteratorType> iterators =
+      op.getIteratorTypesArray();
+  llvm::SmallVector<bool> reductionAxis(mesh.shape.size(), false);
+  bool any = false;
+  for (unsigned l = 0; l < iterators.size(); ++l)
+    if (iterators[l] == mlir::utils::IteratorType::reduction &&
+        split.factors[l] > 1) {
+      reductionAxis[mesh.axisOfLoop[l]] = true;
+      any = true;
+    }
+  llvm::SmallVector<llvm::SmallVector<int64_t>> groups;
+  if (!any)
+    return groups;
+  std::map<llvm::SmallVector<int64_t>, size_t> index;
+  for (int64_t position = 0; position < devices; ++position) {
+    llvm::SmallVector<int64_t> key = coordinatesOf(mesh.shape, position);
+    for (unsigned axis = 0; axis < key.size(); ++axis)
+      if (reductionAxis[axis])
+        key[axis] = 0;
+    auto [it, inserted] = index.try_emplace(key, groups.size());
+    if (inserted)
+      groups.emplace_back();
+    groups[it->second].push_back(position);
+  }
+  return groups;
+}
+
+} // namespace distir::pase::detail
+
+#endif // DISTIR_LIB_SEARCH_PEROP_TILES_H
