@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,13 +50,15 @@ struct LoopSplit {
 };
 
 /// A function's cost graph with the ops and configurations behind it.
+/// Linalg ops split their loops; every other op with tensor results
+/// (reshapes, pads, slices, concats, linalg.softmax, ...) has one
+/// configuration: the whole op on every device (replicated, and reported).
 struct PerOpProblem {
-  std::vector<mlir::linalg::LinalgOp> ops;
+  std::vector<mlir::Operation *> ops;
   std::vector<std::vector<LoopSplit>> configs;
   CostGraph graph;
-  /// Values between two vertices that pass through other ops (reshapes,
-  /// slices): their resharding is not priced; reported.
-  int64_t unpricedCrossings = 0;
+  /// Ops without a split rule, replicated on every device, by op name.
+  std::map<std::string, int64_t> replicatedOps;
   /// Ops whose configurations were cut to maxConfigsPerOp.
   int64_t truncatedOps = 0;
 };
@@ -68,7 +71,7 @@ mlir::FailureOr<PerOpProblem> buildPerOpProblem(mlir::func::FuncOp function,
 
 /// The sharding of `op`'s result `index` under `split`: a mesh of the split
 /// loops' factors (loop order) then the replicas, over devices 0..N-1.
-dist::ShardingAttr getResultSharding(mlir::linalg::LinalgOp op,
+dist::ShardingAttr getResultSharding(mlir::Operation *op,
                                      const LoopSplit &split, unsigned index);
 
 /// Records the strategy as `dist.sharding` on every op of the problem.

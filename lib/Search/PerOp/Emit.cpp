@@ -54,17 +54,11 @@ std::optional<Tile> intersect(const Tile &a, const Tile &b) {
   return result;
 }
 
-Tile fullTile(RankedTensorType type) {
-  Tile tile;
-  for (int64_t size : type.getShape())
-    tile.push_back({0, size});
-  return tile;
-}
-
 Tile boundingBox(const Tile &a, const Tile &b) {
   Tile result;
   for (auto [x, y] : llvm::zip(a, b))
-    result.push_back({std::min(x.first, y.first), std::max(x.second, y.second)});
+    result.push_back(
+        {std::min(x.first, y.first), std::max(x.second, y.second)});
   return result;
 }
 
@@ -73,8 +67,9 @@ RankedTensorType tileType(Type full, const Tile &tile, int64_t device) {
   SmallVector<int64_t> shape;
   for (auto [lo, hi] : tile)
     shape.push_back(hi - lo);
-  return RankedTensorType::get(shape, type.getElementType(),
-                               dist::DeviceAttr::get(type.getContext(), device));
+  return RankedTensorType::get(
+      shape, type.getElementType(),
+      dist::DeviceAttr::get(type.getContext(), device));
 }
 
 class Emitter {
@@ -118,6 +113,10 @@ public:
 
   /// The tile `want` of the original value `original` on device `q`.
   FailureOr<Value> getTile(Value original, const Tile &want, int64_t q) {
+    // Undefined contents: any tile of it is a new empty tensor.
+    if (original.getDefiningOp<tensor::EmptyOp>())
+      return Value(tensor::EmptyOp::create(
+          b, loc, tileType(original.getType(), want, q), ValueRange()));
     SmallVector<Piece> &available = pieces[original];
     if (available.empty())
       if (failed(materializeConstant(original, q)))
@@ -206,7 +205,7 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
     }
   llvm::DenseMap<Operation *, size_t> vertexOf;
   for (size_t v = 0; v < problem.ops.size(); ++v)
-    vertexOf[linalg::LinalgOp(problem.ops[v]).getOperation()] = v;
+    vertexOf[problem.ops[v]] = v;
 
   // What the body may hold besides the strategy's ops.
   for (Operation &op : body) {
@@ -214,14 +213,16 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       continue;
     if (auto constant = dyn_cast<arith::ConstantOp>(op))
       continue;
-    bool scalar = llvm::none_of(op.getOperandTypes(), llvm::IsaPred<TensorType>) &&
-                  llvm::none_of(op.getResultTypes(), llvm::IsaPred<TensorType>) &&
-                  op.getNumRegions() == 0;
+    bool scalar =
+        llvm::none_of(op.getOperandTypes(), llvm::IsaPred<TensorType>) &&
+        llvm::none_of(op.getResultTypes(), llvm::IsaPred<TensorType>) &&
+        op.getNumRegions() == 0;
     if (scalar)
       continue;
+    // Ops that read tensors into scalars would need their scalars on every
+    // device.
     op.emitError() << "dist-pase cannot emit '" << op.getName()
-                   << "' yet: only linalg ops, tensor.empty, constants and "
-                      "scalar ops";
+                   << "': it reads tensors without producing one";
     return failure();
   }
   for (BlockArgument arg : body.getArguments()) {
@@ -240,17 +241,14 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
   // reads.
   llvm::MapVector<std::pair<unsigned, int64_t>, Tile> argumentTiles;
   for (size_t v = 0; v < problem.ops.size(); ++v) {
-    linalg::LinalgOp op = problem.ops[v];
+    Operation *op = problem.ops[v];
     const LoopSplit &split = problem.configs[v][strategy.config[v]];
-    MeshLayout mesh = meshOf(split);
     for (OpOperand &operand : op->getOpOperands()) {
       auto arg = dyn_cast<BlockArgument>(operand.get());
-      if (!arg || arg.getOwner() != &body)
+      if (!arg || arg.getOwner() != &body || !isa<TensorType>(arg.getType()))
         continue;
-      auto type = cast<RankedTensorType>(arg.getType());
       for (int64_t q = 0; q < devices; ++q) {
-        Tile tile = tileOf(op.getMatchingIndexingMap(&operand), type.getShape(),
-                           split, mesh, q);
+        Tile tile = operandTile(operand, split, q);
         auto key = std::make_pair(arg.getArgNumber(), q);
         auto it = argumentTiles.find(key);
         if (it == argumentTiles.end())
@@ -268,8 +266,8 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
     innerInputs.push_back(
         tileType(body.getArgument(key.first).getType(), tile, key.second));
   std::string name = (function.getSymName() + "_pase").str();
-  if (SymbolTable::lookupNearestSymbolFrom(
-          function, StringAttr::get(context, name))) {
+  if (SymbolTable::lookupNearestSymbolFrom(function,
+                                           StringAttr::get(context, name))) {
     function.emitError() << "dist-pase: a symbol '" << name
                          << "' exists already";
     return failure();
@@ -295,13 +293,13 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       b.clone(op, scalars);
       continue;
     }
-    auto linalgOp = cast<linalg::LinalgOp>(op);
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     emitter.loc = op.getLoc();
     const LoopSplit &split =
         problem.configs[found->second][strategy.config[found->second]];
-    MeshLayout mesh = meshOf(split);
-    SmallVector<SmallVector<int64_t>> groups =
-        reductionGroups(linalgOp, split, devices);
+    SmallVector<SmallVector<int64_t>> groups;
+    if (linalgOp)
+      groups = reductionGroups(linalgOp, split, devices);
     llvm::DenseSet<int64_t> followers;
     for (const SmallVector<int64_t> &group : groups)
       for (int64_t q : llvm::drop_begin(group))
@@ -315,14 +313,12 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!type)
           continue;
-        Tile tile = tileOf(linalgOp.getMatchingIndexingMap(&operand),
-                           type.getShape(), split, mesh, q);
-        bool init = linalgOp.isDpsInit(&operand);
+        Tile tile = operandTile(operand, split, q);
+        bool init = linalgOp && linalgOp.isDpsInit(&operand);
         if (init && (followers.contains(q) ||
                      operand.get().getDefiningOp<tensor::EmptyOp>())) {
-          Value empty = tensor::EmptyOp::create(b, op.getLoc(),
-                                                tileType(type, tile, q),
-                                                ValueRange());
+          Value empty = tensor::EmptyOp::create(
+              b, op.getLoc(), tileType(type, tile, q), ValueRange());
           if (followers.contains(q)) {
             Value zero = arith::ConstantOp::create(
                 b, op.getLoc(), b.getZeroAttr(type.getElementType()));
@@ -346,10 +342,8 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       // The annotation describes the whole value, not this tile.
       copy->removeAttr(dist::kShardingAttrName);
       for (OpResult result : copy->getResults()) {
-        Tile tile = tileOf(linalgOp.getIndexingMapMatchingResult(
-                               op.getResult(result.getResultNumber())),
-                           cast<RankedTensorType>(result.getType()).getShape(),
-                           split, mesh, q);
+        Tile tile =
+            resultTile(op.getResult(result.getResultNumber()), split, q);
         result.setType(tileType(result.getType(), tile, q));
         results.push_back(result);
       }
@@ -359,20 +353,16 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       SmallVector<Value> partials;
       for (int64_t q : group)
         partials.push_back(results[q * numResults]);
-      auto reduce = dist::AllReduceOp::create(b, op.getLoc(),
-                                              dist::ReductionKind::Sum,
-                                              partials);
+      auto reduce = dist::AllReduceOp::create(
+          b, op.getLoc(), dist::ReductionKind::Sum, partials);
       for (auto [i, q] : llvm::enumerate(group))
         results[q * numResults] = reduce->getResult(i);
     }
     for (int64_t q = 0; q < devices; ++q)
       for (unsigned r = 0; r < numResults; ++r) {
-        Value result = op.getResult(r);
-        Tile tile =
-            tileOf(linalgOp.getIndexingMapMatchingResult(cast<OpResult>(result)),
-                   cast<RankedTensorType>(result.getType()).getShape(), split,
-                   mesh, q);
-        emitter.pieces[result].push_back({q, tile, results[q * numResults + r]});
+        OpResult result = op.getResult(r);
+        emitter.pieces[result].push_back(
+            {q, resultTile(result, split, q), results[q * numResults + r]});
       }
   }
 
@@ -400,8 +390,8 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
         continue;
       seen.push_back(piece.tile);
       innerResults.push_back(piece.value);
-      outgoing.push_back({static_cast<unsigned>(index), piece.tile,
-                          piece.device});
+      outgoing.push_back(
+          {static_cast<unsigned>(index), piece.tile, piece.device});
     }
   }
   func::ReturnOp::create(b, function.getLoc(), innerResults);
@@ -440,9 +430,8 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
         break;
       }
       if (!assembled)
-        assembled = tensor::EmptyOp::create(b, function.getLoc(),
-                                            tileType(type, full, 0),
-                                            ValueRange());
+        assembled = tensor::EmptyOp::create(
+            b, function.getLoc(), tileType(type, full, 0), ValueRange());
       assembled = outer.insert(part, assembled, out.tile, full);
     }
     finals.push_back(assembled);

@@ -10,6 +10,7 @@
 #include "Tiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -145,18 +146,14 @@ double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
 /// Time to turn the producer's tiles of a tensor into the consumer's: each
 /// device receives what its consumer tile lacks, over the slowest link of
 /// the device group.
-double edgeCost(AffineMap producerMap, const LoopSplit &producer,
-                AffineMap consumerMap, const LoopSplit &consumer,
-                RankedTensorType type, const Cluster &cluster,
-                const PerOpOptions &options) {
-  MeshLayout producerMesh = meshOf(producer);
-  MeshLayout consumerMesh = meshOf(consumer);
+double edgeCost(OpResult produced, const LoopSplit &producer,
+                OpOperand &consumed, const LoopSplit &consumer,
+                const Cluster &cluster, const PerOpOptions &options) {
+  auto type = cast<RankedTensorType>(produced.getType());
   int64_t maxMissing = 0;
   for (int64_t position = 0; position < options.devices; ++position) {
-    auto have =
-        tileOf(producerMap, type.getShape(), producer, producerMesh, position);
-    auto need =
-        tileOf(consumerMap, type.getShape(), consumer, consumerMesh, position);
+    Tile have = resultTile(produced, producer, position);
+    Tile need = operandTile(consumed, consumer, position);
     maxMissing = std::max(maxMissing, volume(need) - overlap(need, have));
   }
   if (maxMissing == 0)
@@ -210,9 +207,29 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   CollectiveCostModel collectives(cluster);
   llvm::DenseMap<Operation *, unsigned> vertexOf;
   for (Operation &op : function.getBody().front()) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-    if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    if (isa<tensor::EmptyOp, arith::ConstantOp>(op) ||
+        llvm::none_of(op.getResultTypes(), llvm::IsaPred<TensorType>))
       continue;
+    for (Type type : op.getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape()) {
+        op.emitError() << "per-op strategies need static tensor shapes, got "
+                       << type;
+        return failure();
+      }
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
+      // No split rule: the whole op on every device, priced and reported.
+      LoopSplit whole;
+      whole.replicas = options.devices;
+      vertexOf[&op] = problem.graph.addVertex(
+          {priceCompute(getComputeWork(&op), cluster.device, options.model)});
+      problem.ops.push_back(&op);
+      problem.configs.push_back({whole});
+      ++problem.replicatedOps[op.getName().getStringRef().str()];
+      continue;
+    }
     SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic)) {
       InFlightDiagnostic diag = op.emitError()
@@ -263,47 +280,43 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       ++problem.truncatedOps;
     }
     vertexOf[&op] = problem.graph.addVertex(std::move(costs));
-    problem.ops.push_back(linalgOp);
+    problem.ops.push_back(&op);
     problem.configs.push_back(std::move(splits));
   }
 
   for (auto [v, consumer] : llvm::enumerate(problem.ops)) {
     for (OpOperand &operand : consumer->getOpOperands()) {
-      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
       Operation *def = operand.get().getDefiningOp();
-      if (!type || !def)
+      if (!isa<RankedTensorType>(operand.get().getType()) || !def)
         continue;
       auto it = vertexOf.find(def);
-      if (it == vertexOf.end()) {
-        // A value computed by other ops from tensors (reshape, slice, ...).
-        if (llvm::any_of(def->getOperandTypes(), llvm::IsaPred<TensorType>))
-          ++problem.unpricedCrossings;
+      if (it == vertexOf.end())
         continue;
-      }
       unsigned u = it->second;
-      auto producer = problem.ops[u];
-      AffineMap producerMap =
-          producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
-      AffineMap consumerMap = consumer.getMatchingIndexingMap(&operand);
+      auto produced = cast<OpResult>(operand.get());
       const std::vector<LoopSplit> &from = problem.configs[u];
       const std::vector<LoopSplit> &to = problem.configs[v];
       std::vector<double> cost(from.size() * to.size());
       for (size_t a = 0; a < from.size(); ++a)
         for (size_t b = 0; b < to.size(); ++b)
-          cost[a * to.size() + b] = edgeCost(producerMap, from[a], consumerMap,
-                                             to[b], type, cluster, options);
+          cost[a * to.size() + b] =
+              edgeCost(produced, from[a], operand, to[b], cluster, options);
       problem.graph.addEdge(u, v, std::move(cost));
     }
   }
   return problem;
 }
 
-dist::ShardingAttr pase::getResultSharding(linalg::LinalgOp op,
-                                           const LoopSplit &split,
-                                           unsigned index) {
-  MLIRContext *context = op.getContext();
+dist::ShardingAttr
+pase::getResultSharding(Operation *op, const LoopSplit &split, unsigned index) {
+  MLIRContext *context = op->getContext();
   MeshLayout mesh = meshOf(split);
-  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(index));
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return dist::ShardingAttr::get(
+        context, dist::MeshAttr::get(context, "", mesh.shape, {}), {}, {},
+        dist::ReductionKind::Sum, {});
+  AffineMap map = linalgOp.getIndexingMapMatchingResult(op->getResult(index));
   SmallVector<DenseI64ArrayAttr> dims;
   for (AffineExpr expr : map.getResults()) {
     SmallVector<int64_t> axes;
@@ -323,9 +336,9 @@ dist::ShardingAttr pase::getResultSharding(linalg::LinalgOp op,
 void pase::annotateStrategy(const PerOpProblem &problem,
                             const Strategy &strategy) {
   for (size_t v = 0; v < problem.ops.size(); ++v) {
-    linalg::LinalgOp op = problem.ops[v];
+    Operation *op = problem.ops[v];
     const LoopSplit &split = problem.configs[v][strategy.config[v]];
-    Builder builder(op.getContext());
+    Builder builder(op->getContext());
     if (op->getNumResults() == 1) {
       op->setAttr(dist::kShardingAttrName, getResultSharding(op, split, 0));
       continue;

@@ -41,7 +41,8 @@ inline MeshLayout meshOf(const LoopSplit &split) {
   return layout;
 }
 
-inline llvm::SmallVector<int64_t> coordinatesOf(llvm::ArrayRef<int64_t> shape, int64_t position) {
+inline llvm::SmallVector<int64_t> coordinatesOf(llvm::ArrayRef<int64_t> shape,
+                                                int64_t position) {
   llvm::SmallVector<int64_t> coords(shape.size());
   for (int64_t axis = shape.size() - 1; axis >= 0; --axis) {
     coords[axis] = position % shape[axis];
@@ -52,9 +53,9 @@ inline llvm::SmallVector<int64_t> coordinatesOf(llvm::ArrayRef<int64_t> shape, i
 
 /// The tile of an operand (read through `map`) that device `position` holds
 /// or needs: a half-open range per tensor dimension.
-inline Tile
-tileOf(mlir::AffineMap map, llvm::ArrayRef<int64_t> shape, const LoopSplit &split,
-       const MeshLayout &mesh, int64_t position) {
+inline Tile tileOf(mlir::AffineMap map, llvm::ArrayRef<int64_t> shape,
+                   const LoopSplit &split, const MeshLayout &mesh,
+                   int64_t position) {
   llvm::SmallVector<int64_t> coords = coordinatesOf(mesh.shape, position);
   Tile tile;
   for (auto [d, expr] : llvm::enumerate(map.getResults())) {
@@ -69,6 +70,38 @@ tileOf(mlir::AffineMap map, llvm::ArrayRef<int64_t> shape, const LoopSplit &spli
     tile.push_back({c * (size / f), (c + 1) * (size / f)});
   }
   return tile;
+}
+
+/// The whole tensor of `type`.
+inline Tile fullTile(mlir::Type type) {
+  Tile tile;
+  for (int64_t size : llvm::cast<mlir::RankedTensorType>(type).getShape())
+    tile.push_back({0, size});
+  return tile;
+}
+
+/// The tile of `operand` that device `position` reads under `split` (the
+/// whole tensor for ops without a split rule).
+inline Tile operandTile(mlir::OpOperand &operand, const LoopSplit &split,
+                        int64_t position) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(operand.getOwner());
+  if (!linalgOp)
+    return fullTile(operand.get().getType());
+  return tileOf(
+      linalgOp.getMatchingIndexingMap(&operand),
+      llvm::cast<mlir::RankedTensorType>(operand.get().getType()).getShape(),
+      split, meshOf(split), position);
+}
+
+/// The tile of `result` that device `position` holds under `split`.
+inline Tile resultTile(mlir::OpResult result, const LoopSplit &split,
+                       int64_t position) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(result.getOwner());
+  if (!linalgOp)
+    return fullTile(result.getType());
+  return tileOf(linalgOp.getIndexingMapMatchingResult(result),
+                llvm::cast<mlir::RankedTensorType>(result.getType()).getShape(),
+                split, meshOf(split), position);
 }
 
 /// Groups of device positions holding partial sums of one output tile (they

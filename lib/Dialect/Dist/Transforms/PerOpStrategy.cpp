@@ -85,13 +85,17 @@ struct DistPerOpStrategyPass
         strategy->cost = problem->graph.evaluate(strategy->config);
       }
       pase::annotateStrategy(*problem, *strategy);
+      std::string replicated;
+      for (auto &[name, count] : problem->replicatedOps)
+        replicated += llvm::formatv("{0}{1} x{2}",
+                                    replicated.empty() ? "" : ", ", name, count)
+                          .str();
       function.emitRemark() << llvm::formatv(
           "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
-          "dependent set {3} ({4} entries), {5} values through other ops "
-          "not priced",
+          "dependent set {3} ({4} entries); replicated (no split rule): {5}",
           problem->ops.size(), devices, strategy->cost,
           strategy->maxDependentSet, strategy->maxTableSize,
-          problem->unpricedCrossings);
+          replicated.empty() ? "none" : replicated);
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))
           op->emitRemark() << "dist-pase: loops split "

@@ -8,7 +8,7 @@
 // computes) and divides all compute by 8. So PaSE must pick pure data
 // parallelism: loop 0 split by 8 on every op.
 module attributes {dist.cluster = #dist.cluster<name = "slow", levels = [#dist.level<name = "node", size = 8, bandwidth = 1.0, latency = 1.0e-03>], device = #dist.device_spec<peak_flops = {f32 = 1.0e+12 : f64}, memory_bandwidth = 1.0e+12, memory_capacity = 1073741824, launch_overhead = 0.0>>} {
-  // SLOW: remark: dist-pase: 5 ops on 8 devices, cost {{.*}} s, largest dependent set 1 ({{[0-9]+}} entries), 0 values through other ops not priced
+  // SLOW: remark: dist-pase: 5 ops on 8 devices, cost {{.*}} s, largest dependent set 1 ({{[0-9]+}} entries); replicated (no split rule): none
   // SLOW-COUNT-5: remark: dist-pase: loops split [8,
 
   // GenerateSeq and breadth-first order find the same minimum.
