@@ -143,30 +143,28 @@ double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
          collectives.getConcurrentTime(CollectiveKind::AllReduce, all, outTile);
 }
 
-/// Time to turn the producer's tiles of a tensor into the consumer's: each
-/// device receives what its consumer tile lacks, over the slowest link of
-/// the device group.
-double edgeCost(OpResult produced, const LoopSplit &producer,
-                OpOperand &consumed, const LoopSplit &consumer,
-                const Cluster &cluster, const PerOpOptions &options) {
-  auto type = cast<RankedTensorType>(produced.getType());
-  int64_t maxMissing = 0;
-  for (int64_t position = 0; position < options.devices; ++position) {
-    Tile have = resultTile(produced, producer, position);
-    Tile need = operandTile(consumed, consumer, position);
-    maxMissing = std::max(maxMissing, volume(need) - overlap(need, have));
-  }
-  if (maxMissing == 0)
-    return 0;
-  SmallVector<int64_t> group(options.devices);
+/// The link a resharding among the devices crosses: the slowest one of the
+/// whole group (null for one device).
+const LinkSpec *reshardingLink(const Cluster &cluster, int64_t devices) {
+  SmallVector<int64_t> group(devices);
   std::iota(group.begin(), group.end(), 0);
   std::optional<unsigned> level = cluster.getSpanningLevel(group);
-  if (!level)
+  return level ? &cluster.levels[*level].link : nullptr;
+}
+
+/// Time to turn the producer's tiles of a tensor into the consumer's (one
+/// tile per device each): every device receives what its consumer tile
+/// lacks, over `link`.
+double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need,
+                RankedTensorType type, const LinkSpec *link) {
+  int64_t maxMissing = 0;
+  for (auto [h, n] : llvm::zip(have, need))
+    maxMissing = std::max(maxMissing, volume(n) - overlap(n, h));
+  if (maxMissing == 0 || !link)
     return 0;
-  const LinkSpec &link = cluster.levels[*level].link;
   double bytes = double(maxMissing) * getTensorBytes(type) /
                  std::max<int64_t>(1, type.getNumElements());
-  return link.latency + bytes * link.sharedBy / link.bandwidth;
+  return link->latency + bytes * link->sharedBy / link->bandwidth;
 }
 
 } // namespace
@@ -205,6 +203,7 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   }
   PerOpProblem problem;
   CollectiveCostModel collectives(cluster);
+  const LinkSpec *link = reshardingLink(cluster, options.devices);
   llvm::DenseMap<Operation *, unsigned> vertexOf;
   for (Operation &op : function.getBody().front()) {
     if (isa<tensor::EmptyOp, arith::ConstantOp>(op) ||
@@ -296,11 +295,51 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       auto produced = cast<OpResult>(operand.get());
       const std::vector<LoopSplit> &from = problem.configs[u];
       const std::vector<LoopSplit> &to = problem.configs[v];
+      // Price each pair of distinct layouts once: most configurations of
+      // an op differ only in loops this tensor does not see.
+      auto classify = [](const std::vector<LoopSplit> &splits, auto keyOf,
+                         SmallVector<size_t> &classOf,
+                         SmallVector<size_t> &representative) {
+        std::map<SmallVector<int64_t>, size_t> ids;
+        for (size_t i = 0; i < splits.size(); ++i) {
+          auto [it, inserted] =
+              ids.try_emplace(keyOf(splits[i]), representative.size());
+          if (inserted)
+            representative.push_back(i);
+          classOf.push_back(it->second);
+        }
+      };
+      SmallVector<size_t> fromClass, fromRep, toClass, toRep;
+      classify(
+          from,
+          [&](const LoopSplit &split) { return resultLayoutKey(produced, split); },
+          fromClass, fromRep);
+      classify(
+          to,
+          [&](const LoopSplit &split) { return operandLayoutKey(operand, split); },
+          toClass, toRep);
+      std::vector<SmallVector<Tile>> fromTiles, toTiles;
+      for (size_t rep : fromRep) {
+        fromTiles.emplace_back();
+        for (int64_t q = 0; q < options.devices; ++q)
+          fromTiles.back().push_back(resultTile(produced, from[rep], q));
+      }
+      for (size_t rep : toRep) {
+        toTiles.emplace_back();
+        for (int64_t q = 0; q < options.devices; ++q)
+          toTiles.back().push_back(operandTile(operand, to[rep], q));
+      }
+      auto type = cast<RankedTensorType>(produced.getType());
+      std::vector<double> pairCost(fromRep.size() * toRep.size());
+      for (size_t a = 0; a < fromRep.size(); ++a)
+        for (size_t b = 0; b < toRep.size(); ++b)
+          pairCost[a * toRep.size() + b] =
+              edgeCost(fromTiles[a], toTiles[b], type, link);
       std::vector<double> cost(from.size() * to.size());
       for (size_t a = 0; a < from.size(); ++a)
         for (size_t b = 0; b < to.size(); ++b)
           cost[a * to.size() + b] =
-              edgeCost(produced, from[a], operand, to[b], cluster, options);
+              pairCost[fromClass[a] * toRep.size() + toClass[b]];
       problem.graph.addEdge(u, v, std::move(cost));
     }
   }

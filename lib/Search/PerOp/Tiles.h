@@ -104,6 +104,47 @@ inline Tile resultTile(mlir::OpResult result, const LoopSplit &split,
                 split, meshOf(split), position);
 }
 
+/// What decides which tile each device holds of a value read or written
+/// through `map` (null: the whole value): per tensor dimension, its split
+/// factor and the position stride of its mesh axis. Configurations with
+/// equal keys hold equal tiles everywhere.
+inline llvm::SmallVector<int64_t> layoutKey(mlir::AffineMap map,
+                                            const LoopSplit &split) {
+  llvm::SmallVector<int64_t> key;
+  if (!map)
+    return key;
+  MeshLayout mesh = meshOf(split);
+  for (mlir::AffineExpr expr : map.getResults()) {
+    auto dim = llvm::dyn_cast<mlir::AffineDimExpr>(expr);
+    if (!dim || split.factors[dim.getPosition()] == 1) {
+      key.append({1, 0});
+      continue;
+    }
+    int64_t stride = 1;
+    for (size_t axis = mesh.axisOfLoop[dim.getPosition()] + 1;
+         axis < mesh.shape.size(); ++axis)
+      stride *= mesh.shape[axis];
+    key.append({split.factors[dim.getPosition()], stride});
+  }
+  return key;
+}
+
+inline llvm::SmallVector<int64_t> operandLayoutKey(mlir::OpOperand &operand,
+                                                   const LoopSplit &split) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(operand.getOwner());
+  return layoutKey(linalgOp ? linalgOp.getMatchingIndexingMap(&operand)
+                            : mlir::AffineMap(),
+                   split);
+}
+
+inline llvm::SmallVector<int64_t> resultLayoutKey(mlir::OpResult result,
+                                                  const LoopSplit &split) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(result.getOwner());
+  return layoutKey(linalgOp ? linalgOp.getIndexingMapMatchingResult(result)
+                            : mlir::AffineMap(),
+                   split);
+}
+
 /// Groups of device positions holding partial sums of one output tile (they
 /// differ only in the split reduction loops' coordinates); empty when no
 /// reduction loop is split.
