@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -336,17 +337,45 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       // A fresh mapping per copy: a region argument already mapped would be
       // dropped from the cloned block.
       IRMapping mapping = scalars;
-      Operation *copy = b.clone(op, mapping);
-      for (auto [number, value] : operands)
-        copy->setOperand(number, value);
+      SmallVector<Type> types;
+      for (OpResult result : op.getResults())
+        types.push_back(
+            tileType(result.getType(), resultTile(result, split, q), q));
+      Operation *copy;
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+        // The static output shape is an attribute: build it for the tile.
+        copy = tensor::ExpandShapeOp::create(b, op.getLoc(), types[0],
+                                             operands[0].second,
+                                             expand.getReassociationIndices());
+      } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+        // Split dims are whole dims of the source: offset 0, the tile's size.
+        auto tileShape = cast<RankedTensorType>(types[0]).getShape();
+        copy = tensor::ExtractSliceOp::create(
+            b, op.getLoc(), cast<RankedTensorType>(types[0]),
+            operands[0].second,
+            getAsIndexOpFoldResult(op.getContext(), slice.getStaticOffsets()),
+            getAsIndexOpFoldResult(op.getContext(), tileShape),
+            getAsIndexOpFoldResult(op.getContext(), slice.getStaticStrides()));
+      } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+        // Split dims are filled whole by the slice: offset 0, its tile size.
+        auto sourceShape =
+            cast<RankedTensorType>(operands[0].second.getType()).getShape();
+        copy = tensor::InsertSliceOp::create(
+            b, op.getLoc(), operands[0].second, operands[1].second,
+            getAsIndexOpFoldResult(op.getContext(), insert.getStaticOffsets()),
+            getAsIndexOpFoldResult(op.getContext(), sourceShape),
+            getAsIndexOpFoldResult(op.getContext(), insert.getStaticStrides()));
+      } else {
+        copy = b.clone(op, mapping);
+        for (auto [number, value] : operands)
+          copy->setOperand(number, value);
+        for (auto [result, type] : llvm::zip(copy->getResults(), types))
+          result.setType(type);
+      }
       // The annotation describes the whole value, not this tile.
       copy->removeAttr(dist::kShardingAttrName);
-      for (OpResult result : copy->getResults()) {
-        Tile tile =
-            resultTile(op.getResult(result.getResultNumber()), split, q);
-        result.setType(tileType(result.getType(), tile, q));
+      for (OpResult result : copy->getResults())
         results.push_back(result);
-      }
     }
     unsigned numResults = op.getNumResults();
     for (const SmallVector<int64_t> &group : groups) {

@@ -106,6 +106,22 @@ void enumerateSplits(ArrayRef<int64_t> ranges, ArrayRef<bool> splittable,
   current.factors[loop] = 1;
 }
 
+/// Most devices first: among equally cheap configurations (free ops such as
+/// fused zero fills) the solver keeps the first, which then follows its
+/// neighbours' split instead of replicating.
+void sortByReplicas(std::vector<LoopSplit> &splits) {
+  std::vector<size_t> order(splits.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return splits[a].replicas < splits[b].replicas ||
+           (splits[a].replicas == splits[b].replicas && a < b);
+  });
+  std::vector<LoopSplit> sorted;
+  for (size_t i : order)
+    sorted.push_back(splits[i]);
+  splits = std::move(sorted);
+}
+
 /// Compute of one tile plus the all-reduce a split reduction needs.
 double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
                   const ComputeWork &work, const Cluster &cluster,
@@ -155,8 +171,8 @@ const LinkSpec *reshardingLink(const Cluster &cluster, int64_t devices) {
 /// Time to turn the producer's tiles of a tensor into the consumer's (one
 /// tile per device each): every device receives what its consumer tile
 /// lacks, over `link`.
-double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need,
-                RankedTensorType type, const LinkSpec *link) {
+double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
+                const LinkSpec *link) {
   int64_t maxMissing = 0;
   for (auto [h, n] : llvm::zip(have, need))
     maxMissing = std::max(maxMissing, volume(n) - overlap(n, h));
@@ -218,6 +234,31 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       }
     }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (std::optional<MovementRule> rule = getMovementRule(&op)) {
+      // Data movement: each device moves its block; nothing to reduce.
+      std::vector<LoopSplit> splits;
+      LoopSplit current;
+      current.factors.assign(rule->divisible.size(), 1);
+      enumerateSplits(rule->divisible, rule->splittable, options.devices,
+                      current, 0, 1, splits);
+      sortByReplicas(splits);
+      ComputeWork work = getComputeWork(&op);
+      std::vector<double> costs;
+      for (const LoopSplit &split : splits) {
+        int64_t tiles = options.devices / split.replicas;
+        ComputeWork tile = work;
+        tile.flops /= tiles;
+        tile.bytesRead /= tiles;
+        tile.inputBytes /= tiles;
+        tile.bytesWritten /= tiles;
+        tile.outputElements /= tiles;
+        costs.push_back(priceCompute(tile, cluster.device, options.model));
+      }
+      vertexOf[&op] = problem.graph.addVertex(std::move(costs));
+      problem.ops.push_back(&op);
+      problem.configs.push_back(std::move(splits));
+      continue;
+    }
     if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
       // No split rule: the whole op on every device, priced and reported.
       LoopSplit whole;
@@ -241,19 +282,7 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     current.factors.assign(ranges.size(), 1);
     enumerateSplits(ranges, splittableLoops(linalgOp), options.devices, current,
                     0, 1, splits);
-    // Most devices first: among equally cheap configurations (free ops such
-    // as fused zero fills) the solver keeps the first, which then follows
-    // its neighbours' split instead of replicating.
-    std::vector<size_t> byReplicas(splits.size());
-    std::iota(byReplicas.begin(), byReplicas.end(), 0);
-    std::sort(byReplicas.begin(), byReplicas.end(), [&](size_t a, size_t b) {
-      return splits[a].replicas < splits[b].replicas ||
-             (splits[a].replicas == splits[b].replicas && a < b);
-    });
-    std::vector<LoopSplit> sorted;
-    for (size_t i : byReplicas)
-      sorted.push_back(splits[i]);
-    splits = std::move(sorted);
+    sortByReplicas(splits);
     ComputeWork work = getComputeWork(&op);
     std::vector<double> costs;
     for (const LoopSplit &split : splits)
@@ -312,11 +341,15 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       SmallVector<size_t> fromClass, fromRep, toClass, toRep;
       classify(
           from,
-          [&](const LoopSplit &split) { return resultLayoutKey(produced, split); },
+          [&](const LoopSplit &split) {
+            return resultLayoutKey(produced, split);
+          },
           fromClass, fromRep);
       classify(
           to,
-          [&](const LoopSplit &split) { return operandLayoutKey(operand, split); },
+          [&](const LoopSplit &split) {
+            return operandLayoutKey(operand, split);
+          },
           toClass, toRep);
       std::vector<SmallVector<Tile>> fromTiles, toTiles;
       for (size_t rep : fromRep) {
@@ -350,12 +383,11 @@ dist::ShardingAttr
 pase::getResultSharding(Operation *op, const LoopSplit &split, unsigned index) {
   MLIRContext *context = op->getContext();
   MeshLayout mesh = meshOf(split);
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp)
+  AffineMap map = resultMap(op->getResult(index));
+  if (!map)
     return dist::ShardingAttr::get(
         context, dist::MeshAttr::get(context, "", mesh.shape, {}), {}, {},
         dist::ReductionKind::Sum, {});
-  AffineMap map = linalgOp.getIndexingMapMatchingResult(op->getResult(index));
   SmallVector<DenseI64ArrayAttr> dims;
   for (AffineExpr expr : map.getResults()) {
     SmallVector<int64_t> axes;

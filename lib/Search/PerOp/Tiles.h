@@ -17,6 +17,7 @@
 #include "mlir/IR/AffineMap.h"
 
 #include <map>
+#include <optional>
 
 namespace distir::pase::detail {
 
@@ -80,15 +81,51 @@ inline Tile fullTile(mlir::Type type) {
   return tile;
 }
 
-/// The tile of `operand` that device `position` reads under `split` (the
-/// whole tensor for ops without a split rule).
+/// Split rules of data-movement ops (Rules.cpp): their loops are their
+/// result's dimensions. A result dimension may be split when it is a block
+/// of one source dimension: unpadded dims of tensor.pad, full dims of
+/// tensor.extract_slice, the outermost dim of each tensor.expand_shape or
+/// tensor.collapse_shape group, dims a tensor.insert_slice fills whole.
+struct MovementRule {
+  /// Per operand (null for non-tensors): result dims -> operand dims, a
+  /// constant 0 where the operand dim is read whole.
+  llvm::SmallVector<mlir::AffineMap> operandMaps;
+  /// Per loop: the size a split factor must divide.
+  llvm::SmallVector<int64_t> divisible;
+  llvm::SmallVector<bool> splittable;
+};
+std::optional<MovementRule> getMovementRule(mlir::Operation *op);
+
+/// The map through which `operand` is read (null: read whole).
+inline mlir::AffineMap operandMap(mlir::OpOperand &operand) {
+  mlir::Operation *op = operand.getOwner();
+  if (auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(op))
+    return linalgOp.getMatchingIndexingMap(&operand);
+  if (std::optional<MovementRule> rule = getMovementRule(op))
+    return rule->operandMaps[operand.getOperandNumber()];
+  return {};
+}
+
+/// The map through which `result` is written (null: written whole).
+inline mlir::AffineMap resultMap(mlir::OpResult result) {
+  mlir::Operation *op = result.getOwner();
+  if (auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(op))
+    return linalgOp.getIndexingMapMatchingResult(result);
+  if (getMovementRule(op))
+    return mlir::AffineMap::getMultiDimIdentityMap(
+        llvm::cast<mlir::RankedTensorType>(result.getType()).getRank(),
+        op->getContext());
+  return {};
+}
+
+/// The tile of `operand` that device `position` reads under `split`.
 inline Tile operandTile(mlir::OpOperand &operand, const LoopSplit &split,
                         int64_t position) {
-  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(operand.getOwner());
-  if (!linalgOp)
+  mlir::AffineMap map = operandMap(operand);
+  if (!map)
     return fullTile(operand.get().getType());
   return tileOf(
-      linalgOp.getMatchingIndexingMap(&operand),
+      map,
       llvm::cast<mlir::RankedTensorType>(operand.get().getType()).getShape(),
       split, meshOf(split), position);
 }
@@ -96,10 +133,10 @@ inline Tile operandTile(mlir::OpOperand &operand, const LoopSplit &split,
 /// The tile of `result` that device `position` holds under `split`.
 inline Tile resultTile(mlir::OpResult result, const LoopSplit &split,
                        int64_t position) {
-  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(result.getOwner());
-  if (!linalgOp)
+  mlir::AffineMap map = resultMap(result);
+  if (!map)
     return fullTile(result.getType());
-  return tileOf(linalgOp.getIndexingMapMatchingResult(result),
+  return tileOf(map,
                 llvm::cast<mlir::RankedTensorType>(result.getType()).getShape(),
                 split, meshOf(split), position);
 }
@@ -131,18 +168,12 @@ inline llvm::SmallVector<int64_t> layoutKey(mlir::AffineMap map,
 
 inline llvm::SmallVector<int64_t> operandLayoutKey(mlir::OpOperand &operand,
                                                    const LoopSplit &split) {
-  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(operand.getOwner());
-  return layoutKey(linalgOp ? linalgOp.getMatchingIndexingMap(&operand)
-                            : mlir::AffineMap(),
-                   split);
+  return layoutKey(operandMap(operand), split);
 }
 
 inline llvm::SmallVector<int64_t> resultLayoutKey(mlir::OpResult result,
                                                   const LoopSplit &split) {
-  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(result.getOwner());
-  return layoutKey(linalgOp ? linalgOp.getIndexingMapMatchingResult(result)
-                            : mlir::AffineMap(),
-                   split);
+  return layoutKey(resultMap(result), split);
 }
 
 /// Groups of device positions holding partial sums of one output tile (they
