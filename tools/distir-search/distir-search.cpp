@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PerOpMode.h"
 #include "PlotPNG.h"
 
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
@@ -183,6 +184,12 @@ struct Options {
   cl::opt<bool> noProgress{"no-progress",
                            cl::desc("No progress bar, even on a terminal"),
                            cl::cat(category)};
+  cl::opt<std::string> strategy{
+      "strategy",
+      cl::desc("grid: the data/tensor/pipeline grid (default); per-op: one "
+               "split per op by PaSE's dynamic program (dist-pase), emitted "
+               "and simulated"),
+      cl::init("grid"), cl::cat(category)};
   cl::opt<bool> timing{
       "timing",
       cl::desc("Print the time of each configuration and of the phases to "
@@ -319,6 +326,23 @@ int main(int argc, char **argv) {
     return fail("--max-dp, --max-tp and --max-pp must be >= 0");
   if (opts.top < 1)
     return fail("--top must be positive");
+  if (opts.strategy != "grid" && opts.strategy != "per-op")
+    return fail("--strategy must be grid or per-op, not '" + opts.strategy +
+                "'");
+  if (opts.strategy == "per-op") {
+    // The grid's dimensions and reports have no meaning for one per-op plan.
+    for (const cl::Option *grid : std::initializer_list<const cl::Option *>{
+             &opts.batchSweep, &opts.maxMicrobatches, &opts.maxDP, &opts.maxTP,
+             &opts.maxPP, &opts.maxZero, &opts.recompute, &opts.fast,
+             &opts.csvFile, &opts.plotFile, &opts.allowFewer, &opts.overlap,
+             &opts.cleanup})
+      if (grid->getNumOccurrences())
+        return fail("--" + grid->ArgStr +
+                    " belongs to the grid search; --strategy per-op takes "
+                    "--model, --batch, --training, --cluster, --devices, "
+                    "--cost-model, --algo, --top, --json, --emit-best and "
+                    "--trace-best");
+  }
 
   // Output files: their directories exist (or the error is said) before
   // the search runs.
@@ -406,6 +430,20 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: " << diag.str() << "\n";
     return success();
   });
+  if (opts.strategy == "per-op") {
+    PerOpRequest request;
+    request.source = &source;
+    request.batch = batches.front();
+    request.training = opts.training;
+    request.cluster = *cluster;
+    request.devices = devices;
+    request.simulator = searchOptions.simulator;
+    request.top = opts.top;
+    request.emitBest = opts.emitBest;
+    request.traceBest = opts.traceBest;
+    request.jsonFile = opts.jsonFile;
+    return runPerOpStrategy(request, context.get());
+  }
   // Progress bar on a terminal.
   bool showProgress =
       !opts.noProgress && llvm::sys::Process::StandardErrIsDisplayed();

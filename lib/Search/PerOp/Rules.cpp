@@ -43,8 +43,8 @@ AffineMap sourceMap(MLIRContext *context, unsigned loops,
 
 } // namespace
 
-std::optional<MovementRule> distir::pase::detail::getMovementRule(
-    Operation *op) {
+std::optional<MovementRule>
+distir::pase::detail::getMovementRule(Operation *op) {
   if (op->getNumResults() != 1 || !staticTensors(op))
     return std::nullopt;
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -62,8 +62,7 @@ std::optional<MovementRule> distir::pase::detail::getMovementRule(
       return std::nullopt; // dynamic padding
     SmallVector<int64_t> source;
     for (unsigned d = 0; d < loops; ++d) {
-      bool unpadded =
-          pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0;
+      bool unpadded = pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0;
       rule.splittable[d] = unpadded;
       source.push_back(unpadded ? static_cast<int64_t>(d) : -1);
     }
