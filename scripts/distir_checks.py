@@ -1,5 +1,6 @@
 """Helpers shared by the equivalence checkers (check-dtp-equivalence.py,
-check-zero.py): run a tool, load a run's outputs."""
+check-pase-equivalence.py, check-zero.py): run a tool, load a run's outputs,
+compare two runs."""
 
 import glob
 import os
@@ -19,3 +20,14 @@ def run(cmd):
 def outputs(directory):
     """The output_K.npy arrays distir-run wrote to `directory`, in order."""
     return [np.load(f) for f in sorted(glob.glob(os.path.join(directory, "*.npy")))]
+
+
+def same_outputs(got, reference):
+    """Whether two runs' outputs are equal up to fp32 summation order: the
+    absolute tolerance scales with the output's magnitude (all-reduces sum in
+    another order)."""
+    return len(got) == len(reference) and all(
+        g.shape == r.shape and
+        np.allclose(g, r, rtol=1e-4, atol=1e-5 * max(
+            1.0, float(np.abs(r).max(initial=0))))
+        for g, r in zip(got, reference))
