@@ -34,8 +34,8 @@ static int fail(const Twine &msg) {
 int distir::search::runPerOpStrategy(const PerOpRequest &request,
                                      MLIRContext *context) {
   using Clock = std::chrono::steady_clock;
-  OwningOpRef<ModuleOp> module = buildProgram(*request.source, request.batch,
-                                              request.training, context);
+  OwningOpRef<ModuleOp> module =
+      buildProgram(*request.source, request.batch, request.training, context);
   if (!module)
     return 1;
   auto function = module->lookupSymbol<func::FuncOp>(request.source->entry);
@@ -50,6 +50,69 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   pase::PerOpOptions options;
   options.devices = request.devices;
   options.model = request.simulator.costModel;
+  SimulatorOptions simOptions = request.simulator;
+  simOptions.batchSize = request.batch;
+
+  /// Emits `config` (or the problem's optimum) into `target`'s entry and
+  /// simulates it: the predicted and the simulated step.
+  struct Outcome {
+    double predicted = 0, simulated = 0;
+    int64_t peak = 0;
+  };
+  auto emitAndSimulate = [&](ModuleOp target, pase::PerOpProblem &problem,
+                             pase::Strategy &chosen,
+                             Outcome &outcome) -> LogicalResult {
+    auto entry = target.lookupSymbol<func::FuncOp>(request.source->entry);
+    pase::annotateStrategy(problem, chosen);
+    if (failed(pase::emitStrategy(entry, problem, chosen, record)))
+      return failure();
+    if (failed(verify(target))) {
+      record("the emitted program does not verify");
+      return failure();
+    }
+    auto step =
+        target.lookupSymbol<func::FuncOp>(request.source->entry + "_pase");
+    FailureOr<SimulationResult> sim =
+        simulate(step, request.cluster, simOptions);
+    if (failed(sim))
+      return failure();
+    outcome.predicted = chosen.cost;
+    outcome.simulated = sim->latency;
+    for (auto &[device, report] : sim->devices)
+      outcome.peak = std::max(outcome.peak, report.peakBytes);
+    if (!request.traceBest.empty() && target == *module &&
+        failed(writeFile(request.traceBest,
+                         llvm::formatv("{0}", sim->toChromeTrace()).str())))
+      return failure();
+    return success();
+  };
+
+  // The hand-written baselines, each on its own copy of the program.
+  struct Baseline {
+    const char *name;
+    pase::BaselineKind kind;
+    Outcome outcome;
+    int64_t fallbacks = 0;
+  };
+  SmallVector<Baseline> baselines = {
+      {"data parallel", pase::BaselineKind::DataParallel, {}},
+      {"one weird trick", pase::BaselineKind::OneWeirdTrick, {}}};
+  for (Baseline &baseline : baselines) {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    auto entry = copy->lookupSymbol<func::FuncOp>(request.source->entry);
+    FailureOr<pase::PerOpProblem> problem =
+        pase::buildPerOpProblem(entry, request.cluster, options, record);
+    if (failed(problem))
+      return error.empty() ? 1 : fail(error);
+    FailureOr<pase::BaselineStrategy> chosen =
+        pase::baselineStrategy(*problem, baseline.kind, request.devices);
+    if (failed(chosen) ||
+        failed(emitAndSimulate(*copy, *problem, chosen->strategy,
+                               baseline.outcome)))
+      return error.empty() ? 1 : fail(error);
+    baseline.fallbacks = chosen->fallbacks;
+  }
+
   auto start = Clock::now();
   FailureOr<pase::PerOpProblem> problem =
       pase::buildPerOpProblem(function, request.cluster, options, record);
@@ -77,22 +140,9 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                     pase::formatSplit(problem->configs[v][strategy->config[v]]),
                     problem->graph.vertexCost[v][strategy->config[v]]});
   }
-  pase::annotateStrategy(*problem, *strategy);
-  if (failed(pase::emitStrategy(function, *problem, *strategy, record)))
+  Outcome best;
+  if (failed(emitAndSimulate(*module, *problem, *strategy, best)))
     return error.empty() ? 1 : fail(error);
-  if (failed(verify(*module)))
-    return fail("the emitted program does not verify");
-  auto step = module->lookupSymbol<func::FuncOp>(request.source->entry +
-                                                 "_pase");
-  SimulatorOptions simOptions = request.simulator;
-  simOptions.batchSize = request.batch;
-  FailureOr<SimulationResult> sim =
-      simulate(step, request.cluster, simOptions);
-  if (failed(sim))
-    return 1;
-  int64_t peak = 0;
-  for (auto &[device, report] : sim->devices)
-    peak = std::max(peak, report.peakBytes);
 
   llvm::raw_ostream &out = llvm::outs();
   out << llvm::formatv("per-op strategy (PaSE) on {0} devices of {1}, batch "
@@ -111,15 +161,26 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   out << "  replicated (no split rule): "
       << (replicated.empty() ? "none" : replicated) << "\n";
   out << llvm::formatv("  predicted step (cost graph): {0:e3} s\n",
-                       strategy->cost);
+                       best.predicted);
   out << llvm::formatv("  simulated step (@{0}_pase): {1:e3} s, peak memory "
                        "{2} B per device\n",
-                       request.source->entry, sim->latency, peak);
+                       request.source->entry, best.simulated, best.peak);
+  for (const Baseline &baseline : baselines) {
+    out << llvm::formatv("  {0,-16} predicted {1:e3} s, simulated {2:e3} s, "
+                         "peak memory {3} B",
+                         baseline.name, baseline.outcome.predicted,
+                         baseline.outcome.simulated, baseline.outcome.peak);
+    if (baseline.fallbacks)
+      out << llvm::formatv(" ({0} ops without that split run whole)",
+                           baseline.fallbacks);
+    out << "\n";
+  }
   // The most expensive ops with their splits.
   std::vector<size_t> byCost(rows.size());
   std::iota(byCost.begin(), byCost.end(), 0);
   std::sort(byCost.begin(), byCost.end(), [&](size_t a, size_t b) {
-    return rows[a].cost > rows[b].cost || (rows[a].cost == rows[b].cost && a < b);
+    return rows[a].cost > rows[b].cost ||
+           (rows[a].cost == rows[b].cost && a < b);
   });
   out << llvm::formatv("  {0,-22} {1,-34} {2,12}  {3}\n", "op", "loop split",
                        "cost (s)", "location");
@@ -142,16 +203,26 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
         {"devices", request.devices},
         {"batch", request.batch},
         {"training", request.training},
-        {"predicted_step_s", strategy->cost},
-        {"simulated_step_s", sim->latency},
-        {"peak_bytes", peak},
+        {"predicted_step_s", best.predicted},
+        {"simulated_step_s", best.simulated},
+        {"peak_bytes", best.peak},
+        {"baselines",
+         llvm::json::Array{
+             llvm::json::Object{
+                 {"name", baselines[0].name},
+                 {"predicted_step_s", baselines[0].outcome.predicted},
+                 {"simulated_step_s", baselines[0].outcome.simulated}},
+             llvm::json::Object{
+                 {"name", baselines[1].name},
+                 {"predicted_step_s", baselines[1].outcome.predicted},
+                 {"simulated_step_s", baselines[1].outcome.simulated}}}},
         {"largest_dependent_set", strategy->maxDependentSet},
         {"search_s", searchSeconds},
         {"ops", std::move(ops)}};
-    if (failed(writeFile(request.jsonFile,
-                         llvm::formatv("{0:2}\n", llvm::json::Value(
-                                                      std::move(root)))
-                             .str())))
+    if (failed(writeFile(
+            request.jsonFile,
+            llvm::formatv("{0:2}\n", llvm::json::Value(std::move(root)))
+                .str())))
       return 1;
   }
   if (!request.emitBest.empty()) {
@@ -162,9 +233,5 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
     if (failed(writeFile(request.emitBest, text)))
       return 1;
   }
-  if (!request.traceBest.empty() &&
-      failed(writeFile(request.traceBest,
-                       llvm::formatv("{0}", sim->toChromeTrace()).str())))
-    return 1;
   return 0;
 }

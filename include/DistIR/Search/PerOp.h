@@ -77,6 +77,29 @@ dist::ShardingAttr getResultSharding(mlir::Operation *op,
 /// Records the strategy as `dist.sharding` on every op of the problem.
 void annotateStrategy(const PerOpProblem &problem, const Strategy &strategy);
 
+/// Hand-written strategies in the same cost graph.
+enum class BaselineKind {
+  /// Every op splits the loop the batch flows through (from the arguments'
+  /// dist.batch_dim) by all devices; ops the batch does not reach run whole.
+  DataParallel,
+  /// Krizhevsky's "one weird trick": data-parallel, except contractions
+  /// with a 2-D weight (fully connected layers), which split their output
+  /// features.
+  OneWeirdTrick,
+};
+
+struct BaselineStrategy {
+  Strategy strategy;
+  /// Ops whose wanted split is not a configuration (run whole instead).
+  int64_t fallbacks = 0;
+  /// One weird trick: the fully connected layers split by features.
+  int64_t parameterParallelOps = 0;
+};
+
+mlir::FailureOr<BaselineStrategy> baselineStrategy(const PerOpProblem &problem,
+                                                   BaselineKind kind,
+                                                   int64_t devices);
+
 /// Whether `op` accumulates into its one output by `out + x`, so that its
 /// reduction loops may be split and the partial results summed.
 bool isSumReduction(mlir::linalg::LinalgOp op);

@@ -55,6 +55,13 @@ std::optional<Tile> intersect(const Tile &a, const Tile &b) {
   return result;
 }
 
+int64_t volumeOf(const Tile &tile) {
+  int64_t volume = 1;
+  for (auto [lo, hi] : tile)
+    volume *= hi - lo;
+  return volume;
+}
+
 Tile boundingBox(const Tile &a, const Tile &b) {
   Tile result;
   for (auto [x, y] : llvm::zip(a, b))
@@ -119,48 +126,93 @@ public:
       return Value(tensor::EmptyOp::create(
           b, loc, tileType(original.getType(), want, q), ValueRange()));
     SmallVector<Piece> &available = pieces[original];
-    if (available.empty())
-      if (failed(materializeConstant(original, q)))
-        return failure();
+    // Constants are copied to each device that reads them, not sent; a
+    // value nobody produced fails there with one message.
+    bool local = llvm::any_of(
+        available, [&](const Piece &piece) { return piece.device == q; });
+    if ((available.empty() ||
+         (!local && original.getDefiningOp<arith::ConstantOp>())) &&
+        failed(materializeConstant(original, q)))
+      return failure();
     for (const Piece &piece : available)
       if (piece.device == q && contains(piece.tile, want))
         return slice(piece.value, piece.tile, want, q);
-    // Assemble from distinct tiles, the device's own first.
-    SmallVector<const Piece *> order;
-    for (const Piece &piece : available)
-      if (piece.device == q)
-        order.push_back(&piece);
-    for (const Piece &piece : available)
-      if (piece.device != q)
-        order.push_back(&piece);
     Value result = tensor::EmptyOp::create(
         b, loc, tileType(original.getType(), want, q), ValueRange());
-    SmallVector<Tile> used;
     int64_t covered = 0;
-    for (const Piece *piece : order) {
-      if (llvm::is_contained(used, piece->tile))
-        continue;
-      std::optional<Tile> part = intersect(piece->tile, want);
-      if (!part)
-        continue;
-      used.push_back(piece->tile);
-      int64_t volume = 1;
-      for (auto [lo, hi] : *part)
-        volume *= hi - lo;
-      covered += volume;
-      Value moved =
-          send(slice(piece->value, piece->tile, *part, piece->device), q);
-      result = insert(moved, result, *part, want);
+    // A producer's tiles (one per device): the transfers the cost graph
+    // priced (transfersTo). Anything else: any piece holding each part.
+    SmallVector<Tile> have;
+    bool perDevice = true;
+    for (auto [d, piece] : llvm::enumerate(available)) {
+      perDevice = perDevice && piece.device == static_cast<int64_t>(d);
+      have.push_back(piece.tile);
     }
-    int64_t needed = 1;
-    for (auto [lo, hi] : want)
-      needed *= hi - lo;
-    if (covered != needed) {
+    if (perDevice) {
+      for (const Transfer &transfer : transfersTo(groupTiles(have), q, want)) {
+        const Piece &piece = available[transfer.from];
+        covered += volumeOf(transfer.part);
+        Value moved = send(
+            slice(piece.value, piece.tile, transfer.part, piece.device), q);
+        result = insert(moved, result, transfer.part, want);
+      }
+    } else {
+      SmallVector<Tile> used;
+      for (const Piece &piece : available) {
+        if (llvm::is_contained(used, piece.tile))
+          continue;
+        std::optional<Tile> part = intersect(piece.tile, want);
+        if (!part)
+          continue;
+        used.push_back(piece.tile);
+        covered += volumeOf(*part);
+        Value moved =
+            send(slice(piece.value, piece.tile, *part, piece.device), q);
+        result = insert(moved, result, *part, want);
+      }
+    }
+    if (covered != volumeOf(want)) {
       error("the tiles of a value do not cover what a consumer reads "
             "(overlapping producer tiles)");
       return failure();
     }
     return result;
+  }
+
+  /// When every device needs `original` whole and its producer's tiles
+  /// (one per device) split it along one dim, gathers it with one
+  /// dist.all_gather per replica group and records the whole copies.
+  LogicalResult gatherIfWhole(Value original,
+                              llvm::function_ref<Tile(int64_t)> need,
+                              int64_t devices) {
+    auto it = pieces.find(original);
+    if (it == pieces.end() ||
+        static_cast<int64_t>(it->second.size()) != devices)
+      return success();
+    SmallVector<Tile> have, needed;
+    for (int64_t q = 0; q < devices; ++q) {
+      if (it->second[q].device != q)
+        return success();
+      have.push_back(it->second[q].tile);
+      needed.push_back(need(q));
+    }
+    Tile whole = fullTile(original.getType());
+    std::optional<GatherPlan> plan = gatherPlan(have, needed, whole);
+    if (!plan)
+      return success();
+    SmallVector<Piece> gathered;
+    for (const SmallVector<int64_t> &group : plan->groups) {
+      SmallVector<Value> inputs;
+      for (int64_t q : group)
+        inputs.push_back(it->second[q].value);
+      auto gather = dist::AllGatherOp::create(b, loc, inputs, plan->dim);
+      for (auto [i, q] : llvm::enumerate(group))
+        gathered.push_back({q, whole, gather->getResult(i)});
+    }
+    // Whole copies first: getTile takes the device's own.
+    SmallVector<Piece> &list = pieces[original];
+    list.insert(list.begin(), gathered.begin(), gathered.end());
+    return success();
   }
 
   /// A tensor constant is copied to each device that reads it.
@@ -305,6 +357,17 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
     for (const SmallVector<int64_t> &group : groups)
       for (int64_t q : llvm::drop_begin(group))
         followers.insert(q);
+    // Operands every device reads whole from a producer that split them
+    // along one dim: one all-gather per replica group (as priced).
+    for (OpOperand &operand : op.getOpOperands()) {
+      if (!isa<RankedTensorType>(operand.get().getType()))
+        continue;
+      if (failed(emitter.gatherIfWhole(
+              operand.get(),
+              [&](int64_t q) { return operandTile(operand, split, q); },
+              devices)))
+        return failure();
+    }
     SmallVector<Value> results; // [device * numResults + result]
     for (int64_t q = 0; q < devices; ++q) {
       // Per operand, not per value: one value may be read through two maps

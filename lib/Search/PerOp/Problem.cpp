@@ -65,15 +65,6 @@ int64_t volume(ArrayRef<std::pair<int64_t, int64_t>> tile) {
   return v;
 }
 
-int64_t overlap(ArrayRef<std::pair<int64_t, int64_t>> a,
-                ArrayRef<std::pair<int64_t, int64_t>> b) {
-  int64_t v = 1;
-  for (auto [x, y] : llvm::zip(a, b))
-    v *= std::max<int64_t>(0, std::min(x.second, y.second) -
-                                  std::max(x.first, y.first));
-  return v;
-}
-
 /// Product of the factors of the loops `map` reads as plain dimensions.
 int64_t splitOf(AffineMap map, const LoopSplit &split) {
   int64_t s = 1;
@@ -159,23 +150,24 @@ double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
          collectives.getConcurrentTime(CollectiveKind::AllReduce, all, outTile);
 }
 
-/// The link a resharding among the devices crosses: the slowest one of the
-/// whole group (null for one device).
-const LinkSpec *reshardingLink(const Cluster &cluster, int64_t devices) {
-  SmallVector<int64_t> group(devices);
-  std::iota(group.begin(), group.end(), 0);
-  std::optional<unsigned> level = cluster.getSpanningLevel(group);
-  return level ? &cluster.levels[*level].link : nullptr;
-}
-
 /// Time to turn the producer's tiles of a tensor into the consumer's (one
-/// tile per device each): every device receives what its consumer tile
-/// lacks, over `link`.
+/// tile per device each): an all-gather per replica group where that is what
+/// it is (as emitted); else every device receiving what its consumer tile
+/// lacks at once, over the slowest link of the group — optimistic: the
+/// emitted point-to-point transfers queue (docs/design/pase.md).
 double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
-                const LinkSpec *link) {
+                const LinkSpec *link, const CollectiveCostModel &collectives) {
+  if (std::optional<GatherPlan> plan = gatherPlan(have, need, fullTile(type)))
+    return collectives.getConcurrentTime(
+        CollectiveKind::AllGather, plan->groups, double(getTensorBytes(type)));
   int64_t maxMissing = 0;
-  for (auto [h, n] : llvm::zip(have, need))
-    maxMissing = std::max(maxMissing, volume(n) - overlap(n, h));
+  for (auto [h, n] : llvm::zip(have, need)) {
+    int64_t shared = 1;
+    for (auto [x, y] : llvm::zip(h, n))
+      shared *= std::max<int64_t>(0, std::min(x.second, y.second) -
+                                         std::max(x.first, y.first));
+    maxMissing = std::max(maxMissing, volume(n) - shared);
+  }
   if (maxMissing == 0 || !link)
     return 0;
   double bytes = double(maxMissing) * getTensorBytes(type) /
@@ -219,7 +211,14 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   }
   PerOpProblem problem;
   CollectiveCostModel collectives(cluster);
-  const LinkSpec *link = reshardingLink(cluster, options.devices);
+  // The slowest link among the devices: what a resharding crosses.
+  const LinkSpec *link = nullptr;
+  {
+    SmallVector<int64_t> group(options.devices);
+    std::iota(group.begin(), group.end(), 0);
+    if (std::optional<unsigned> level = cluster.getSpanningLevel(group))
+      link = &cluster.levels[*level].link;
+  }
   llvm::DenseMap<Operation *, unsigned> vertexOf;
   for (Operation &op : function.getBody().front()) {
     if (isa<tensor::EmptyOp, arith::ConstantOp>(op) ||
@@ -367,7 +366,7 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       for (size_t a = 0; a < fromRep.size(); ++a)
         for (size_t b = 0; b < toRep.size(); ++b)
           pairCost[a * toRep.size() + b] =
-              edgeCost(fromTiles[a], toTiles[b], type, link);
+              edgeCost(fromTiles[a], toTiles[b], type, link, collectives);
       std::vector<double> cost(from.size() * to.size());
       for (size_t a = 0; a < from.size(); ++a)
         for (size_t b = 0; b < to.size(); ++b)

@@ -176,6 +176,112 @@ inline llvm::SmallVector<int64_t> resultLayoutKey(mlir::OpResult result,
   return layoutKey(resultMap(result), split);
 }
 
+/// One point-to-point transfer of a resharding: `part` (global coordinates)
+/// goes from device `from` to device `to` (equal: already local).
+struct Transfer {
+  int64_t from, to;
+  Tile part;
+};
+
+/// A producer's distinct tiles and, for each, the devices holding it.
+struct ProducerTiles {
+  llvm::SmallVector<Tile> distinct;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> holders;
+};
+
+inline ProducerTiles groupTiles(llvm::ArrayRef<Tile> have) {
+  ProducerTiles result;
+  std::map<Tile, size_t> index;
+  for (auto [device, tile] : llvm::enumerate(have)) {
+    auto [it, inserted] = index.try_emplace(tile, result.distinct.size());
+    if (inserted) {
+      result.distinct.push_back(tile);
+      result.holders.emplace_back();
+    }
+    result.holders[it->second].push_back(device);
+  }
+  return result;
+}
+
+/// The transfers that give device `q` its `need` tile from a producer's
+/// tiles: for each distinct tile that overlaps, `q`'s own copy if it holds
+/// one, else the copy of holder number `q mod holders` (replicas share the
+/// sending).
+inline llvm::SmallVector<Transfer> transfersTo(const ProducerTiles &producer,
+                                               int64_t q, const Tile &need) {
+  llvm::SmallVector<Transfer> result;
+  for (auto [tile, holders] : llvm::zip(producer.distinct, producer.holders)) {
+    Tile part;
+    for (auto [x, y] : llvm::zip(tile, need)) {
+      int64_t lo = std::max(x.first, y.first);
+      int64_t hi = std::min(x.second, y.second);
+      if (lo >= hi)
+        break;
+      part.push_back({lo, hi});
+    }
+    if (part.size() != need.size())
+      continue;
+    int64_t from = llvm::is_contained(holders, q)
+                       ? q
+                       : holders[q % static_cast<int64_t>(holders.size())];
+    result.push_back({from, q, std::move(part)});
+  }
+  return result;
+}
+
+/// A resharding that is an all-gather: every device needs the whole tensor,
+/// and the producer's tiles split it along one dimension into `k` equal
+/// blocks held by every group of `k` devices (one group per replica).
+struct GatherPlan {
+  int64_t dim = 0;
+  /// Each group lists its devices in block order.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> groups;
+};
+
+inline std::optional<GatherPlan> gatherPlan(llvm::ArrayRef<Tile> have,
+                                            llvm::ArrayRef<Tile> need,
+                                            const Tile &whole) {
+  if (have.empty() ||
+      llvm::any_of(need, [&](const Tile &t) { return t != whole; }))
+    return std::nullopt;
+  // The one dimension the producer splits.
+  std::optional<int64_t> dim;
+  for (const Tile &tile : have)
+    for (size_t d = 0; d < tile.size(); ++d)
+      if (tile[d] != whole[d]) {
+        if (dim && *dim != static_cast<int64_t>(d))
+          return std::nullopt;
+        dim = d;
+      }
+  if (!dim)
+    return std::nullopt; // nothing to gather
+  int64_t size = whole[*dim].second;
+  int64_t block = have.front()[*dim].second - have.front()[*dim].first;
+  if (block <= 0 || size % block != 0)
+    return std::nullopt;
+  int64_t k = size / block;
+  // Devices holding each block, in device order; replicas form the groups.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> holders(k);
+  for (auto [device, tile] : llvm::enumerate(have)) {
+    if (tile[*dim].second - tile[*dim].first != block ||
+        tile[*dim].first % block != 0)
+      return std::nullopt;
+    holders[tile[*dim].first / block].push_back(device);
+  }
+  GatherPlan plan;
+  plan.dim = *dim;
+  size_t replicas = holders.front().size();
+  for (const auto &h : holders)
+    if (h.size() != replicas || replicas == 0)
+      return std::nullopt;
+  for (size_t r = 0; r < replicas; ++r) {
+    plan.groups.emplace_back();
+    for (int64_t b = 0; b < k; ++b)
+      plan.groups.back().push_back(holders[b][r]);
+  }
+  return plan;
+}
+
 /// Groups of device positions holding partial sums of one output tile (they
 /// differ only in the split reduction loops' coordinates); empty when no
 /// reduction loop is split.

@@ -44,11 +44,17 @@ struct DistPerOpStrategyPass
     if (failed(resolved))
       return signalPassFailure();
     std::optional<unsigned> seed;
-    if (pick != "optimal") {
+    std::optional<pase::BaselineKind> baseline;
+    if (pick == "data-parallel")
+      baseline = pase::BaselineKind::DataParallel;
+    else if (pick == "one-weird-trick")
+      baseline = pase::BaselineKind::OneWeirdTrick;
+    else if (pick != "optimal") {
       unsigned value = 0;
       if (!StringRef(pick).starts_with("random:") ||
           StringRef(pick).drop_front(7).getAsInteger(10, value)) {
-        moduleError("dist-pase: pick must be optimal or random:SEED, got '" +
+        moduleError("dist-pase: pick must be optimal, data-parallel, "
+                    "one-weird-trick or random:SEED, got '" +
                     pick + "'");
         return signalPassFailure();
       }
@@ -77,6 +83,14 @@ struct DistPerOpStrategyPass
           problem->graph, sequence, options.maxTableSize, functionError);
       if (failed(strategy))
         return signalPassFailure();
+      if (baseline) {
+        FailureOr<pase::BaselineStrategy> chosen =
+            pase::baselineStrategy(*problem, *baseline, devices);
+        if (failed(chosen))
+          return signalPassFailure();
+        strategy->config = chosen->strategy.config;
+        strategy->cost = chosen->strategy.cost;
+      }
       if (seed) {
         std::mt19937 rng(*seed);
         for (unsigned v = 0; v < problem->graph.numVertices(); ++v)

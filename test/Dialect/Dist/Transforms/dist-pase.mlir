@@ -1,6 +1,7 @@
 // RUN: distir-opt %s --dist-pase='devices=8 report=true' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SLOW
 // RUN: distir-opt %s --dist-pase='devices=8' --dist-pase='devices=8 order=bfs' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: distir-opt %s --dist-pase='devices=8 cluster=dgx-h100' | distir-opt | FileCheck %s --check-prefix=FAST
+// RUN: distir-opt %s --dist-place --dist-pase='devices=8' --dist-pase='devices=8 pick=data-parallel report=true' --dist-pase='devices=8 pick=one-weird-trick report=true' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=BASE
 
 // A two-layer MLP on 8 devices joined by a 1 byte/s network: every strategy
 // that moves data costs seconds, while splitting the batch loop of every op
@@ -14,6 +15,17 @@ module attributes {dist.cluster = #dist.cluster<name = "slow", levels = [#dist.l
   // GenerateSeq and breadth-first order find the same minimum.
   // ORDER: remark: dist-pase: 5 ops on 8 devices, cost [[COST:[0-9.e+-]+]] s
   // ORDER: remark: dist-pase: 5 ops on 8 devices, cost [[COST]] s
+
+  // On the slow network data parallelism is the optimum, so its baseline
+  // costs the same and splits loop 0 (the batch, from dist.batch_dim) of
+  // every op; one weird trick splits the matmuls' output features (loop 1)
+  // and pays for moving data.
+  // BASE: remark: dist-pase: 5 ops on 8 devices, cost [[OPT:[0-9.e+-]+]] s
+  // BASE: remark: dist-pase: 5 ops on 8 devices, cost [[OPT]] s
+  // BASE-COUNT-5: remark: dist-pase: loops split [8,
+  // BASE: remark: dist-pase: 5 ops on 8 devices, cost {{.*}}e+0{{[0-9]}} s
+  // BASE: loops split [1, 8]{{$}}
+  // BASE: loops split [1, 8, 1]
 
   // FAST: linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [{{.*}}]>, split = {{.*}}>}
   // FAST: linalg.generic {{.*}}dist.sharding = #dist.sharding

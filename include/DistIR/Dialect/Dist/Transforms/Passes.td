@@ -127,7 +127,10 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     (`dist-place`) and a body of linalg ops, `tensor.empty`, constants and
     scalar ops; anything else is one error naming the op.
     `pick=random:SEED` replaces the optimum by a random configuration per
-    op (tests of the emitter cover every kind of resharding that way).
+    op (tests of the emitter cover every kind of resharding that way);
+    `pick=data-parallel` and `pick=one-weird-trick` by the hand-written
+    baselines (the batch loop split everywhere; fully connected layers by
+    output features instead), priced in the same cost graph.
 
     Example: `distir-opt --dist-pase='devices=8 cluster=dgx-h100 report=true'`
   }];
@@ -145,7 +148,8 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     Option<"emit", "emit", "bool", /*default=*/"false",
            "Rewrite the function into the strategy's dist program">,
     Option<"pick", "pick", "std::string", /*default=*/"\"optimal\"",
-           "optimal, or random:SEED (a random configuration per op)">
+           "optimal, data-parallel, one-weird-trick, or random:SEED (a "
+           "random configuration per op)">
   ];
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
