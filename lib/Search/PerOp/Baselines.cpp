@@ -58,8 +58,7 @@ bool isWeight(Value value) {
   }
   auto arg = cast<BlockArgument>(value);
   auto function = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  return function &&
-         !function.getArgAttr(arg.getArgNumber(), "dist.batch_dim");
+  return function && !function.getArgAttr(arg.getArgNumber(), "dist.batch_dim");
 }
 
 } // namespace
@@ -72,11 +71,10 @@ FailureOr<BaselineStrategy> pase::baselineStrategy(const PerOpProblem &problem,
   // The batch dimension of each value, from the arguments' dist.batch_dim.
   llvm::DenseMap<Value, int64_t> batchDim;
   if (!problem.ops.empty()) {
-    auto function =
-        problem.ops.front()->getParentOfType<FunctionOpInterface>();
+    auto function = problem.ops.front()->getParentOfType<FunctionOpInterface>();
     for (BlockArgument arg : function.getArguments())
-      if (auto dim = function.getArgAttrOfType<IntegerAttr>(
-              arg.getArgNumber(), "dist.batch_dim"))
+      if (auto dim = function.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                            "dist.batch_dim"))
         batchDim[arg] = dim.getInt();
   }
   llvm::DenseSet<size_t> producedByBatch;
@@ -110,8 +108,7 @@ FailureOr<BaselineStrategy> pase::baselineStrategy(const PerOpProblem &problem,
             linalgOp.getIteratorTypesArray();
         for (AffineExpr expr : map.getResults())
           if (auto dim = dyn_cast<AffineDimExpr>(expr))
-            if (iterators[dim.getPosition()] ==
-                utils::IteratorType::parallel)
+            if (iterators[dim.getPosition()] == utils::IteratorType::parallel)
               loop = dim.getPosition();
         ++result.parameterParallelOps;
       }
