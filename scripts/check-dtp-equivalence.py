@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from distir_checks import outputs, run, same_outputs
+from distir_checks import check_transformed, outputs, run
 
 
 def main():
@@ -60,20 +60,9 @@ def main():
                     name = options.replace(" ", "_").replace("=", "")
                     prog = os.path.join(a.work, name + ".mlir")
                     out_dir = os.path.join(a.work, name)
-                    try:
-                        run(["distir-opt", a.program, f"--dist-dtp={options}",
-                             "--dist-verify-placement", "--canonicalize",
-                             "--cse", "--dist-verify-placement", "-o", prog])
-                        run(["distir-run", prog, "--entry", a.entry,
-                             "--random-inputs", seed, "--output-dir",
-                             out_dir])
-                    except RuntimeError as e:
-                        print(f"{options}: FAILED\n{e}")
-                        continue
-                    ok = same_outputs(outputs(out_dir), reference)
-                    equal += ok
-                    if not ok:
-                        print(f"{options}: DIFFERENT")
+                    equal += check_transformed(
+                        a.program, f"--dist-dtp={options}", a.entry, seed,
+                        prog, out_dir, reference, options)
     print(f"{total} configurations, {equal} equal, {total - equal} different")
     return 0 if equal == total else 1
 

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from distir_checks import outputs, run, same_outputs
+from distir_checks import check_transformed, outputs, run
 
 
 def main():
@@ -38,19 +38,9 @@ def main():
             name = f"d{devices}_{pick.replace(':', '')}"
             prog = os.path.join(a.work, name + ".mlir")
             out_dir = os.path.join(a.work, name)
-            try:
-                run(["distir-opt", a.program, f"--dist-pase={options}",
-                     "--dist-verify-placement", "--canonicalize", "--cse",
-                     "--dist-verify-placement", "-o", prog])
-                run(["distir-run", prog, "--entry", a.entry,
-                     "--random-inputs", seed, "--output-dir", out_dir])
-            except RuntimeError as e:
-                print(f"{options}: FAILED\n{e}")
-                continue
-            ok = same_outputs(outputs(out_dir), reference)
-            equal += ok
-            if not ok:
-                print(f"{options}: DIFFERENT")
+            equal += check_transformed(a.program, f"--dist-pase={options}",
+                                       a.entry, seed, prog, out_dir,
+                                       reference, options)
     print(f"{total} strategies, {equal} equal, {total - equal} different")
     return 0 if equal == total else 1
 

@@ -31,3 +31,23 @@ def same_outputs(got, reference):
         np.allclose(g, r, rtol=1e-4, atol=1e-5 * max(
             1.0, float(np.abs(r).max(initial=0))))
         for g, r in zip(got, reference))
+
+
+def check_transformed(program, pass_option, entry, seed, prog, out_dir,
+                      reference, label):
+    """Transforms `program` with `pass_option` (verified, canonicalized),
+    runs it with distir-run on the seed's inputs and compares with
+    `reference`; prints why when it is not equal."""
+    try:
+        run(["distir-opt", program, pass_option, "--dist-verify-placement",
+             "--canonicalize", "--cse", "--dist-verify-placement", "-o",
+             prog])
+        run(["distir-run", prog, "--entry", entry, "--random-inputs", seed,
+             "--output-dir", out_dir])
+    except RuntimeError as e:
+        print(f"{label}: FAILED\n{e}")
+        return False
+    ok = same_outputs(outputs(out_dir), reference)
+    if not ok:
+        print(f"{label}: DIFFERENT")
+    return ok

@@ -160,6 +160,10 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                       .str();
   out << "  replicated (no split rule): "
       << (replicated.empty() ? "none" : replicated) << "\n";
+  if (problem->truncatedOps)
+    out << llvm::formatv("  configurations cut to the {0} cheapest on {1} "
+                         "ops\n",
+                         options.maxConfigsPerOp, problem->truncatedOps);
   out << llvm::formatv("  predicted step (cost graph): {0:e3} s\n",
                        best.predicted);
   out << llvm::formatv("  simulated step (@{0}_pase): {1:e3} s, peak memory "

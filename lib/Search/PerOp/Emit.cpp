@@ -44,17 +44,6 @@ bool contains(const Tile &outer, const Tile &inner) {
   return true;
 }
 
-std::optional<Tile> intersect(const Tile &a, const Tile &b) {
-  Tile result;
-  for (auto [x, y] : llvm::zip(a, b)) {
-    int64_t lo = std::max(x.first, y.first), hi = std::min(x.second, y.second);
-    if (lo >= hi)
-      return std::nullopt;
-    result.push_back({lo, hi});
-  }
-  return result;
-}
-
 int64_t volumeOf(const Tile &tile) {
   int64_t volume = 1;
   for (auto [lo, hi] : tile)
@@ -137,43 +126,30 @@ public:
     for (const Piece &piece : available)
       if (piece.device == q && contains(piece.tile, want))
         return slice(piece.value, piece.tile, want, q);
+    // Every other piece list is a producer's tiles, one per device
+    // (arguments and constants are always local, gathered values whole):
+    // move what is missing by the transfers the cost graph assumed.
+    SmallVector<Tile> have;
+    for (auto [d, piece] : llvm::enumerate(available)) {
+      if (piece.device != static_cast<int64_t>(d)) {
+        error("internal: a value's tiles are not one per device");
+        return failure();
+      }
+      have.push_back(piece.tile);
+    }
     Value result = tensor::EmptyOp::create(
         b, loc, tileType(original.getType(), want, q), ValueRange());
     int64_t covered = 0;
-    // A producer's tiles (one per device): the transfers the cost graph
-    // priced (transfersTo). Anything else: any piece holding each part.
-    SmallVector<Tile> have;
-    bool perDevice = true;
-    for (auto [d, piece] : llvm::enumerate(available)) {
-      perDevice = perDevice && piece.device == static_cast<int64_t>(d);
-      have.push_back(piece.tile);
-    }
-    if (perDevice) {
-      for (const Transfer &transfer : transfersTo(groupTiles(have), q, want)) {
-        const Piece &piece = available[transfer.from];
-        covered += volumeOf(transfer.part);
-        Value moved = send(
-            slice(piece.value, piece.tile, transfer.part, piece.device), q);
-        result = insert(moved, result, transfer.part, want);
-      }
-    } else {
-      SmallVector<Tile> used;
-      for (const Piece &piece : available) {
-        if (llvm::is_contained(used, piece.tile))
-          continue;
-        std::optional<Tile> part = intersect(piece.tile, want);
-        if (!part)
-          continue;
-        used.push_back(piece.tile);
-        covered += volumeOf(*part);
-        Value moved =
-            send(slice(piece.value, piece.tile, *part, piece.device), q);
-        result = insert(moved, result, *part, want);
-      }
+    for (const Transfer &transfer : transfersTo(groupTiles(have), q, want)) {
+      const Piece &piece = available[transfer.from];
+      covered += volumeOf(transfer.part);
+      Value moved =
+          send(slice(piece.value, piece.tile, transfer.part, piece.device), q);
+      result = insert(moved, result, transfer.part, want);
     }
     if (covered != volumeOf(want)) {
-      error("the tiles of a value do not cover what a consumer reads "
-            "(overlapping producer tiles)");
+      error("internal: the producer's tiles do not cover what a consumer "
+            "reads");
       return failure();
     }
     return result;
@@ -262,9 +238,8 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
 
   // What the body may hold besides the strategy's ops.
   for (Operation &op : body) {
-    if (vertexOf.count(&op) || isa<tensor::EmptyOp, func::ReturnOp>(op))
-      continue;
-    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    if (vertexOf.count(&op) ||
+        isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
       continue;
     bool scalar =
         llvm::none_of(op.getOperandTypes(), llvm::IsaPred<TensorType>) &&

@@ -63,6 +63,12 @@ struct DistPerOpStrategyPass
     pase::PerOpOptions options;
     options.devices = devices;
     options.maxTableSize = maxTable;
+    if (maxConfigs < 1) {
+      moduleError("dist-pase: max-configs must be positive, got " +
+                  Twine(int64_t(maxConfigs)));
+      return signalPassFailure();
+    }
+    options.maxConfigsPerOp = maxConfigs;
 
     // Emission adds functions: walk a snapshot.
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
@@ -104,12 +110,21 @@ struct DistPerOpStrategyPass
         replicated += llvm::formatv("{0}{1} x{2}",
                                     replicated.empty() ? "" : ", ", name, count)
                           .str();
-      function.emitRemark() << llvm::formatv(
-          "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
-          "dependent set {3} ({4} entries); replicated (no split rule): {5}",
-          problem->ops.size(), devices, strategy->cost,
-          strategy->maxDependentSet, strategy->maxTableSize,
-          replicated.empty() ? "none" : replicated);
+      function.emitRemark()
+          << llvm::formatv(
+                 "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
+                 "dependent set {3} ({4} entries); replicated (no split rule): "
+                 "{5}",
+                 problem->ops.size(), devices, strategy->cost,
+                 strategy->maxDependentSet, strategy->maxTableSize,
+                 replicated.empty() ? "none" : replicated)
+          << (problem->truncatedOps
+                  ? llvm::formatv("; configurations cut to the {0} cheapest "
+                                  "on {1} ops",
+                                  options.maxConfigsPerOp,
+                                  problem->truncatedOps)
+                        .str()
+                  : std::string());
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))
           op->emitRemark() << "dist-pase: loops split "

@@ -1,6 +1,7 @@
 // RUN: distir-opt %s --dist-pase='devices=8 report=true' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SLOW
 // RUN: distir-opt %s --dist-pase='devices=8' --dist-pase='devices=8 order=bfs' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: distir-opt %s --dist-pase='devices=8 cluster=dgx-h100' | distir-opt | FileCheck %s --check-prefix=FAST
+// RUN: distir-opt %s --dist-pase='devices=8 max-configs=2' --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUT
 // RUN: distir-opt %s --dist-place --dist-pase='devices=8' --dist-pase='devices=8 pick=data-parallel report=true' --dist-pase='devices=8 pick=one-weird-trick report=true' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=BASE
 
 // A two-layer MLP on 8 devices joined by a 1 byte/s network: every strategy
@@ -26,6 +27,9 @@ module attributes {dist.cluster = #dist.cluster<name = "slow", levels = [#dist.l
   // BASE: remark: dist-pase: 5 ops on 8 devices, cost {{.*}}e+0{{[0-9]}} s
   // BASE: loops split [1, 8]{{$}}
   // BASE: loops split [1, 8, 1]
+
+  // Keeping only the cheapest configurations per op is said, with the count.
+  // CUT: replicated (no split rule): none; configurations cut to the 2 cheapest on 5 ops
 
   // FAST: linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [{{.*}}]>, split = {{.*}}>}
   // FAST: linalg.generic {{.*}}dist.sharding = #dist.sharding

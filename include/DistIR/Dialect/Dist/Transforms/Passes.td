@@ -143,6 +143,9 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
            "Elimination order: generate-seq or bfs">,
     Option<"maxTable", "max-table", "int64_t", /*default=*/"16777216",
            "Largest dynamic-programming table (entries)">,
+    Option<"maxConfigs", "max-configs", "int64_t", /*default=*/"1024",
+           "Configurations kept per op (the cheapest by vertex cost; the "
+           "remark says how many ops were cut)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per op with its loop split">,
     Option<"emit", "emit", "bool", /*default=*/"false",
