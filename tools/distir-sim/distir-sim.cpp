@@ -7,7 +7,7 @@
 //
 // distir-sim prog.mlir [--cluster NAME|file.json] [--cost-model analytic|
 //   distir-compat|calibrated] [--calibration file.json] [--algo ring|tree]
-//   [--overlap] [--batch B]
+//   [--overlap] [--link-contention] [--batch B]
 //   [--entry NAME] [--trace out.json] [--format text|json] [-o out]
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +55,11 @@ static cl::opt<bool>
     overlap("overlap",
             cl::desc("Separate compute and communication streams per device"),
             cl::cat(category));
+static cl::opt<bool> linkContention(
+    "link-contention",
+    cl::desc("Transfers through a shared link (one NIC behind several "
+             "devices) wait for each other"),
+    cl::cat(category));
 static cl::opt<int64_t> batch("batch",
                               cl::desc("Samples per step, for throughput"),
                               cl::init(0), cl::cat(category));
@@ -113,6 +118,7 @@ int main(int argc, char **argv) {
                 "' (expected ring or tree)");
   options.algorithm = *algo;
   options.overlap = overlap;
+  options.linkContention = linkContention;
   options.planMemory = !noMemoryPlan;
   if (peakBuffers < 0)
     return fail("--peak-buffers must not be negative");

@@ -78,6 +78,18 @@ public:
                            llvm::ArrayRef<llvm::SmallVector<int64_t>> groups,
                            llvm::ArrayRef<double> bytes) const;
 
+  /// The shared links one collective over `group` occupies while it runs,
+  /// as resource ids (2 x link instance + 1 for the outgoing direction):
+  /// the instances of levels whose `sharedBy` > 1 (e.g. one NIC behind
+  /// four GPUs) that the group crosses; a device's own links are its
+  /// communication stream. A send and a broadcast move data along a chain
+  /// in group order (the source first): the first instance only sends, the
+  /// last only receives. Other collectives use both directions of every
+  /// instance they cross. The simulator queues ops on these resources so
+  /// that concurrent transfers through one NIC wait for each other.
+  llvm::SmallVector<int64_t> getHeldLinks(CollectiveKind kind,
+                                          llvm::ArrayRef<int64_t> group) const;
+
   /// The nccl-tests bus-bandwidth factor f of `kind` over `n` devices under
   /// `algorithm` (time = latency + bytes * f / bandwidth).
   static double getBandwidthFactor(CollectiveKind kind, int64_t n,

@@ -61,6 +61,11 @@ struct SimulatorOptions {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
   /// Separate compute and communication streams per device.
   bool overlap = false;
+  /// Communication ops that cross a shared link (a NIC behind several
+  /// devices: `sharedBy` > 1) wait until earlier ops through it are done
+  /// (CollectiveCostModel::getHeldLinks), instead of each getting the whole
+  /// link as if alone.
+  bool linkContention = false;
   /// Samples per step, to report throughput.
   std::optional<int64_t> batchSize;
   /// Compute the static-offset memory plan (DeviceReport::plannedBytes;

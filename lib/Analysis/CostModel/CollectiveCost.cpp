@@ -147,6 +147,34 @@ int64_t CollectiveCostModel::getLatencySteps(CollectiveKind kind, int64_t n,
 // Link usage
 //===----------------------------------------------------------------------===//
 
+/// Where the physical link instances of a cluster are. `inner[l]` is the
+/// number of devices below one unit of level l, so `d / inner[l]` names d's
+/// unit; one instance of level l's link is a unit of l and the
+/// `sharedBy`-sized slice of the devices below it.
+namespace {
+struct LinkLayout {
+  explicit LinkLayout(const Cluster &cluster) : levels(cluster.levels) {
+    assert(levels.size() <= 64 && "level bitmask");
+    inner.assign(levels.size(), 1);
+    for (size_t l = levels.size(); l-- > 1;)
+      inner[l - 1] = inner[l] * levels[l].size;
+    numDevices = inner.empty() ? 1 : inner[0] * levels[0].size;
+  }
+
+  int64_t instanceOf(unsigned level, int64_t device) const {
+    int64_t sharedBy = levels[level].link.sharedBy;
+    int64_t perUnit = (inner[level] + sharedBy - 1) / sharedBy;
+    int64_t index =
+        (device / inner[level]) * perUnit + (device % inner[level]) / sharedBy;
+    return int64_t(level) * numDevices + index;
+  }
+
+  const std::vector<LevelSpec> &levels;
+  llvm::SmallVector<int64_t> inner;
+  int64_t numDevices = 1;
+};
+} // namespace
+
 /// The link levels a group needs, ascending. `inner[l]` is the number of
 /// devices below one unit of level l, so `d / inner[l]` names d's unit.
 static llvm::SmallVector<unsigned, 4>
@@ -193,21 +221,10 @@ double CollectiveCostModel::getConcurrentTime(
           llvm::all_of(groups, [](const auto &g) { return g.size() <= 2; })) &&
          "send/recv connects two devices");
   const std::vector<LevelSpec> &levels = cluster.levels;
-  assert(levels.size() <= 64 && "level bitmask");
-  // Devices below one unit of each level, to find a device's link instance.
-  llvm::SmallVector<int64_t> inner(levels.size(), 1);
-  for (size_t l = levels.size(); l-- > 1;)
-    inner[l - 1] = inner[l] * levels[l].size;
-  int64_t numDevices = inner.empty() ? 1 : inner[0] * levels[0].size;
-
-  // One physical link instance of level L: the unit of L the device is in,
-  // then which `sharedBy`-sized slice of the devices below that unit.
-  auto instanceOf = [&](unsigned level, int64_t device) -> int64_t {
-    int64_t perUnit = (inner[level] + levels[level].link.sharedBy - 1) /
-                      levels[level].link.sharedBy;
-    int64_t index = (device / inner[level]) * perUnit +
-                    (device % inner[level]) / levels[level].link.sharedBy;
-    return int64_t(level) * numDevices + index;
+  LinkLayout layout(cluster);
+  const llvm::SmallVector<int64_t> &inner = layout.inner;
+  auto instanceOf = [&](unsigned level, int64_t device) {
+    return layout.instanceOf(level, device);
   };
 
   // All-to-all sends one stream per member through its link; the ring and
@@ -248,4 +265,43 @@ double CollectiveCostModel::getConcurrentTime(
     result = std::max(result, time);
   }
   return result;
+}
+
+llvm::SmallVector<int64_t>
+CollectiveCostModel::getHeldLinks(CollectiveKind kind,
+                                  llvm::ArrayRef<int64_t> group) const {
+  llvm::SmallVector<int64_t> held;
+  if (group.size() < 2)
+    return held;
+  LinkLayout layout(cluster);
+  auto hold = [&](int64_t instance, bool out) {
+    int64_t resource = 2 * instance + (out ? 1 : 0);
+    if (!llvm::is_contained(held, resource))
+      held.push_back(resource);
+  };
+  for (unsigned level : getUsedLevels(layout.inner, group)) {
+    // A device's own link is already its communication stream.
+    if (cluster.levels[level].link.sharedBy <= 1)
+      continue;
+    // The instances in the order the data reaches them (the group's order:
+    // a send's and a broadcast's first member is the source).
+    llvm::SmallVector<int64_t> instances;
+    for (int64_t device : group) {
+      int64_t instance = layout.instanceOf(level, device);
+      if (!llvm::is_contained(instances, instance))
+        instances.push_back(instance);
+    }
+    if (instances.size() < 2)
+      continue;
+    bool chain =
+        kind == CollectiveKind::SendRecv || kind == CollectiveKind::Broadcast;
+    for (auto [i, instance] : llvm::enumerate(instances)) {
+      bool first = i == 0, last = i + 1 == instances.size();
+      if (!chain || !last)
+        hold(instance, /*out=*/true);
+      if (!chain || !first)
+        hold(instance, /*out=*/false);
+    }
+  }
+  return held;
 }

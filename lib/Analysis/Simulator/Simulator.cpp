@@ -290,12 +290,14 @@ private:
                                    SmallVectorImpl<SimValue> &results);
   LogicalResult visitCompute(Operation *op, ArrayRef<SimValue> operands,
                              SmallVectorImpl<SimValue> &results);
-  double priceCommunication(Operation *op, ArrayRef<int64_t> group);
+  double priceCommunication(Operation *op, ArrayRef<int64_t> group,
+                            CollectiveKind &kind);
 
-  /// Places an event of `duration` on `group` and returns its index.
+  /// Places an event of `duration` on `group` and returns its index. A
+  /// communication event also waits for the shared links it holds.
   int64_t schedule(Operation *op, ArrayRef<int64_t> group, bool isComm,
                    ArrayRef<SimValue> operands, double duration,
-                   const ComputeWork *work);
+                   const ComputeWork *work, ArrayRef<int64_t> heldLinks = {});
   void finish();
   void listPeakBuffers();
 
@@ -304,6 +306,9 @@ private:
   SimulationResult &result;
   CollectiveCostModel collectives;
   std::map<int64_t, DeviceState> devices;
+  /// When each shared link (CollectiveCostModel::getHeldLinks) is free, and
+  /// the event that last held it.
+  llvm::DenseMap<int64_t, std::pair<double, int64_t>> links;
   std::vector<Buffer> buffers;
   /// The entry function's argument buffers and types, and its body.
   SmallVector<std::pair<int64_t, Type>> argBuffers;
@@ -369,14 +374,14 @@ LogicalResult Simulation::visitScalar(Operation *op,
   return success();
 }
 
-double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group) {
+double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group,
+                                      CollectiveKind &kind) {
   int64_t n = group.size();
   auto bytesOf = [](Value v) {
     return static_cast<double>(getTensorBytes(v.getType()));
   };
   double operandBytes = op->getNumOperands() ? bytesOf(op->getOperand(0)) : 0;
   double resultBytes = op->getNumResults() ? bytesOf(op->getResult(0)) : 0;
-  CollectiveKind kind;
   double size;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](dist::SendOp) {
@@ -452,9 +457,10 @@ double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group) {
 
 int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
                              bool isComm, ArrayRef<SimValue> operands,
-                             double duration, const ComputeWork *work) {
-  // The op starts when its devices (streams) are free and, with separate
-  // streams, when its operands have arrived.
+                             double duration, const ComputeWork *work,
+                             ArrayRef<int64_t> heldLinks) {
+  // The op starts when its devices (streams) and shared links are free and,
+  // with separate streams, when its operands have arrived.
   double start = 0;
   int64_t predecessor = -1;
   auto consider = [&](double time, int64_t event) {
@@ -475,6 +481,11 @@ int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
     } else {
       consider(state.computeFree, state.computeLast);
     }
+  }
+  for (int64_t link : heldLinks) {
+    auto it = links.find(link);
+    if (it != links.end())
+      consider(it->second.first, it->second.second);
   }
   if (options.overlap)
     for (const SimValue &operand : operands)
@@ -515,6 +526,8 @@ int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
     (isComm ? report.communicationBusy : report.computeBusy) += duration;
     report.finish = std::max(report.finish, event.end);
   }
+  for (int64_t link : heldLinks)
+    links[link] = {event.end, index};
   result.events.push_back(std::move(event));
   releaseTime = start + duration;
   return index;
@@ -541,9 +554,13 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
     if (failed(addDevice(type)))
       return failure();
   // A send's group is its two endpoints in order; others keep operand order.
-  double duration = priceCommunication(op, group);
-  int64_t event =
-      schedule(op, group, /*isComm=*/true, operands, duration, nullptr);
+  CollectiveKind kind;
+  double duration = priceCommunication(op, group, kind);
+  SmallVector<int64_t> heldLinks;
+  if (options.linkContention)
+    heldLinks = collectives.getHeldLinks(kind, group);
+  int64_t event = schedule(op, group, /*isComm=*/true, operands, duration,
+                           nullptr, heldLinks);
   double start = result.events[event].start;
   for (auto [i, resultValue] : llvm::enumerate(op->getResults())) {
     SimValue value;
