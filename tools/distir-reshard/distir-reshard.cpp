@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/Simulator.h"
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Search/Reshard.h"
 #include "DistIR/Tools/ToolUtils.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -472,6 +474,9 @@ int main(int argc, char **argv) {
 
   if (!emitFile.empty()) {
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+    // The cluster travels with the plans, so distir-sim prices them alike.
+    (*module)->setAttr(dist::DistDialect::getClusterAttrName(),
+                       dist::clusterToAttr(&context, request->cluster));
     auto report = [](const Twine &message) { (void)fail(message); };
     if (failed(emitPlan(*module, "reshard", *problem, chosen->plan,
                         request->elementType, report)) ||
@@ -498,7 +503,6 @@ int main(int argc, char **argv) {
   double totalBytes = request->elementBytes;
   for (int64_t size : request->shape)
     totalBytes *= static_cast<double>(size);
-  const Plan &naive = rows[0].plan;
 
   if (format == "json") {
     llvm::json::Array tasks, strategies;
@@ -607,10 +611,21 @@ int main(int argc, char **argv) {
                       formatSeconds(chosen->plan.time),
                       formatSeconds(chosen->simulated),
                       rows[0].simulated / chosen->simulated);
-  os << "bytes sent per source device:";
-  for (auto [device, bytes] : sent)
-    os << " " << device << ":" << formatBytes(bytes);
-  os << "\n";
-  (void)naive;
+  // The load balance: bytes each sender puts on the wire.
+  double least = std::numeric_limits<double>::infinity(), most = 0;
+  for (auto [device, bytes] : sent) {
+    least = std::min(least, bytes);
+    most = std::max(most, bytes);
+  }
+  os << "bytes sent per source device";
+  if (sent.size() > 16) {
+    os << ": " << sent.size() << " senders, " << formatBytes(least) << " to "
+       << formatBytes(most) << "\n";
+  } else {
+    os << ":";
+    for (auto [device, bytes] : sent)
+      os << " " << device << ":" << formatBytes(bytes);
+    os << "\n";
+  }
   return 0;
 }

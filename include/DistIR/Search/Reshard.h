@@ -171,8 +171,8 @@ double schedulePlan(llvm::MutableArrayRef<Transfer> transfers,
                     const CollectiveCostModel &model, int64_t elementBytes);
 
 /// Writes `plan` as a function `name` into `module`: one argument per
-/// source position (its tile, on its device, `dist.name = "src<p>"` and
-/// `dist.sharding`), one result per destination position (`dst<q>`).
+/// source position (its tile, on its device, `dist.name = "src<p>"`), one
+/// result per destination position (`dst<q>`).
 mlir::FailureOr<mlir::func::FuncOp>
 emitPlan(mlir::ModuleOp module, llvm::StringRef name, const Problem &problem,
          const Plan &plan, mlir::Type elementType, ErrorFn emitError);

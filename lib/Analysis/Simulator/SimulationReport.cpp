@@ -26,7 +26,7 @@ void SimulationResult::printText(llvm::raw_ostream &os) const {
      << stringifyCollectiveAlgorithm(options.algorithm) << " collectives, "
      << (options.overlap ? "compute/communication overlap"
                          : "one op at a time per device")
-     << ")\n";
+     << (options.linkContention ? ", shared links contended" : "") << ")\n";
   os << llvm::format("latency: %.9e s\n", latency);
   if (std::optional<double> throughput = getThroughput())
     os << llvm::format("throughput: %.6g samples/s (batch %lld)\n", *throughput,
@@ -117,6 +117,7 @@ json::Value SimulationResult::toJSON() const {
       {"cost_model", stringifyCostModelKind(options.costModel)},
       {"algorithm", stringifyCollectiveAlgorithm(options.algorithm)},
       {"overlap", options.overlap},
+      {"link_contention", options.linkContention},
       {"latency", latency},
       {"device_capacity", deviceCapacity},
       {"devices", std::move(deviceArray)},

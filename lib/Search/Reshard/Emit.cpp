@@ -91,15 +91,16 @@ FailureOr<func::FuncOp> reshard::emitPlan(ModuleOp module, StringRef name,
     resultTypes.push_back(emitter.tileType(box, device));
   auto func = func::FuncOp::create(
       b, loc, name, FunctionType::get(context, argTypes, resultTypes));
-  auto named = [&](StringRef prefix, size_t i, Attribute sharding) {
+  // The arguments and results are tiles already (a `dist.sharding` would
+  // describe the whole tensor): they are named after their mesh positions.
+  auto named = [&](StringRef prefix, size_t i) {
     return b.getDictionaryAttr(
-        {b.getNamedAttr("dist.name", b.getStringAttr(prefix + Twine(i))),
-         b.getNamedAttr(dist::kShardingAttrName, sharding)});
+        {b.getNamedAttr("dist.name", b.getStringAttr(prefix + Twine(i)))});
   };
   for (size_t p = 0; p < argTypes.size(); ++p)
-    func.setArgAttrs(p, named("src", p, problem.source));
+    func.setArgAttrs(p, named("src", p));
   for (size_t q = 0; q < resultTypes.size(); ++q)
-    func.setResultAttrs(q, named("dst", q, problem.destination));
+    func.setResultAttrs(q, named("dst", q));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
 

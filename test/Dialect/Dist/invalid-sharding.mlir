@@ -98,7 +98,7 @@ func.func private @l(tensor<8xf32> {dist.sharding = 3})
 
 // -----
 
-// expected-error @+1 {{argument #0: a sharding needs a ranked tensor, got 'i32'}}
+// expected-error @+1 {{argument #0: a sharding needs a ranked tensor or memref, got 'i32'}}
 func.func private @s(i32 {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = []>})
 
 // -----

@@ -31,3 +31,8 @@ func.func @annotated(
   %2 = arith.addf %0, %0 {dist.sharding = #dist.sharding<mesh = <shape = [3]>, split = [], partial = [0], reduction = avg>} : tensor<8x10xf32>
   return %2 : tensor<8x10xf32>
 }
+
+// A bufferized program keeps its annotations on the buffers.
+// CHECK-LABEL: func.func private @buffers
+// CHECK-SAME: memref<8x4xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = {{\[\[}}0]]>}
+func.func private @buffers(memref<8x4xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]]>})

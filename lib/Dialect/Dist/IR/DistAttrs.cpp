@@ -318,9 +318,11 @@ bool ShardingAttr::isReplicated() const {
 LogicalResult
 ShardingAttr::verifyFor(Type type,
                         function_ref<InFlightDiagnostic()> emitError) const {
-  auto shaped = dyn_cast<RankedTensorType>(type);
-  if (!shaped)
-    return emitError() << "a sharding needs a ranked tensor, got " << type;
+  // Bufferized programs keep their annotations on the buffers.
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !isa<RankedTensorType, MemRefType>(type))
+    return emitError() << "a sharding needs a ranked tensor or memref, got "
+                       << type;
   if (getSplit().size() > static_cast<size_t>(shaped.getRank()))
     return emitError() << "sharding splits " << getSplit().size()
                        << " dimensions of a rank-" << shaped.getRank()
