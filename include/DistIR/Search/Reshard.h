@@ -170,6 +170,17 @@ Plan planResharding(const Problem &problem, Strategy strategy,
 double schedulePlan(llvm::MutableArrayRef<Transfer> transfers,
                     const CollectiveCostModel &model, int64_t elementBytes);
 
+/// Emits the transfers of `plan` at `b`'s insertion point. `sources` holds
+/// each source position's tile; returns each destination position's tile.
+/// `created`, if given, sees every new op and whether it runs on the
+/// destination side (an all-gather among receivers, a tile's assembly) or
+/// on the sending side (slices, sends, broadcasts).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+emitTransfers(mlir::OpBuilder &b, mlir::Location loc, const Problem &problem,
+              const Plan &plan, mlir::ValueRange sources,
+              mlir::Type elementType, ErrorFn emitError,
+              llvm::function_ref<void(mlir::Operation *, bool)> created = {});
+
 /// Writes `plan` as a function `name` into `module`: one argument per
 /// source position (its tile, on its device, `dist.name = "src<p>"`), one
 /// result per destination position (`dst<q>`).

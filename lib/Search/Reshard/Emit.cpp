@@ -73,6 +73,112 @@ private:
 };
 } // namespace
 
+FailureOr<SmallVector<Value>>
+reshard::emitTransfers(OpBuilder &b, Location loc, const Problem &problem,
+                       const Plan &plan, ValueRange sources, Type elementType,
+                       ErrorFn emitError,
+                       function_ref<void(Operation *, bool)> created) {
+  PlanEmitter emitter(b, loc, elementType);
+  const Layout &from = problem.sourceLayout;
+  const Layout &to = problem.destinationLayout;
+  // Reports each new op: on the destination side (a receiving collective,
+  // the tile assembly) or not.
+  auto note = [&](Value value, bool destination) {
+    if (created)
+      if (Operation *op = value.getDefiningOp())
+        created(op, destination);
+    return value;
+  };
+
+  // The source tile of each source device.
+  std::map<int64_t, std::pair<Value, const Box *>> sourceOf;
+  for (auto [p, device] : llvm::enumerate(from.devices))
+    sourceOf[device] = {sources[p], &from.boxes[p]};
+  auto sliceFrom = [&](int64_t device, const Box &box) {
+    auto [value, have] = sourceOf.at(device);
+    return note(emitter.slice(value, *have, box, device), false);
+  };
+
+  // Pieces each destination device holds, and all-gather parts in flight.
+  std::map<int64_t, SmallVector<std::pair<Box, Value>>> pieces;
+  std::map<std::pair<int64_t, int64_t>, Value> parts;
+  for (const UnitTask &task : problem.tasks)
+    for (int64_t device : task.local)
+      pieces[device].push_back({task.box, sliceFrom(device, task.box)});
+  for (const Transfer &transfer : plan.transfers) {
+    const Box &whole = problem.tasks[transfer.task].box;
+    switch (transfer.kind) {
+    case CollectiveKind::SendRecv: {
+      auto [sender, receiver] =
+          std::make_pair(transfer.group[0], transfer.group[1]);
+      Value moved = note(
+          dist::SendOp::create(b, loc, emitter.tileType(transfer.box, receiver),
+                               sliceFrom(sender, transfer.box)),
+          false);
+      if (transfer.box == whole)
+        pieces[receiver].push_back({transfer.box, moved});
+      else
+        parts[{transfer.task, receiver}] = moved;
+      break;
+    }
+    case CollectiveKind::Broadcast: {
+      SmallVector<Type> types;
+      for (int64_t device : transfer.group)
+        types.push_back(emitter.tileType(transfer.box, device));
+      auto broadcast = dist::BroadcastOp::create(
+          b, loc, types, sliceFrom(transfer.group[0], transfer.box));
+      if (created)
+        created(broadcast, false);
+      for (size_t i = 1; i < transfer.group.size(); ++i)
+        pieces[transfer.group[i]].push_back(
+            {transfer.box, broadcast.getResult(i)});
+      break;
+    }
+    case CollectiveKind::AllGather: {
+      SmallVector<Value> inputs;
+      for (int64_t device : transfer.group)
+        inputs.push_back(parts.at({transfer.task, device}));
+      auto gather = dist::AllGatherOp::create(b, loc, inputs, transfer.dim);
+      if (created)
+        created(gather, true);
+      for (auto [i, device] : llvm::enumerate(transfer.group))
+        pieces[device].push_back({transfer.box, gather.getResult(i)});
+      break;
+    }
+    default:
+      emitError("internal: a resharding plan has a " +
+                stringifyCollectiveKind(transfer.kind) + " transfer");
+      return failure();
+    }
+  }
+
+  // Each destination tile from its pieces.
+  SmallVector<Value> results;
+  for (auto [device, box] : llvm::zip(to.devices, to.boxes)) {
+    SmallVector<std::pair<Box, Value>> &held = pieces[device];
+    int64_t covered = 0;
+    for (const auto &piece : held)
+      covered += getVolume(piece.first);
+    if (covered != getVolume(box)) {
+      emitError("internal: the plan gives device " + Twine(device) + " " +
+                Twine(covered) + " of the " + Twine(getVolume(box)) +
+                " elements of its tile");
+      return failure();
+    }
+    if (held.size() == 1) {
+      results.push_back(held.front().second);
+      continue;
+    }
+    Value tile = note(tensor::EmptyOp::create(
+                          b, loc, emitter.tileType(box, device), ValueRange()),
+                      true);
+    for (const auto &[pieceBox, value] : held)
+      tile = note(emitter.insert(value, tile, pieceBox, box), true);
+    results.push_back(tile);
+  }
+  return results;
+}
+
 FailureOr<func::FuncOp> reshard::emitPlan(ModuleOp module, StringRef name,
                                           const Problem &problem,
                                           const Plan &plan, Type elementType,
@@ -104,88 +210,12 @@ FailureOr<func::FuncOp> reshard::emitPlan(ModuleOp module, StringRef name,
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
 
-  // The source tile of each source device.
-  std::map<int64_t, std::pair<Value, const Box *>> sourceOf;
-  for (auto [p, device] : llvm::enumerate(from.devices))
-    sourceOf[device] = {entry->getArgument(p), &from.boxes[p]};
-  auto sliceFrom = [&](int64_t device, const Box &box) {
-    auto [value, have] = sourceOf.at(device);
-    return emitter.slice(value, *have, box, device);
-  };
-
-  // Pieces each destination device holds, and all-gather parts in flight.
-  std::map<int64_t, SmallVector<std::pair<Box, Value>>> pieces;
-  std::map<std::pair<int64_t, int64_t>, Value> parts;
-  for (const UnitTask &task : problem.tasks)
-    for (int64_t device : task.local)
-      pieces[device].push_back({task.box, sliceFrom(device, task.box)});
-  for (const Transfer &transfer : plan.transfers) {
-    const Box &whole = problem.tasks[transfer.task].box;
-    switch (transfer.kind) {
-    case CollectiveKind::SendRecv: {
-      auto [sender, receiver] =
-          std::make_pair(transfer.group[0], transfer.group[1]);
-      Value moved =
-          dist::SendOp::create(b, loc, emitter.tileType(transfer.box, receiver),
-                               sliceFrom(sender, transfer.box));
-      if (transfer.box == whole)
-        pieces[receiver].push_back({transfer.box, moved});
-      else
-        parts[{transfer.task, receiver}] = moved;
-      break;
-    }
-    case CollectiveKind::Broadcast: {
-      SmallVector<Type> types;
-      for (int64_t device : transfer.group)
-        types.push_back(emitter.tileType(transfer.box, device));
-      auto broadcast = dist::BroadcastOp::create(
-          b, loc, types, sliceFrom(transfer.group[0], transfer.box));
-      for (size_t i = 1; i < transfer.group.size(); ++i)
-        pieces[transfer.group[i]].push_back(
-            {transfer.box, broadcast.getResult(i)});
-      break;
-    }
-    case CollectiveKind::AllGather: {
-      SmallVector<Value> inputs;
-      for (int64_t device : transfer.group)
-        inputs.push_back(parts.at({transfer.task, device}));
-      auto gather = dist::AllGatherOp::create(b, loc, inputs, transfer.dim);
-      for (auto [i, device] : llvm::enumerate(transfer.group))
-        pieces[device].push_back({transfer.box, gather.getResult(i)});
-      break;
-    }
-    default:
-      emitError("internal: a resharding plan has a " +
-                stringifyCollectiveKind(transfer.kind) + " transfer");
-      func.erase();
-      return failure();
-    }
+  FailureOr<SmallVector<Value>> results = emitTransfers(
+      b, loc, problem, plan, entry->getArguments(), elementType, emitError);
+  if (failed(results)) {
+    func.erase();
+    return failure();
   }
-
-  // Each destination tile from its pieces.
-  SmallVector<Value> results;
-  for (auto [device, box] : llvm::zip(to.devices, to.boxes)) {
-    SmallVector<std::pair<Box, Value>> &held = pieces[device];
-    int64_t covered = 0;
-    for (const auto &piece : held)
-      covered += getVolume(piece.first);
-    if (covered != getVolume(box)) {
-      emitError("internal: the plan gives device " + Twine(device) + " " +
-                Twine(covered) + " of the " + Twine(getVolume(box)) +
-                " elements of its tile");
-      func.erase();
-      return failure();
-    }
-    if (held.size() == 1) {
-      results.push_back(held.front().second);
-      continue;
-    }
-    Value tile = tensor::EmptyOp::create(b, loc, emitter.tileType(box, device),
-                                         ValueRange());
-    for (const auto &[pieceBox, value] : held)
-      tile = emitter.insert(value, tile, pieceBox, box);
-    results.push_back(tile);
-  }
-  func::ReturnOp::create(b, loc, results);
+  func::ReturnOp::create(b, loc, *results);
   return func;
 }

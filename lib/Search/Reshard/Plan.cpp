@@ -283,11 +283,22 @@ static SmallVector<Transfer> getTransfers(const Problem &problem,
   assert(usesAllGather(strategy) && "send-recv jobs have one receiver");
   int64_t dim = *getGatherDim(box, k);
   int64_t lo = box[dim].first, step = (box[dim].second - lo) / k;
+  // Parts come from the holders in turn, starting at the chosen sender, so
+  // that replicated sources send in parallel (Megatron's scatter-gather of
+  // activations between stages).
+  ArrayRef<int64_t> holders = problem.tasks[job.task].senders;
+  size_t first = llvm::find(holders, sender) - holders.begin();
   for (auto [j, receiver] : llvm::enumerate(job.receivers)) {
     Box part = box;
     part[dim] = {lo + static_cast<int64_t>(j) * step,
                  lo + static_cast<int64_t>(j + 1) * step};
-    send(receiver, std::move(part));
+    int64_t from = holders[(first + j) % holders.size()];
+    Transfer transfer;
+    transfer.kind = CollectiveKind::SendRecv;
+    transfer.group = {from, receiver};
+    transfer.box = std::move(part);
+    transfer.task = job.task;
+    transfers.push_back(std::move(transfer));
   }
   Transfer gather;
   gather.kind = CollectiveKind::AllGather;
