@@ -32,6 +32,8 @@ def main():
     p.add_argument("--microbatches", default="1")
     p.add_argument("--max-devices", type=int, default=8)
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--extra", default="",
+                   help="more dist-dtp options, e.g. stage-transfer=planned")
     a = p.parse_args()
     seed = str(a.seed)
     ref_dir = os.path.join(a.work, "sequential")
@@ -56,6 +58,8 @@ def main():
                         options += " schedule=" + schedules[total % 3]
                     if dp > 1 and tp > 1:
                         options += " mapping=" + mappings[total % 2]
+                    if a.extra:
+                        options += " " + a.extra
                     total += 1
                     name = options.replace(" ", "_").replace("=", "")
                     prog = os.path.join(a.work, name + ".mlir")

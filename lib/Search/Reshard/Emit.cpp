@@ -96,7 +96,9 @@ reshard::emitTransfers(OpBuilder &b, Location loc, const Problem &problem,
     sourceOf[device] = {sources[p], &from.boxes[p]};
   auto sliceFrom = [&](int64_t device, const Box &box) {
     auto [value, have] = sourceOf.at(device);
-    return note(emitter.slice(value, *have, box, device), false);
+    Value piece = emitter.slice(value, *have, box, device);
+    // A whole tile is the source value itself: nothing new to report.
+    return piece == value ? piece : note(piece, false);
   };
 
   // Pieces each destination device holds, and all-gather parts in flight.

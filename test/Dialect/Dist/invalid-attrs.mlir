@@ -123,7 +123,7 @@ func.func @bad_task(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.d
 // -----
 
 func.func @receive_not_on_send(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
-  // expected-error @+1 {{'dist.receive' must be a unit attribute on a dist.send}}
+  // expected-error @+1 {{'dist.receive' must be a unit attribute on a dist.send or dist.broadcast}}
   %b = arith.addf %a, %a {dist.receive} : tensor<4xf32, #dist.device<0>>
   return %b : tensor<4xf32, #dist.device<0>>
 }
@@ -131,7 +131,7 @@ func.func @receive_not_on_send(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf
 // -----
 
 func.func @receive_not_unit(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<1>> {
-  // expected-error @+1 {{'dist.receive' must be a unit attribute on a dist.send}}
+  // expected-error @+1 {{'dist.receive' must be a unit attribute on a dist.send or dist.broadcast}}
   %b = dist.send %a {dist.receive = 1} : tensor<4xf32, #dist.device<0>> -> tensor<4xf32, #dist.device<1>>
   return %b : tensor<4xf32, #dist.device<1>>
 }

@@ -91,12 +91,12 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "'dist.task' must be a string, got " << attr.getValue();
     return success();
   }
-  // Set by dist-dtp{annotate-schedule} on a send between pipeline stages
-  // that runs at the start of its consumer's time step.
+  // Set by dist-dtp{annotate-schedule} on a send (or broadcast) between
+  // pipeline stages that runs at the start of its consumer's time step.
   if (attr.getName() == "dist.receive") {
-    if (!isa<UnitAttr>(attr.getValue()) || !isa<SendOp>(op))
-      return op->emitError()
-             << "'dist.receive' must be a unit attribute on a dist.send";
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<SendOp, BroadcastOp>(op))
+      return op->emitError() << "'dist.receive' must be a unit attribute on "
+                                "a dist.send or dist.broadcast";
     return success();
   }
   // Set by dist-dtp on the tensor.empty of a step-long gradient buffer (the

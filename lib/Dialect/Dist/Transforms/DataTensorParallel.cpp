@@ -37,6 +37,7 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
+#include "DistIR/Search/Reshard.h"
 #include "InferLayers.h"
 #include "TensorParallelPlan.h"
 
@@ -120,6 +121,11 @@ struct Config {
   Schedule schedule;
   bool annotate;
   bool report;
+  /// stage-transfer other than send: the module's cluster, to plan and
+  /// price the transfers of tensor-parallel replicas between stages.
+  std::optional<Cluster> plannedTransfers;
+  /// A forced strategy (stage-transfer=<strategy>), else the fastest.
+  std::optional<reshard::Strategy> transferStrategy;
 };
 
 class DTPRewriter {
@@ -271,6 +277,11 @@ private:
   SmallVector<Value> conformUncached(Location loc, DistValue &v,
                                      const Layout &target, int64_t stage,
                                      Task task);
+  /// Moves the `tp` copies `group` (grid points g .. g + tp - 1) to `stage`
+  /// by the resharding planner's best plan (stage-transfer=planned).
+  SmallVector<Value> planStageTransfer(Location loc, ArrayRef<Value> group,
+                                       int64_t g, int64_t stage, Task task,
+                                       bool perMicrobatch);
   SmallVector<Value> reduce(Location loc, ArrayRef<Value> locals, int axis,
                             int64_t stage, Task task);
   Value concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
@@ -325,6 +336,15 @@ private:
   /// value used several times in one layout is gathered or sliced once.
   std::map<std::tuple<void *, std::vector<int>, int64_t>, SmallVector<Value>>
       conformCache;
+  /// planStageTransfer() results by the group's first copy.
+  DenseMap<Value, SmallVector<Value>> plannedMoves;
+
+public:
+  /// Stage transfers the forced strategy could not serve (sent point to
+  /// point instead).
+  int64_t unforcedTransfers = 0;
+
+private:
   std::map<Task, int64_t> rank;
   /// Time step of each task (getPipelineSteps).
   std::map<Task, int64_t> stepOf;
@@ -491,13 +511,85 @@ SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
   return result;
 }
 
+SmallVector<Value>
+DTPRewriter::planStageTransfer(Location loc, ArrayRef<Value> group, int64_t g,
+                               int64_t stage, Task task, bool perMicrobatch) {
+  auto type = cast<RankedTensorType>(group.front().getType());
+  SmallVector<int64_t> from, to;
+  for (int64_t t = 0; t < c.tp; ++t) {
+    from.push_back(getDevice(group[t].getType()).getId());
+    to.push_back(deviceOf(g + t, stage));
+  }
+  auto replicatedOn = [&](ArrayRef<int64_t> devices) {
+    return ShardingAttr::get(context,
+                             MeshAttr::get(context, "", {c.tp}, devices), {},
+                             {}, ReductionKind::Sum, {});
+  };
+  int64_t elementBytes =
+      std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+  std::string error;
+  auto record = [&](const Twine &message) { error = message.str(); };
+  FailureOr<reshard::Problem> problem =
+      reshard::decompose(replicatedOn(from), replicatedOn(to), type.getShape(),
+                         elementBytes, *c.plannedTransfers, record);
+  // The devices are the cluster's (checked by the pass), so this holds.
+  assert(succeeded(problem) && "stage transfer outside the cluster");
+  CollectiveCostModel model(*c.plannedTransfers);
+  std::optional<reshard::Plan> best;
+  for (reshard::Strategy strategy : reshard::getAllStrategies()) {
+    if (reshard::whyNotApplicable(*problem, strategy, *c.plannedTransfers))
+      continue;
+    if (c.transferStrategy && strategy != *c.transferStrategy &&
+        strategy != reshard::Strategy::SendRecv)
+      continue;
+    reshard::Plan plan = reshard::planResharding(
+        *problem, strategy, reshard::Balancer::Ensemble, model);
+    // A forced strategy wins whenever it applies; send/recv (always
+    // applicable) is the fallback the pass counts and reports.
+    bool forced = c.transferStrategy && strategy == *c.transferStrategy;
+    if (!best || forced || (!c.transferStrategy && plan.time < best->time))
+      best = std::move(plan);
+  }
+  if (c.transferStrategy && best->strategy != *c.transferStrategy)
+    ++unforcedTransfers;
+  // Slices and sends run in the producer's task (sends move to the
+  // receiver's time step, see reorder()); gathers and assembly in the
+  // consumer's microbatch task. A value every microbatch shares may have
+  // consumers in earlier tasks than this one: it moves whole in the
+  // producer's task.
+  auto prod = producer.find(group.front());
+  Task sending = prod != producer.end() ? prod->second : task;
+  Task receiving = perMicrobatch ? taskFor(task, g, {}) : sending;
+  FailureOr<SmallVector<Value>> moved = reshard::emitTransfers(
+      builder, loc, *problem, *best, ValueRange(group), type.getElementType(),
+      record, [&](Operation *op, bool destination) {
+        assign(op, destination ? receiving : sending);
+      });
+  assert(succeeded(moved) && "a replicated plan covers every tile");
+  return *moved;
+}
+
 SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
                                                 const Layout &target,
                                                 int64_t stage, Task task) {
   int64_t n = numPoints();
   SmallVector<Value> locals = v.locals;
-  // Move to the consumer's stage: one send per distinct local value.
-  if (v.stage != stage) {
+  bool replicatedOverTP = llvm::none_of(
+      v.layout, [](int axis) { return baseAxis(axis) == kTensorAxis; });
+  if (v.stage != stage && c.plannedTransfers && c.tp > 1 && replicatedOverTP) {
+    // Each tensor-parallel group holds `tp` copies: one resharding problem
+    // per group, planned once per distinct group (microbatches may share).
+    for (int64_t g = 0; g < n; g += c.tp) {
+      ArrayRef<Value> group = ArrayRef(locals).slice(g, c.tp);
+      SmallVector<Value> &moved = plannedMoves[group.front()];
+      if (moved.empty())
+        moved = planStageTransfer(loc, group, g, stage, task,
+                                  splitsBatch(v.layout));
+      for (int64_t t = 0; t < c.tp; ++t)
+        locals[g + t] = moved[t];
+    }
+  } else if (v.stage != stage) {
+    // Move to the consumer's stage: one send per distinct local value.
     DenseMap<Value, Value> moved;
     for (auto [g, local] : llvm::enumerate(locals)) {
       auto it = moved.find(local);
@@ -1375,7 +1467,7 @@ void DTPRewriter::reorder() {
       continue;
     }
     Key key{stepOf[it->second], 1, rank[it->second], index++};
-    if (isa<SendOp>(op)) {
+    if (isa<SendOp, BroadcastOp>(op)) {
       // The earliest task that uses the sent value.
       std::optional<Task> consumer;
       for (Operation *user : op.getUsers())
@@ -1983,9 +2075,30 @@ void DistDTPPass::runOnOperation() {
   if (walk.wasInterrupted())
     return signalPassFailure();
 
-  DTPRewriter rewriter(func, Config{dp, tp, pp, microbatches, *order, *sched,
-                                    annotateSchedule, report});
+  std::optional<Cluster> plannedTransfers;
+  std::optional<reshard::Strategy> transferStrategy =
+      reshard::symbolizeStrategy(stageTransfer);
+  if (stageTransfer == "planned" || transferStrategy) {
+    ClusterAttr cluster = getModuleCluster(module);
+    if (!cluster)
+      return fail("dist-dtp: stage-transfer=" + stageTransfer +
+                  " needs the module's dist.cluster (attach one with "
+                  "--dist-attach-cluster)");
+    plannedTransfers = clusterFromAttr(cluster);
+  } else if (stageTransfer != "send") {
+    return fail("dist-dtp: unknown stage-transfer '" + stageTransfer +
+                "' (expected send, planned, send-recv, local-allgather, "
+                "global-allgather or broadcast)");
+  }
+  DTPRewriter rewriter(
+      func, Config{dp, tp, pp, microbatches, *order, *sched, annotateSchedule,
+                   report, std::move(plannedTransfers), transferStrategy});
   if (failed(rewriter.run()))
     return signalPassFailure();
+  if (rewriter.unforcedTransfers > 0)
+    func.emitWarning() << "dist-dtp: stage-transfer=" << stageTransfer
+                       << " does not apply to " << rewriter.unforcedTransfers
+                       << " stage transfers (no dimension divides into "
+                          "tp parts): they are sent point to point";
   rewriteWrapper(func, rewriter, dp, tp);
 }

@@ -218,7 +218,11 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
     * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
       weights by their `dist.layer`) into `pp` balanced contiguous stages;
       values crossing stages are sent at the start of the time step in
-      which the receiving stage first needs them;
+      which the receiving stage first needs them (with
+      `stage-transfer=planned`, a value every tensor-parallel rank holds
+      is moved by the cross-mesh resharding planner instead of `tp`
+      copies: e.g. scattered and all-gathered inside the receiving node,
+      or broadcast over a shared NIC);
     * **microbatches** split each replica's batch into `microbatches` parts
       that run one after the other; weight gradients are accumulated in
       place (each microbatch adds into the previous one's gradient buffer)
@@ -287,6 +291,15 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "when it was created for a source op with `dist.layer`, that "
            "layer; a send between stages that runs at the start of its "
            "consumer's time step also gets `dist.receive`">,
+    Option<"stageTransfer", "stage-transfer", "std::string",
+           /*default=*/"\"send\"",
+           "How a value replicated over the tensor-parallel group crosses "
+           "stages: send (each rank sends its copy to its counterpart), "
+           "planned (the cross-mesh resharding planner on the module's "
+           "dist.cluster picks send-recv, scatter + all-gather or broadcast "
+           "and balances the senders; docs/design/resharding.md), or one "
+           "planner strategy forced: send-recv, local-allgather (Megatron's "
+           "scatter-gather), global-allgather, broadcast">,
     Option<"report", "report", "bool", /*default=*/"false",
            "With tp > 1 on a program whose weights carry no dist.layer: a "
            "remark at every op that reads a weight, saying how tensor "
