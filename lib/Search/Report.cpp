@@ -161,6 +161,10 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
     os << ", " << llvm::formatv("{0:f1}", best.throughput)
        << " samples/s, peak " << formatBytes(best.peakBytes)
        << describeMFU(best) << "\n";
+    if (best.stageTransferSeconds >= 0)
+      os << "best plan's transfers between stages: "
+         << formatSeconds(best.stageTransferSeconds)
+         << " of communication per step (summed over the transfers)\n";
   }
 }
 
@@ -198,7 +202,7 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
         "status,latency_s,throughput,peak_bytes,peak_device,resident_bytes,"
         "microbatch_size,tokens_per_s,model_flops,model_tflops_per_device,"
         "mfu,zero,recompute,peak_weights,peak_gradients,peak_activations,"
-        "peak_inputs,peak_communication,reason\n";
+        "peak_inputs,peak_communication,stage_transfer_s,reason\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const ConfigResult &result = results[i];
     const SearchConfig &c = result.config;
@@ -228,6 +232,9 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
       if (simulated)
         os << bytes;
     }
+    os << ",";
+    if (simulated && result.stageTransferSeconds >= 0)
+      os << llvm::format("%.9g", result.stageTransferSeconds);
     os << "," << csvField(result.reason) << "\n";
   }
 }
@@ -274,6 +281,8 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
         breakdown[stringifyMemoryKind(static_cast<MemoryKind>(k))] =
             result.peakBreakdown[k];
       row["peak_breakdown"] = std::move(breakdown);
+      if (result.stageTransferSeconds >= 0)
+        row["stage_transfer_s"] = result.stageTransferSeconds;
     }
     if (!result.reason.empty())
       row["reason"] = result.reason;

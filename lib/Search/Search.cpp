@@ -6,7 +6,10 @@
 
 #include "DistIR/Search/Search.h"
 #include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 #include "DistIR/InitAllDialects.h"
 #include "DistIR/Synthesis/Synthesis.h"
 
@@ -336,6 +339,12 @@ LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
     passOptions += " entry=" + entry.str();
   if (annotate)
     passOptions += " annotate-schedule=true";
+  if (options.stageTransfer != "send") {
+    passOptions += " stage-transfer=" + options.stageTransfer;
+    if (!dist::getModuleCluster(module))
+      module->setAttr(dist::DistDialect::getClusterAttrName(),
+                      dist::clusterToAttr(context, options.cluster));
+  }
   if (failed(dtp->initializeOptions(passOptions, [&](const Twine &msg) {
         optionError = oneLine(msg.str());
         return failure();
@@ -502,7 +511,40 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
   }
   setSimulatedOutcome(result, sim->latency, sim->devices,
                       options.cluster.device.memoryCapacity);
+  if (config.pp > 1)
+    result.stageTransferSeconds = getStageTransferSeconds(config, *sim);
   return result;
+}
+
+double search::getStageTransferSeconds(const SearchConfig &config,
+                                       const SimulationResult &sim) {
+  std::string error;
+  std::optional<dist::DeviceOrder> order = dist::parseDeviceOrder(
+      config.mapping, config.dp, config.tp, config.pp, error);
+  if (!order)
+    return -1;
+  std::map<int64_t, int64_t> stageOf;
+  for (int64_t d = 0; d < config.dp; ++d)
+    for (int64_t t = 0; t < config.tp; ++t)
+      for (int64_t s = 0; s < config.pp; ++s)
+        stageOf[dist::getDeviceId(*order, d, t, s)] = s;
+  double seconds = 0;
+  for (const SimEvent &event : sim.events) {
+    if (!event.isCommunication)
+      continue;
+    std::optional<int64_t> stage;
+    bool crosses = false;
+    for (int64_t device : event.devices) {
+      auto it = stageOf.find(device);
+      if (it == stageOf.end())
+        continue;
+      crosses |= stage && *stage != it->second;
+      stage = it->second;
+    }
+    if (crosses)
+      seconds += event.duration;
+  }
+  return seconds;
 }
 
 void search::setSimulatedOutcome(ConfigResult &result, double latency,

@@ -12,6 +12,7 @@
 //   [--plot out.svg|out.png] [--emit-best out.mlir] [--trace-best out.json]
 //   [--cost-model analytic|distir-compat] [--algo ring|tree] [--overlap]
 //   [--fast] [--cleanup] [--no-verify] [--no-memory-precheck]
+//   [--link-contention] [--stage-transfer send|planned|STRATEGY]
 //   [--no-progress] [--timing]
 //
 // See docs/design/search.md and docs/design/search-estimation.md.
@@ -23,6 +24,7 @@
 
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Search/Driver.h"
+#include "DistIR/Search/Reshard.h"
 #include "DistIR/Search/Search.h"
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Target/ONNX/ONNXImporter.h"
@@ -155,6 +157,18 @@ struct Options {
       "overlap",
       cl::desc("Separate compute and communication streams per device"),
       cl::cat(category)};
+  cl::opt<bool> linkContention{
+      "link-contention",
+      cl::desc("Transfers through a shared link (one NIC behind several "
+               "devices) wait for each other (not with --fast)"),
+      cl::cat(category)};
+  cl::opt<std::string> stageTransfer{
+      "stage-transfer",
+      cl::desc("How values every tensor-parallel rank holds cross pipeline "
+               "stages (dist-dtp's option): send (default), planned (the "
+               "cross-mesh resharding planner), send-recv, local-allgather, "
+               "global-allgather or broadcast (not with --fast)"),
+      cl::init("send"), cl::cat(category)};
   cl::opt<bool> cleanup{"cleanup",
                         cl::desc("Run canonicalize and cse after dist-dtp"),
                         cl::cat(category)};
@@ -335,7 +349,7 @@ int main(int argc, char **argv) {
              &opts.batchSweep, &opts.maxMicrobatches, &opts.maxDP, &opts.maxTP,
              &opts.maxPP, &opts.maxZero, &opts.recompute, &opts.fast,
              &opts.csvFile, &opts.plotFile, &opts.allowFewer, &opts.overlap,
-             &opts.cleanup})
+             &opts.cleanup, &opts.linkContention, &opts.stageTransfer})
       if (grid->getNumOccurrences())
         return fail("--" + grid->ArgStr +
                     " belongs to the grid search; --strategy per-op takes "
@@ -385,6 +399,21 @@ int main(int argc, char **argv) {
     return fail("--fast replays the tasks as dist-dtp emits them; it cannot "
                 "be combined with --cleanup (canonicalize and cse merge ops "
                 "across microbatches)");
+  if (opts.fast && opts.linkContention)
+    return fail("--fast replays each task's events without the other tasks' "
+                "transfers; it cannot be combined with --link-contention");
+  if (opts.stageTransfer != "send" && opts.stageTransfer != "planned" &&
+      !reshard::symbolizeStrategy(opts.stageTransfer))
+    return fail("unknown --stage-transfer '" + opts.stageTransfer +
+                "' (expected send, planned, send-recv, local-allgather, "
+                "global-allgather or broadcast)");
+  if (opts.fast && opts.stageTransfer != "send")
+    return fail("--fast shares one template among device mappings, but "
+                "planned stage transfers depend on the mapping; it cannot be "
+                "combined with --stage-transfer " +
+                opts.stageTransfer);
+  searchOptions.simulator.linkContention = opts.linkContention;
+  searchOptions.stageTransfer = opts.stageTransfer;
   searchOptions.fast = opts.fast;
   searchOptions.training = opts.training;
   searchOptions.cleanup = opts.cleanup;

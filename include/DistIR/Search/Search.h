@@ -161,6 +161,11 @@ struct ConfigResult {
   double modelFlops = 0, peakFlopsPerDevice = 0;
   /// Tokens per sample (sequence models), 0 if the model has none.
   int64_t tokensPerSample = 0;
+  /// Seconds of communication between pipeline stages in the simulated
+  /// step (events whose devices lie in two stages, summed; with
+  /// stage-transfer=planned the receivers' all-gathers are not included);
+  /// -1 when not measured (--fast replays, pp = 1).
+  double stageTransferSeconds = -1;
 
   /// Samples of one microbatch of one replica.
   int64_t getMicrobatchSize() const {
@@ -225,6 +230,10 @@ struct SearchOptions {
   bool fast = false;
   /// The programs are training steps (backward and update tasks).
   bool training = false;
+  /// dist-dtp's stage-transfer option: "send", "planned" or a resharding
+  /// strategy (docs/design/resharding.md). Other than "send", the cluster
+  /// is attached to each transformed module for the planner.
+  std::string stageTransfer = "send";
   /// Called after each configuration with (done, total); serialized by the
   /// driver, may be empty.
   std::function<void(size_t, size_t)> progress;
@@ -345,6 +354,11 @@ estimateConfig(mlir::ModuleOp templateSource, llvm::StringRef entry,
                TemplateCache *cache = nullptr,
                TransformCache *transforms = nullptr,
                llvm::function_ref<mlir::ModuleOp()> fullProgram = nullptr);
+
+/// Seconds of communication events of `sim` whose devices lie in two
+/// pipeline stages of `config` (its device mapping), summed.
+double getStageTransferSeconds(const SearchConfig &config,
+                               const SimulationResult &sim);
 
 /// Fills the latency, throughput, peak memory and status of `result` from
 /// per-device reports.

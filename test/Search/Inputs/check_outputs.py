@@ -15,7 +15,7 @@ COLUMNS = ["index", "rank", "batch", "dp", "tp", "pp", "microbatches",
            "microbatch_size", "tokens_per_s", "model_flops",
            "model_tflops_per_device", "mfu", "zero", "recompute",
            "peak_weights", "peak_gradients", "peak_activations",
-           "peak_inputs", "peak_communication", "reason"]
+           "peak_inputs", "peak_communication", "stage_transfer_s", "reason"]
 
 
 def fail(msg):
