@@ -79,8 +79,8 @@ static cl::opt<std::string>
                  cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
     balancerName("balance",
-                 cl::desc("Load balancing: ensemble (default), greedy, dfs, "
-                          "random or none"),
+                 cl::desc("Load balancing: ensemble (default), lpt, greedy, "
+                          "dfs, random or none"),
                  cl::init("ensemble"), cl::cat(category));
 static cl::opt<int64_t> searchBudget(
     "search-budget",
@@ -402,8 +402,9 @@ int main(int argc, char **argv) {
         fail("unknown --format '" + format + "' (expected text or json)"));
   std::optional<Balancer> balancer = symbolizeBalancer(balancerName);
   if (!balancer)
-    return failed(fail("unknown --balance '" + balancerName +
-                       "' (expected ensemble, greedy, dfs, random or none)"));
+    return failed(
+        fail("unknown --balance '" + balancerName +
+             "' (expected ensemble, lpt, greedy, dfs, random or none)"));
   std::optional<Strategy> forced;
   if (strategyName != "auto") {
     forced = symbolizeStrategy(strategyName);

@@ -286,8 +286,8 @@ TEST_F(ReshardTest, RandomProblems) {
         continue;
       ++applicable;
       for (Balancer balancer :
-           {Balancer::None, Balancer::Greedy, Balancer::DepthFirst,
-            Balancer::Random, Balancer::Ensemble}) {
+           {Balancer::None, Balancer::LongestFirst, Balancer::Greedy,
+            Balancer::DepthFirst, Balancer::Random, Balancer::Ensemble}) {
         Plan plan = planResharding(problem, strategy, balancer, model);
         expectDelivers(problem, plan);
       }

@@ -17,9 +17,9 @@
 //    (local) or of all hosts (global), or by one broadcast from a sender to
 //    all receivers;
 // 3. load balance: which sender serves each task and in which order, so
-//    that the hosts' shared NICs stay busy in parallel (greedy
-//    earliest-finish, depth-first search with a bound and a node budget,
-//    randomized rounds, and the ensemble that keeps the best);
+//    that the hosts' shared NICs stay busy in parallel (longest processing
+//    time first, greedy earliest-finish, depth-first search with a bound and a
+//    node budget, randomized rounds, and the ensemble that keeps the best);
 // 4. emit: the plan as a `dist` function from source tiles to destination
 //    tiles.
 //
@@ -101,6 +101,9 @@ enum class Balancer {
   /// Tasks in decomposition order, each from its first candidate sender
   /// (the naive plan under SendRecv).
   None,
+  /// Longest processing time first: jobs by decreasing size, each from
+  /// the sender that finishes it first on the schedule so far.
+  LongestFirst,
   /// Repeatedly the (job, sender) that finishes first; ties by size.
   Greedy,
   /// Depth-first search over order and senders, pruned by the best

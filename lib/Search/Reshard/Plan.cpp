@@ -65,6 +65,8 @@ llvm::StringRef reshard::stringifyBalancer(Balancer balancer) {
   switch (balancer) {
   case Balancer::None:
     return "none";
+  case Balancer::LongestFirst:
+    return "lpt";
   case Balancer::Greedy:
     return "greedy";
   case Balancer::DepthFirst:
@@ -80,6 +82,7 @@ llvm::StringRef reshard::stringifyBalancer(Balancer balancer) {
 std::optional<Balancer> reshard::symbolizeBalancer(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<Balancer>>(name)
       .Case("none", Balancer::None)
+      .Case("lpt", Balancer::LongestFirst)
       .Case("greedy", Balancer::Greedy)
       .Case("dfs", Balancer::DepthFirst)
       .Case("random", Balancer::Random)
@@ -417,6 +420,20 @@ public:
     return choice;
   }
 
+  /// Longest processing time first: jobs by size, each from the sender
+  /// that finishes it first on the schedule so far.
+  Choice longestFirst() const {
+    ScheduleState state;
+    Choice choice;
+    for (int64_t job : bySize) {
+      int64_t sender = bestSender(state, job).first;
+      choice.push_back({job, sender});
+      for (Transfer &transfer : transfersOf(job, sender))
+        pricer.place(state, transfer);
+    }
+    return choice;
+  }
+
   Choice random() const {
     std::mt19937_64 rng(options.seed);
     Choice best;
@@ -508,6 +525,8 @@ Plan reshard::planResharding(const Problem &problem, Strategy strategy,
     switch (which) {
     case Balancer::None:
       return balancing.none();
+    case Balancer::LongestFirst:
+      return balancing.longestFirst();
     case Balancer::Greedy:
       return balancing.greedy();
     case Balancer::DepthFirst:
@@ -525,8 +544,9 @@ Plan reshard::planResharding(const Problem &problem, Strategy strategy,
   Choice choice;
   if (balancer == Balancer::Ensemble) {
     double bestTime = std::numeric_limits<double>::infinity();
-    for (Balancer which : {Balancer::None, Balancer::Greedy,
-                           Balancer::DepthFirst, Balancer::Random}) {
+    for (Balancer which :
+         {Balancer::None, Balancer::LongestFirst, Balancer::Greedy,
+          Balancer::DepthFirst, Balancer::Random}) {
       Choice candidate = run(which);
       double time = balancing.price(candidate);
       if (time < bestTime) {
