@@ -63,6 +63,7 @@ struct TaskEvent {
   /// Created for the middle pair of layers of a folded template's stage:
   /// which of the pair (1 or 2), 0 if not.
   int middleLayer;
+  bool communication;
 };
 struct TaskMemoryChange {
   int64_t device, bytes;
@@ -443,6 +444,8 @@ struct search::TemplateRun {
   /// pair's weights. (Batch inputs are streamed per microbatch, not
   /// resident: their slices are memory changes of the tasks.)
   std::map<int64_t, int64_t> resident, middleBytes;
+  /// The optimizer state among them (dist.optimizer_state arguments).
+  std::map<int64_t, int64_t> state, middleState;
   int64_t templateK = 1, layersPerStage = 0;
   /// One more than the largest device id of the records.
   int64_t numDevices = 0;
@@ -626,8 +629,8 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
   };
   for (const SimEvent &event : sim->events) {
     const OpInfo &info = infoOf(event.op);
-    info.record->events.push_back(
-        {event.devices, event.duration, info.repeated, info.middleLayer});
+    info.record->events.push_back({event.devices, event.duration, info.repeated,
+                                   info.middleLayer, event.isCommunication});
   }
   for (const MemoryChange &change : sim->memoryChanges) {
     const OpInfo &info = infoOf(change.op);
@@ -655,6 +658,17 @@ buildTemplate(const TransformedTemplate &transformed, StringRef entry,
   run->middleBytes = onDevices(
       getArgumentBytes(module, entry, [&](unsigned arg, DictionaryAttr) {
         return transformed.middleArgs.contains(arg);
+      }));
+  auto isState = [](DictionaryAttr attrs) {
+    return attrs && attrs.contains("dist.optimizer_state");
+  };
+  run->state = onDevices(
+      getArgumentBytes(module, entry, [&](unsigned, DictionaryAttr attrs) {
+        return isState(attrs);
+      }));
+  run->middleState = onDevices(
+      getArgumentBytes(module, entry, [&](unsigned arg, DictionaryAttr attrs) {
+        return transformed.middleArgs.contains(arg) && isState(attrs);
       }));
   for (const auto &[device, report] : sim->devices) {
     run->resident[device] = report.residentBytes;
@@ -702,13 +716,41 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
     int64_t perPair = mit == run.middleBytes.end() ? 0 : mit->second;
     resident[device] = bytes + perPair * (middles - 1);
     live[device] = peak[device] = resident[device];
+    auto sit = run.state.find(device), mst = run.middleState.find(device);
+    int64_t state =
+        (sit == run.state.end() ? 0 : sit->second) +
+        (mst == run.middleState.end() ? 0 : mst->second) * (middles - 1);
     liveByKind[device][static_cast<int>(MemoryKind::Weights)] =
-        resident[device];
+        resident[device] - state;
+    liveByKind[device][static_cast<int>(MemoryKind::OptimizerState)] = state;
     peakByKind[device] = liveByKind[device];
   }
+  // Communication between stages (ConfigResult::stageTransferSeconds): in
+  // inference the template holds replica 0, which every replica repeats.
+  std::map<int64_t, int64_t> stageOf;
+  if (config.pp > 1)
+    for (int64_t d = 0; d < config.dp; ++d)
+      for (int64_t t = 0; t < config.tp; ++t)
+        for (int64_t s = 0; s < config.pp; ++s)
+          stageOf[dist::getDeviceId(order, d, t, s)] = s;
+  int64_t replicaCopies = shape.dp != config.dp ? config.dp : 1;
+  std::vector<double> stageTransfers;
+  auto crossesStages = [&](ArrayRef<int64_t> devices) {
+    std::optional<int64_t> stage;
+    for (int64_t device : devices)
+      if (auto it = stageOf.find(device); it != stageOf.end()) {
+        if (stage && *stage != it->second)
+          return true;
+        stage = it->second;
+      }
+    return false;
+  };
   auto playEvents = [&](ArrayRef<TaskEvent> events) {
     for (const TaskEvent &event : events) {
       int64_t times = event.repeated ? extra : 1;
+      if (event.communication && crossesStages(event.devices))
+        stageTransfers.insert(stageTransfers.end(), times * replicaCopies,
+                              event.duration);
       for (int64_t i = 0; i < times; ++i) {
         double begin = 0;
         for (int64_t d : event.devices)
@@ -803,6 +845,8 @@ static ConfigResult replay(const TemplateRun &run, const SearchConfig &config,
     }
   }
   setSimulatedOutcome(result, latency, devices, capacity);
+  if (config.pp > 1)
+    result.stageTransferSeconds = sumInOrder(stageTransfers);
   return result;
 }
 

@@ -202,7 +202,8 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
         "status,latency_s,throughput,peak_bytes,peak_device,resident_bytes,"
         "microbatch_size,tokens_per_s,model_flops,model_tflops_per_device,"
         "mfu,zero,recompute,peak_weights,peak_gradients,peak_activations,"
-        "peak_inputs,peak_communication,stage_transfer_s,reason\n";
+        "peak_inputs,peak_communication,peak_optimizer_state,"
+        "stage_transfer_s,reason\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const ConfigResult &result = results[i];
     const SearchConfig &c = result.config;

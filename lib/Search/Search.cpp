@@ -528,7 +528,7 @@ double search::getStageTransferSeconds(const SearchConfig &config,
     for (int64_t t = 0; t < config.tp; ++t)
       for (int64_t s = 0; s < config.pp; ++s)
         stageOf[dist::getDeviceId(*order, d, t, s)] = s;
-  double seconds = 0;
+  std::vector<double> durations;
   for (const SimEvent &event : sim.events) {
     if (!event.isCommunication)
       continue;
@@ -542,9 +542,19 @@ double search::getStageTransferSeconds(const SearchConfig &config,
       stage = it->second;
     }
     if (crosses)
-      seconds += event.duration;
+      durations.push_back(event.duration);
   }
-  return seconds;
+  return sumInOrder(durations);
+}
+
+double search::sumInOrder(std::vector<double> values) {
+  // Sorted, so that --fast's replay (another order of the same events)
+  // gives the same bits.
+  llvm::sort(values);
+  double sum = 0;
+  for (double value : values)
+    sum += value;
+  return sum;
 }
 
 void search::setSimulatedOutcome(ConfigResult &result, double latency,

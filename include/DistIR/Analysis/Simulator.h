@@ -112,7 +112,7 @@ struct SimEvent {
 /// (positive) by `op`, or a release (negative) when `op` retires.
 /// What a buffer holds, for the memory breakdown at the peak.
 enum class MemoryKind : int {
-  /// Resident arguments: weights and optimizer state.
+  /// Resident arguments: weights (everything but optimizer state).
   Weights = 0,
   /// Step-long gradient buffers (`dist.gradient_buffer`, from dist-dtp).
   Gradients,
@@ -122,8 +122,11 @@ enum class MemoryKind : int {
   Inputs,
   /// Results of communication ops (received and gathered values).
   Communication,
+  /// Resident optimizer state (`dist.optimizer_state` arguments: momenta,
+  /// Adam moments, the step count).
+  OptimizerState,
 };
-constexpr int kNumMemoryKinds = 5;
+constexpr int kNumMemoryKinds = 6;
 llvm::StringRef stringifyMemoryKind(MemoryKind kind);
 using MemoryBreakdown = std::array<int64_t, kNumMemoryKinds>;
 

@@ -164,7 +164,7 @@ struct ConfigResult {
   /// Seconds of communication between pipeline stages in the simulated
   /// step (events whose devices lie in two stages, summed; with
   /// stage-transfer=planned the receivers' all-gathers are not included);
-  /// -1 when not measured (--fast replays, pp = 1).
+  /// -1 when pp = 1.
   double stageTransferSeconds = -1;
 
   /// Samples of one microbatch of one replica.
@@ -354,6 +354,10 @@ estimateConfig(mlir::ModuleOp templateSource, llvm::StringRef entry,
                TemplateCache *cache = nullptr,
                TransformCache *transforms = nullptr,
                llvm::function_ref<mlir::ModuleOp()> fullProgram = nullptr);
+
+/// The sum of `values` in increasing order (the same bits for any order of
+/// the same values).
+double sumInOrder(std::vector<double> values);
 
 /// Seconds of communication events of `sim` whose devices lie in two
 /// pipeline stages of `config` (its device mapping), summed.

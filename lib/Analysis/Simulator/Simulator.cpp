@@ -131,8 +131,11 @@ public:
           args.push_back(value);
           continue;
         }
-        value.buffer = allocate(*device, getTensorBytes(arg.getType()),
-                                /*time=*/0, MemoryKind::Weights, arg);
+        bool state = static_cast<bool>(
+            entry.getArgAttr(arg.getArgNumber(), "dist.optimizer_state"));
+        value.buffer = allocate(
+            *device, getTensorBytes(arg.getType()), /*time=*/0,
+            state ? MemoryKind::OptimizerState : MemoryKind::Weights, arg);
         buffers[value.buffer].resident = true;
         result.devices[*device].residentBytes += buffers[value.buffer].bytes;
         argBuffers.push_back({value.buffer, arg.getType()});
@@ -772,6 +775,8 @@ llvm::StringRef distir::stringifyMemoryKind(MemoryKind kind) {
     return "inputs";
   case MemoryKind::Communication:
     return "communication";
+  case MemoryKind::OptimizerState:
+    return "optimizer_state";
   }
   llvm_unreachable("unknown memory kind");
 }

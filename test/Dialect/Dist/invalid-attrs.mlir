@@ -93,6 +93,11 @@ func.func private @bad_frozen(tensor<4xf32, #dist.device<0>> {dist.frozen = true
 
 // -----
 
+// expected-error @+1 {{'dist.optimizer_state' of argument #0 must be a unit attribute, got 1 : i64}}
+func.func private @bad_state(tensor<4xf32, #dist.device<0>> {dist.optimizer_state = 1})
+
+// -----
+
 // expected-error @+1 {{unknown dist argument attribute 'dist.batch'}}
 func.func private @unknown(tensor<4xf32, #dist.device<0>> {dist.batch = 0})
 

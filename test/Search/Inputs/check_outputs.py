@@ -15,7 +15,8 @@ COLUMNS = ["index", "rank", "batch", "dp", "tp", "pp", "microbatches",
            "microbatch_size", "tokens_per_s", "model_flops",
            "model_tflops_per_device", "mfu", "zero", "recompute",
            "peak_weights", "peak_gradients", "peak_activations",
-           "peak_inputs", "peak_communication", "stage_transfer_s", "reason"]
+           "peak_inputs", "peak_communication", "peak_optimizer_state",
+           "stage_transfer_s", "reason"]
 
 
 def fail(msg):
@@ -56,7 +57,7 @@ def main():
             latency, throughput = float(row["latency_s"]), float(row["throughput"])
             if latency <= 0 or abs(throughput * latency - int(row["batch"])) > 1e-6 * int(row["batch"]):
                 fail("row %s: throughput != batch / latency" % row["index"])
-            split = sum(int(row[c]) for c in ("peak_weights", "peak_gradients", "peak_activations", "peak_inputs", "peak_communication"))
+            split = sum(int(row[c]) for c in ("peak_weights", "peak_gradients", "peak_activations", "peak_inputs", "peak_communication", "peak_optimizer_state"))
             if split != int(row["peak_bytes"]):
                 fail("row %s: the peak's split does not add up" % row["index"])
             if int(row["peak_bytes"]) > report["capacity_bytes"] and row["status"] == "ok":

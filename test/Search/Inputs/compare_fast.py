@@ -48,7 +48,8 @@ def main():
         # The peak device's split by kind too, where the CSV has it.
         columns = ['peak_bytes', 'resident_bytes'] + [
             c for c in ('peak_weights', 'peak_gradients', 'peak_activations',
-                        'peak_inputs', 'peak_communication') if c in a]
+                        'peak_inputs', 'peak_communication',
+                        'peak_optimizer_state') if c in a]
         for column in columns:
             ma, mb = int(a[column]), int(b[column])
             rel = abs(ma - mb) / max(ma, 1)

@@ -19,12 +19,21 @@ print("peak adam - sgd = 8P + 4:",
       num(adam, "peak_bytes") - num(sgd, "peak_bytes") == 8 * p + 4)
 print("gradients = 4P:", num(sgd, "peak_gradients") == 4 * p,
       num(adam, "peak_gradients") == 4 * p)
+# The optimizer state column: Adam's two moments per parameter and its step
+# count (8P + 4), none for SGD; the weights column keeps the weights alone.
+print("optimizer state sgd = 0, adam = 8P + 4:",
+      num(sgd, "peak_optimizer_state") == 0,
+      num(adam, "peak_optimizer_state") == 8 * p + 4)
+print("weights adam = weights sgd = 4P:",
+      num(adam, "peak_weights") == num(sgd, "peak_weights") == 4 * p)
 if len(sys.argv) > 4:
     # Mixed precision: fp32 master weights and moments stay resident
     # (12P + 4), the weight gradients are bf16 (2P): 16 bytes per parameter
     # with the bf16 weight copies (2P, live during the step).
     bf16 = next(csv.DictReader(open(sys.argv[4])))
     print("bf16 resident = 12P + 4:", num(bf16, "resident_bytes") == 12 * p + 4)
+    print("bf16 optimizer state = 8P + 4:",
+          num(bf16, "peak_optimizer_state") == 8 * p + 4)
     print("bf16 gradients = 2P:", num(bf16, "peak_gradients") == 2 * p)
     print("bf16 activations < f32 activations:",
           num(bf16, "peak_activations") < num(adam, "peak_activations"))

@@ -145,11 +145,12 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
              << " must be a non-negative integer, got " << attr.getValue();
     return success();
   }
-  // Set by the ONNX importer on BatchNorm statistics: not trained.
-  if (name == "dist.frozen") {
+  // Set by the ONNX importer on BatchNorm statistics (not trained), and by
+  // dist-autodiff on optimizer state (momenta, Adam moments, step count).
+  if (name == "dist.frozen" || name == "dist.optimizer_state") {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError()
-             << "'dist.frozen' of argument #" << argIndex
+             << "'" << name << "' of argument #" << argIndex
              << " must be a unit attribute, got " << attr.getValue();
     return success();
   }

@@ -549,10 +549,13 @@ LogicalResult StepBuilder::run() {
                          "step"});
   for (auto &[type, name] : stateArgs) {
     unsigned index = func.getNumArguments();
-    if (failed(func.insertArgument(index, type,
-                                   b.getDictionaryAttr({b.getNamedAttr(
-                                       "dist.name", b.getStringAttr(name))}),
-                                   NameLoc::get(b.getStringAttr(name), loc))))
+    // Marked, so that memory reports count it apart from the weights.
+    if (failed(func.insertArgument(
+            index, type,
+            b.getDictionaryAttr(
+                {b.getNamedAttr("dist.name", b.getStringAttr(name)),
+                 b.getNamedAttr("dist.optimizer_state", b.getUnitAttr())}),
+            NameLoc::get(b.getStringAttr(name), loc))))
       return failure();
   }
   unsigned firstState = func.getNumArguments() - stateArgs.size();

@@ -1687,10 +1687,12 @@ LogicalResult DTPRewriter::run() {
                               builder.getFunctionType(stepArgTypes, {}));
   // Batch inputs stay marked: the simulator streams them from the host one
   // microbatch at a time instead of keeping the whole batch resident.
+  // So does optimizer state (the simulator's memory breakdown).
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto batch = func.getArgAttr(i, "dist.batch_dim"))
-      for (int64_t j = 0; j < c.dp * c.tp; ++j)
-        step.setArgAttr(i * c.dp * c.tp + j, "dist.batch_dim", batch);
+    for (StringRef name : {"dist.batch_dim", "dist.optimizer_state"})
+      if (auto attr = func.getArgAttr(i, name))
+        for (int64_t j = 0; j < c.dp * c.tp; ++j)
+          step.setArgAttr(i * c.dp * c.tp + j, name, attr);
   Block *stepBody = step.addEntryBlock();
   builder.setInsertionPointToStart(stepBody);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {

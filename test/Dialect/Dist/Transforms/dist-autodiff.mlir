@@ -36,8 +36,8 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // CHECK-SAME: %[[T:.*]]: tensor<4x2xf32, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "target"}
 // CHECK-SAME: %[[W:.*]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}
 // CHECK-SAME: %[[B:.*]]: tensor<2xf32, #dist.device<0>> {dist.name = "b"}
-// CHECK-SAME: %[[WM:.*]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}
-// CHECK-SAME: %[[BM:.*]]: tensor<2xf32, #dist.device<0>> {dist.name = "b.m"})
+// CHECK-SAME: %[[WM:.*]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m", dist.optimizer_state}
+// CHECK-SAME: %[[BM:.*]]: tensor<2xf32, #dist.device<0>> {dist.name = "b.m", dist.optimizer_state})
 // CHECK-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}, tensor<2xf32, #dist.device<0>> {dist.name = "b"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}, tensor<2xf32, #dist.device<0>> {dist.name = "b.m"})
 // The forward ops are tagged forward, layer 0 (the program has no layers).
 // CHECK: linalg.matmul {dist.layer = 0 : i64, dist.phase = "forward"}
@@ -69,8 +69,8 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // weight and a step count, and decays the weight before the step.
 // ADAMW-LABEL: func.func @main(
 // ADAMW-SAME: tensor<4xi64, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "target"}
-// ADAMW-SAME: {dist.name = "w.m"}, %{{.*}}: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.v"}
-// ADAMW-SAME: %[[STEP:[a-z0-9]+]]: tensor<f32, #dist.device<0>> {dist.name = "step"})
+// ADAMW-SAME: {dist.name = "w.m", dist.optimizer_state}, %{{.*}}: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.v", dist.optimizer_state}
+// ADAMW-SAME: %[[STEP:[a-z0-9]+]]: tensor<f32, #dist.device<0>> {dist.name = "step", dist.optimizer_state})
 // Log-sum-exp with the row maximum, the logit of the target class.
 // ADAMW: arith.maximumf
 // ADAMW: math.exp
@@ -96,7 +96,7 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // BF16-LABEL: func.func @main(
 // BF16-SAME: %[[X:[a-z0-9]+]]: tensor<4x8xf32, #dist.device<0>> {dist.batch_dim = 0 : i64, dist.name = "x"}
 // BF16-SAME: %[[W:[a-z0-9]+]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}
-// BF16-SAME: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}
+// BF16-SAME: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m", dist.optimizer_state}
 // BF16-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}
 // BF16: %[[W16:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<8x2xf32, #dist.device<0>>) outs(%{{.*}} : tensor<8x2xbf16, #dist.device<0>>)
 // BF16: arith.truncf %{{.*}} : f32 to bf16

@@ -362,8 +362,9 @@ def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
       stay where they are and are not returned), then the optimizer state: per weight
       `<weight>.m` (momentum buffer or Adam's first moment) and
       `<weight>.v` (Adam's second moment), in weight order, then `step`
-      (Adam: the number of steps taken so far, a rank-0 f32 tensor). State
-      starts as zeros, as `torch.optim` starts it.
+      (Adam: the number of steps taken so far, a rank-0 f32 tensor), each
+      marked `dist.optimizer_state` (memory reports count it apart from the
+      weights). State starts as zeros, as `torch.optim` starts it.
     * results: the loss (`dist.name = "loss"`), then every updated weight,
       then the updated state, in the argument order.
     * `loss=mse` is PyTorch's `MSELoss()` (mean over all elements; the
