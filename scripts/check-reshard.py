@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Checks that resharding plans preserve values: runs `distir-reshard` with the
 given options (plus --emit and --format json), fills a random tensor, hands
-each source device its tile, runs the chosen plan (@reshard) and the naive plan
-(@reshard_naive) with distir-run, and compares every destination device's
-result with its tile of the tensor (bit for bit: a resharding only copies).
+each source device its tile, runs the chosen plan (@reshard), the naive plan
+(@reshard_naive), the dist.reshard op (@reshard_op, the reference executor's
+own semantics) and that op lowered by dist-lower-reshard with distir-run, and
+compares every destination device's result with its tile of the tensor (bit
+for bit: a resharding only copies).
 
     check-reshard.py --work DIR -- --src-mesh 2x4 --dst-mesh 3x4 \\
         --src-sharding S0RR --dst-sharding S0RR --shape 12x4x2 [...]
@@ -46,10 +48,16 @@ def main():
         path = os.path.join(args.work, f"src{p}.npy")
         np.save(path, np.ascontiguousarray(full[box_slice(tile["box"])]))
         inputs += ["--input", f"src{p}={path}"]
+    # The dist.reshard op itself, and as dist-lower-reshard plans it.
+    lowered = os.path.join(args.work, "lowered.mlir")
+    run(["distir-opt", program, "--dist-lower-reshard", "-o", lowered])
     ok = True
-    for entry in ("reshard", "reshard_naive"):
-        out = os.path.join(args.work, entry)
-        run(["distir-run", program, "--entry", entry, "--output-dir", out,
+    for name, path, entry in (("reshard", program, "reshard"),
+                              ("reshard_naive", program, "reshard_naive"),
+                              ("reshard_op", program, "reshard_op"),
+                              ("reshard_op lowered", lowered, "reshard_op")):
+        out = os.path.join(args.work, name.replace(" ", "_"))
+        run(["distir-run", path, "--entry", entry, "--output-dir", out,
              *inputs])
         listing = json.load(open(os.path.join(out, "outputs.json")))
         files = {o["name"]: o["file"] for o in listing}
@@ -59,12 +67,14 @@ def main():
             want = full[box_slice(tile["box"])]
             if got.shape != want.shape or not np.array_equal(got, want):
                 wrong.append(f"dst{q} (device {tile['device']})")
-        label = report["chosen"]["strategy"] if entry == "reshard" else "naive"
+        label = {"reshard": report["chosen"]["strategy"],
+                 "reshard_naive": "naive", "reshard_op": "dist.reshard",
+                 "reshard_op lowered": "dist-lower-reshard"}[name]
         if wrong:
             ok = False
-            print(f"{entry} ({label}): DIFFERENT at " + ", ".join(wrong))
+            print(f"{name} ({label}): DIFFERENT at " + ", ".join(wrong))
         else:
-            print(f"{entry} ({label}): equal on "
+            print(f"{name} ({label}): equal on "
                   f"{len(report['destination_tiles'])} destination tiles")
     return 0 if ok else 1
 

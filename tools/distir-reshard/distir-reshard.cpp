@@ -101,8 +101,9 @@ static cl::opt<int64_t>
               cl::init(8), cl::cat(category));
 static cl::opt<std::string>
     emitFile("emit",
-             cl::desc("Write the chosen plan (@reshard) and the naive "
-                      "send/recv plan (@reshard_naive) as dist functions"),
+             cl::desc("Write the chosen plan (@reshard), the naive send/recv "
+                      "plan (@reshard_naive) and the unplanned dist.reshard "
+                      "(@reshard_op) as dist functions"),
              cl::value_desc("file.mlir"), cl::cat(category));
 
 namespace {
@@ -484,6 +485,7 @@ int main(int argc, char **argv) {
         failed(emitPlan(*module, "reshard_naive", *problem, rows[0].plan,
                         request->elementType, report)))
       return 1;
+    emitReshardOp(*module, "reshard_op", *problem, request->elementType);
     if (failed(verify(*module)))
       return failed(fail("internal: the emitted plan does not verify"));
     std::string text;

@@ -191,6 +191,13 @@ mlir::FailureOr<mlir::func::FuncOp>
 emitPlan(mlir::ModuleOp module, llvm::StringRef name, const Problem &problem,
          const Plan &plan, mlir::Type elementType, ErrorFn emitError);
 
+/// Writes the resharding itself as a function `name` holding one
+/// `dist.reshard` (same signature as emitPlan's): what
+/// `dist-lower-reshard` plans and the reference executor runs directly.
+mlir::func::FuncOp emitReshardOp(mlir::ModuleOp module, llvm::StringRef name,
+                                 const Problem &problem,
+                                 mlir::Type elementType);
+
 } // namespace distir::reshard
 
 #endif // DISTIR_SEARCH_RESHARD_H

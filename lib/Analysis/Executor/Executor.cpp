@@ -425,6 +425,21 @@ static RuntimeValue concatAlong(ArrayRef<const RuntimeValue *> parts,
   return out;
 }
 
+/// Where the tile of mesh position `position` under `sharding` starts in a
+/// tensor of `shape`.
+static SmallVector<int64_t> tileOrigin(dist::ShardingAttr sharding,
+                                       ArrayRef<int64_t> shape,
+                                       int64_t position) {
+  SmallVector<int64_t> coordinates =
+      sharding.getMesh().getCoordinates(position);
+  SmallVector<int64_t> origin;
+  for (auto [d, size] : llvm::enumerate(shape))
+    origin.push_back(
+        sharding.getShardRange(d, size, sharding.getShardIndex(d, coordinates))
+            .first);
+  return origin;
+}
+
 /// Chunk `i` of `n` equal chunks of `value` along `dim`.
 static RuntimeValue chunkAlong(const RuntimeValue &value, int64_t dim,
                                int64_t i, int64_t n) {
@@ -687,6 +702,36 @@ Execution::runCommunication(Operation *op, ArrayRef<RuntimeValue> operands,
       })
       .Case([&](dist::BroadcastOp) {
         results.append(op->getNumResults(), operands[0]);
+        return success();
+      })
+      .Case([&](dist::ReshardOp r) {
+        // The whole tensor from the source tiles, then each destination's.
+        ArrayRef<int64_t> shape = r.getShape();
+        Type element = operands[0].elementType;
+        RuntimeValue whole = RuntimeValue::tensor(element, shape);
+        SmallVector<int64_t> strides = getStrides(shape);
+        auto offsetOf = [&](ArrayRef<int64_t> index, ArrayRef<int64_t> lo) {
+          int64_t o = 0;
+          for (size_t d = 0; d < index.size(); ++d)
+            o += (index[d] + lo[d]) * strides[d];
+          return o;
+        };
+        for (size_t p = 0; p < operands.size(); ++p) {
+          const RuntimeValue &tile = operands[p];
+          SmallVector<int64_t> lo = tileOrigin(r.getSource(), shape, p);
+          forEachIndex(tile.shape, [&](ArrayRef<int64_t> index, int64_t flat) {
+            (*whole.data)[offsetOf(index, lo)] = (*tile.data)[flat];
+          });
+        }
+        for (unsigned q = 0; q < op->getNumResults(); ++q) {
+          auto type = cast<RankedTensorType>(op->getResult(q).getType());
+          RuntimeValue out = RuntimeValue::tensor(element, type.getShape());
+          SmallVector<int64_t> lo = tileOrigin(r.getDestination(), shape, q);
+          forEachIndex(out.shape, [&](ArrayRef<int64_t> index, int64_t flat) {
+            (*out.data)[flat] = (*whole.data)[offsetOf(index, lo)];
+          });
+          results.push_back(std::move(out));
+        }
         return success();
       })
       .Case([&](dist::ScatterOp s) {

@@ -22,13 +22,16 @@
 #include "DistIR/Analysis/MemoryPlan.h"
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
+#include "DistIR/Search/Reshard.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <limits>
 
 #include <algorithm>
 #include <numeric>
@@ -295,6 +298,9 @@ private:
                              SmallVectorImpl<SimValue> &results);
   double priceCommunication(Operation *op, ArrayRef<int64_t> group,
                             CollectiveKind &kind);
+  /// The time of the fastest plan of a dist.reshard (the transfers
+  /// dist-lower-reshard would emit, priced alone).
+  FailureOr<double> priceReshard(dist::ReshardOp op);
 
   /// Places an event of `duration` on `group` and returns its index. A
   /// communication event also waits for the shared links it holds.
@@ -458,6 +464,27 @@ double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group,
   llvm_unreachable("unknown collective");
 }
 
+FailureOr<double> Simulation::priceReshard(dist::ReshardOp op) {
+  auto element =
+      cast<RankedTensorType>(op.getInputs().front().getType()).getElementType();
+  int64_t elementBytes =
+      std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+  std::string error;
+  FailureOr<reshard::Problem> problem = reshard::decompose(
+      op.getSource(), op.getDestination(), op.getShape(), elementBytes, cluster,
+      [&](const Twine &message) { error = message.str(); });
+  if (failed(problem))
+    return op.emitOpError() << error;
+  double best = std::numeric_limits<double>::infinity();
+  for (reshard::Strategy strategy : reshard::getAllStrategies())
+    if (!reshard::whyNotApplicable(*problem, strategy, cluster))
+      best = std::min(best, reshard::planResharding(*problem, strategy,
+                                                    reshard::Balancer::Ensemble,
+                                                    collectives)
+                                .time);
+  return best;
+}
+
 int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
                              bool isComm, ArrayRef<SimValue> operands,
                              double duration, const ComputeWork *work,
@@ -558,7 +585,17 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
       return failure();
   // A send's group is its two endpoints in order; others keep operand order.
   CollectiveKind kind;
-  double duration = priceCommunication(op, group, kind);
+  double duration;
+  if (auto reshard = dyn_cast<dist::ReshardOp>(op)) {
+    FailureOr<double> time = priceReshard(reshard);
+    if (failed(time))
+      return failure();
+    duration = *time;
+    // It holds every shared link it crosses, both ways.
+    kind = CollectiveKind::AllToAll;
+  } else {
+    duration = priceCommunication(op, group, kind);
+  }
   SmallVector<int64_t> heldLinks;
   if (options.linkContention)
     heldLinks = collectives.getHeldLinks(kind, group);

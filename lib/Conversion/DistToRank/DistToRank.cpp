@@ -164,6 +164,9 @@ LogicalResult Projection::analyze() {
                << " but the program has " << numRanks << " ranks";
   DenseMap<std::pair<int64_t, int64_t>, int64_t> pairCount;
   for (Operation &op : global.getBody().front().without_terminator()) {
+    if (isa<dist::ReshardOp>(op))
+      return op.emitOpError() << "is planned by --dist-lower-reshard; run it "
+                                 "before dist-to-rank";
     if (isa<dist::DistDialect>(op.getDialect())) {
       for (Value v : llvm::concat<Value>(op.getOperands(), op.getResults()))
         if (std::optional<int64_t> d = typeDevice(v.getType()); *d >= numRanks)

@@ -181,21 +181,21 @@ reshard::emitTransfers(OpBuilder &b, Location loc, const Problem &problem,
   return results;
 }
 
-FailureOr<func::FuncOp> reshard::emitPlan(ModuleOp module, StringRef name,
-                                          const Problem &problem,
-                                          const Plan &plan, Type elementType,
-                                          ErrorFn emitError) {
+/// A function from the source tiles to the destination tiles, its body
+/// empty (the builder at its start).
+static func::FuncOp createTileFunction(OpBuilder &b, ModuleOp module,
+                                       StringRef name, const Problem &problem,
+                                       Type elementType) {
   MLIRContext *context = module.getContext();
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  b.setInsertionPointToEnd(module.getBody());
   Location loc = NameLoc::get(b.getStringAttr(name));
   PlanEmitter emitter(b, loc, elementType);
-  const Layout &from = problem.sourceLayout;
-  const Layout &to = problem.destinationLayout;
-
   SmallVector<Type> argTypes, resultTypes;
-  for (auto [device, box] : llvm::zip(from.devices, from.boxes))
+  for (auto [device, box] :
+       llvm::zip(problem.sourceLayout.devices, problem.sourceLayout.boxes))
     argTypes.push_back(emitter.tileType(box, device));
-  for (auto [device, box] : llvm::zip(to.devices, to.boxes))
+  for (auto [device, box] : llvm::zip(problem.destinationLayout.devices,
+                                      problem.destinationLayout.boxes))
     resultTypes.push_back(emitter.tileType(box, device));
   auto func = func::FuncOp::create(
       b, loc, name, FunctionType::get(context, argTypes, resultTypes));
@@ -209,15 +209,35 @@ FailureOr<func::FuncOp> reshard::emitPlan(ModuleOp module, StringRef name,
     func.setArgAttrs(p, named("src", p));
   for (size_t q = 0; q < resultTypes.size(); ++q)
     func.setResultAttrs(q, named("dst", q));
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  b.setInsertionPointToStart(func.addEntryBlock());
+  return func;
+}
 
-  FailureOr<SmallVector<Value>> results = emitTransfers(
-      b, loc, problem, plan, entry->getArguments(), elementType, emitError);
+FailureOr<func::FuncOp> reshard::emitPlan(ModuleOp module, StringRef name,
+                                          const Problem &problem,
+                                          const Plan &plan, Type elementType,
+                                          ErrorFn emitError) {
+  OpBuilder b(module.getContext());
+  func::FuncOp func = createTileFunction(b, module, name, problem, elementType);
+  FailureOr<SmallVector<Value>> results =
+      emitTransfers(b, func.getLoc(), problem, plan, func.getArguments(),
+                    elementType, emitError);
   if (failed(results)) {
     func.erase();
     return failure();
   }
-  func::ReturnOp::create(b, loc, *results);
+  func::ReturnOp::create(b, func.getLoc(), *results);
+  return func;
+}
+
+func::FuncOp reshard::emitReshardOp(ModuleOp module, StringRef name,
+                                    const Problem &problem, Type elementType) {
+  OpBuilder b(module.getContext());
+  func::FuncOp func = createTileFunction(b, module, name, problem, elementType);
+  auto op = dist::ReshardOp::create(b, func.getLoc(), func.getResultTypes(),
+                                    func.getArguments(),
+                                    b.getDenseI64ArrayAttr(problem.shape),
+                                    problem.source, problem.destination);
+  func::ReturnOp::create(b, func.getLoc(), op.getResults());
   return func;
 }

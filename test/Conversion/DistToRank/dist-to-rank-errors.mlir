@@ -77,3 +77,15 @@ func.func @f_rank0() {
 func.func @huge(%x: !big) -> !big {
   return %x : !big
 }
+
+// -----
+
+// A dist.reshard is planned into dist ops first.
+!r0 = tensor<2x4xf32, #dist.device<0>>
+!r1 = tensor<2x4xf32, #dist.device<1>>
+func.func @reshard(%a: !r0, %b: !r1) -> tensor<4x4xf32, #dist.device<0>> {
+  // expected-error @+1 {{is planned by --dist-lower-reshard; run it before dist-to-rank}}
+  %r = dist.reshard %a, %b shape [4, 4] from <mesh = <shape = [2]>, split = [[0]]>
+      to <mesh = <shape = [1]>, split = []> : !r0, !r1 -> tensor<4x4xf32, #dist.device<0>>
+  return %r : tensor<4x4xf32, #dist.device<0>>
+}

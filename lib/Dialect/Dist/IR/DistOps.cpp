@@ -196,6 +196,7 @@ DIST_COMM_EFFECTS(BroadcastOp)
 DIST_COMM_EFFECTS(ScatterOp)
 DIST_COMM_EFFECTS(ReduceOp)
 DIST_COMM_EFFECTS(GatherOp)
+DIST_COMM_EFFECTS(ReshardOp)
 #undef DIST_COMM_EFFECTS
 
 //===----------------------------------------------------------------------===//
@@ -393,3 +394,50 @@ LogicalResult GatherOp::verify() {
 
 #define GET_OP_CLASSES
 #include "DistIR/Dialect/Dist/IR/DistOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ReshardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshardOp::verify() {
+  ArrayRef<int64_t> shape = getShape();
+  if (llvm::any_of(shape, [](int64_t size) { return size < 0; }))
+    return emitOpError() << "needs a static, non-negative shape";
+  if (getInputs().empty() || getResults().empty())
+    return emitOpError() << "needs at least one operand and one result";
+  Type element =
+      cast<RankedTensorType>(getInputs().front().getType()).getElementType();
+  auto global = RankedTensorType::get(shape, element);
+  auto checkSide = [&](StringRef role, ShardingAttr sharding, TypeRange tiles,
+                       StringRef what) -> LogicalResult {
+    if (!sharding.getPartial().empty())
+      return emitOpError() << "'" << role
+                           << "' has partial axes: a pending reduction is "
+                              "not a resharding";
+    if (failed(sharding.verifyFor(
+            global, [&]() { return emitOpError() << "'" << role << "': "; })))
+      return failure();
+    MeshAttr mesh = sharding.getMesh();
+    if (static_cast<int64_t>(tiles.size()) != mesh.getNumPositions())
+      return emitOpError() << "has " << tiles.size() << " " << what
+                           << "s, but the '" << role << "' mesh has "
+                           << mesh.getNumPositions() << " positions";
+    for (auto [p, type] : llvm::enumerate(tiles)) {
+      auto tile = cast<RankedTensorType>(type);
+      auto expected = withDevice(
+          RankedTensorType::get(sharding.getLocalShape(shape, p), element),
+          mesh.getDevice(p));
+      if (tile != expected)
+        return emitOpError()
+               << what << " #" << p << " must be " << expected << " (position "
+               << p << " of the '" << role << "' mesh), got " << tile;
+    }
+    return success();
+  };
+  if (failed(
+          checkSide("from", getSource(), getInputs().getTypes(), "operand")) ||
+      failed(
+          checkSide("to", getDestination(), getResults().getTypes(), "result")))
+    return failure();
+  return success();
+}

@@ -366,4 +366,66 @@ def Dist_GatherOp : Dist_CommOp<"gather"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Resharding
+//===----------------------------------------------------------------------===//
+
+def Dist_ReshardOp : Dist_CommOp<"reshard"> {
+  let summary = "Move a tensor from one sharding on a mesh to another";
+  let description = [{
+    The operands are the tiles of a tensor of shape `shape` sharded by
+    `from` (one per position of its mesh, in row-major order, each on that
+    position's device); the results are its tiles under `to`, on the
+    positions of the destination mesh. The meshes may differ (a pipeline
+    stage boundary, Alpa's cross-mesh resharding) or share devices.
+
+    `dist-lower-reshard` plans the move (unit tasks, send/recv, scatter and
+    all-gather, or broadcasts, balanced over the senders and the hosts'
+    shared links; docs/design/resharding.md) and replaces the op by the
+    plan's `tensor.extract_slice`, `dist` and `tensor.insert_slice` ops;
+    the simulator prices it as that plan, the reference executor runs it
+    directly.
+
+    ```
+    rows on devices 0, 1          columns on devices 2, 3
+    device 0: [a b]               device 2: [a]
+    device 1: [c d]        ──►              [c]
+                                  device 3: [b]
+                                            [d]
+    ```
+
+    Example:
+
+    ```mlir
+    !r0 = tensor<2x4xf32, #dist.device<0>>
+    !r1 = tensor<2x4xf32, #dist.device<1>>
+    !c2 = tensor<4x2xf32, #dist.device<2>>
+    !c3 = tensor<4x2xf32, #dist.device<3>>
+    func.func @reshard(%a: !r0, %b: !r1) -> (!c2, !c3) {
+      %r:2 = dist.reshard %a, %b shape [4, 4]
+          from <mesh = <shape = [2]>, split = [[0]]>
+          to <mesh = <shape = [2], devices = [2, 3]>, split = [[], [0]]>
+          : !r0, !r1 -> !c2, !c3
+      return %r#0, %r#1 : !c2, !c3
+    }
+    ```
+
+    **Constraints:**
+    * `shape` is static and non-negative; neither sharding has partial
+      axes, and each fits a tensor of `shape`;
+    * one operand per source mesh position, on its device, of its tile's
+      shape; one result per destination position likewise; all of one
+      element type.
+  }];
+  let arguments = (ins Variadic<Dist_PlacedTensor>:$inputs,
+                       DenseI64ArrayAttr:$shape,
+                       Dist_ShardingAttr:$source,
+                       Dist_ShardingAttr:$destination);
+  let results = (outs Variadic<Dist_PlacedTensor>:$results);
+  let assemblyFormat = [{
+    $inputs `shape` $shape `from` $source `to` $destination attr-dict `:`
+    type($inputs) `->` type($results)
+  }];
+}
+
 #endif // DISTIR_DIALECT_DIST_IR_DISTOPS_TD

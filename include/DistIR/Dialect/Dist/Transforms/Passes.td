@@ -92,6 +92,37 @@ def DistImportShardPass : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistLowerReshardPass : Pass<"dist-lower-reshard", "::mlir::ModuleOp"> {
+  let summary = "Replace each dist.reshard by its planned transfers";
+  let description = [{
+    Plans every `dist.reshard` with the cross-mesh resharding planner
+    (docs/design/resharding.md) on the cluster (`cluster=`, else the
+    module's `dist.cluster`): the tensor is cut into unit tasks, each moved
+    by `strategy` (`auto`: the fastest of send-recv, local and global
+    scatter + all-gather, and broadcast), with senders and order chosen by
+    `balance`. The op is replaced by the plan's `tensor.extract_slice` on
+    the senders, `dist.send` / `dist.broadcast` / `dist.all_gather` in the
+    planned order, and each destination tile assembled with
+    `tensor.insert_slice`. A forced strategy that cannot serve an op (no
+    dimension of a piece divides into its receivers) is an error there.
+
+    Example: `distir-opt --dist-lower-reshard=cluster=aws-p3.8xlarge:nodes=4
+    stage.mlir`
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "Cluster preset or JSON file (default: the module's "
+           "dist.cluster)">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "auto, send-recv, local-allgather, global-allgather or "
+           "broadcast">,
+    Option<"balance", "balance", "std::string", /*default=*/"\"ensemble\"",
+           "ensemble, lpt, greedy, dfs, random or none">
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
   let summary = "Choose a sharding per op by PaSE's dynamic program";
   let description = [{

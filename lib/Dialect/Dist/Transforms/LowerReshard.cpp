@@ -1,0 +1,116 @@
+//===- LowerReshard.cpp - dist.reshard to planned transfers ---------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each dist.reshard becomes the cross-mesh resharding planner's plan: the
+// same decomposition, strategies, balancing and emission as distir-reshard
+// (docs/design/resharding.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/IR/DistOps.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Search/Reshard.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace distir::dist {
+#define GEN_PASS_DEF_DISTLOWERRESHARDPASS
+#include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace distir::dist
+
+using namespace mlir;
+using namespace distir;
+
+namespace {
+struct DistLowerReshardPass
+    : public distir::dist::impl::DistLowerReshardPassBase<
+          DistLowerReshardPass> {
+  using DistLowerReshardPassBase::DistLowerReshardPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto moduleError = [&](const Twine &message) {
+      module.emitError() << message;
+    };
+    std::optional<reshard::Strategy> forced;
+    if (strategy != "auto") {
+      forced = reshard::symbolizeStrategy(strategy);
+      if (!forced) {
+        moduleError("dist-lower-reshard: unknown strategy '" + strategy +
+                    "' (expected auto, send-recv, local-allgather, "
+                    "global-allgather or broadcast)");
+        return signalPassFailure();
+      }
+    }
+    std::optional<reshard::Balancer> balancer =
+        reshard::symbolizeBalancer(balance);
+    if (!balancer) {
+      moduleError("dist-lower-reshard: unknown balance '" + balance +
+                  "' (expected ensemble, lpt, greedy, dfs, random or none)");
+      return signalPassFailure();
+    }
+    SmallVector<dist::ReshardOp> ops;
+    module.walk([&](dist::ReshardOp op) { ops.push_back(op); });
+    if (ops.empty())
+      return;
+    FailureOr<Cluster> resolved = dist::resolveModuleCluster(
+        module, cluster,
+        "pass cluster=NAME or cluster=path.json to dist-lower-reshard, or "
+        "attach one with dist-attach-cluster",
+        moduleError);
+    if (failed(resolved))
+      return signalPassFailure();
+    CollectiveCostModel model(*resolved);
+    for (dist::ReshardOp op : ops)
+      if (failed(lower(op, *resolved, model, forced, *balancer)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lower(dist::ReshardOp op, const Cluster &cluster,
+                      const CollectiveCostModel &model,
+                      std::optional<reshard::Strategy> forced,
+                      reshard::Balancer balancer) {
+    std::string error;
+    auto record = [&](const Twine &message) { error = message.str(); };
+    Type element = cast<RankedTensorType>(op.getInputs().front().getType())
+                       .getElementType();
+    int64_t elementBytes =
+        std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+    FailureOr<reshard::Problem> problem =
+        reshard::decompose(op.getSource(), op.getDestination(), op.getShape(),
+                           elementBytes, cluster, record);
+    if (failed(problem))
+      return op.emitOpError() << error;
+    std::optional<reshard::Plan> best;
+    for (reshard::Strategy candidate : reshard::getAllStrategies()) {
+      if (forced && candidate != *forced)
+        continue;
+      if (std::optional<std::string> why =
+              reshard::whyNotApplicable(*problem, candidate, cluster)) {
+        if (forced)
+          return op.emitOpError()
+                 << "strategy " << reshard::stringifyStrategy(candidate)
+                 << " does not apply: " << *why;
+        continue;
+      }
+      reshard::Plan plan =
+          reshard::planResharding(*problem, candidate, balancer, model);
+      if (!best || plan.time < best->time)
+        best = std::move(plan);
+    }
+    OpBuilder b(op);
+    FailureOr<SmallVector<Value>> moved = reshard::emitTransfers(
+        b, op.getLoc(), *problem, *best, op.getInputs(), element, record);
+    if (failed(moved))
+      return op.emitOpError() << error;
+    op.replaceAllUsesWith(*moved);
+    op.erase();
+    return success();
+  }
+};
+} // namespace
