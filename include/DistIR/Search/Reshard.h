@@ -167,6 +167,14 @@ Plan planResharding(const Problem &problem, Strategy strategy,
                     Balancer balancer, const CollectiveCostModel &model,
                     const PlanOptions &options = {});
 
+/// The fastest plan (predicted) among the applicable strategies, balanced
+/// by `balancer`; with `only`, that strategy's plan, or std::nullopt and
+/// `whyNot` when it does not apply.
+std::optional<Plan> planFastest(const Problem &problem, Balancer balancer,
+                                const CollectiveCostModel &model,
+                                std::optional<Strategy> only = std::nullopt,
+                                std::string *whyNot = nullptr);
+
 /// Prices transfers in program order: each starts when its devices'
 /// communication streams and its shared links are free; fills start/end
 /// and returns the makespan.

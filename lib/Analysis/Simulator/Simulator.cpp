@@ -475,14 +475,10 @@ FailureOr<double> Simulation::priceReshard(dist::ReshardOp op) {
       [&](const Twine &message) { error = message.str(); });
   if (failed(problem))
     return op.emitOpError() << error;
-  double best = std::numeric_limits<double>::infinity();
-  for (reshard::Strategy strategy : reshard::getAllStrategies())
-    if (!reshard::whyNotApplicable(*problem, strategy, cluster))
-      best = std::min(best, reshard::planResharding(*problem, strategy,
-                                                    reshard::Balancer::Ensemble,
-                                                    collectives)
-                                .time);
-  return best;
+  // Send/recv always applies.
+  return reshard::planFastest(*problem, reshard::Balancer::Ensemble,
+                              collectives)
+      ->time;
 }
 
 int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,

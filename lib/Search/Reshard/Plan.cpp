@@ -516,6 +516,28 @@ private:
 };
 } // namespace
 
+std::optional<Plan> reshard::planFastest(const Problem &problem,
+                                         Balancer balancer,
+                                         const CollectiveCostModel &model,
+                                         std::optional<Strategy> only,
+                                         std::string *whyNot) {
+  std::optional<Plan> best;
+  for (Strategy strategy : getAllStrategies()) {
+    if (only && strategy != *only)
+      continue;
+    if (std::optional<std::string> why =
+            whyNotApplicable(problem, strategy, model.getCluster())) {
+      if (only && whyNot)
+        *whyNot = *why;
+      continue;
+    }
+    Plan plan = planResharding(problem, strategy, balancer, model);
+    if (!best || plan.time < best->time)
+      best = std::move(plan);
+  }
+  return best;
+}
+
 Plan reshard::planResharding(const Problem &problem, Strategy strategy,
                              Balancer balancer,
                              const CollectiveCostModel &model,

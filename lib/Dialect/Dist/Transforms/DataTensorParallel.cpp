@@ -535,23 +535,15 @@ DTPRewriter::planStageTransfer(Location loc, ArrayRef<Value> group, int64_t g,
   // The devices are the cluster's (checked by the pass), so this holds.
   assert(succeeded(problem) && "stage transfer outside the cluster");
   CollectiveCostModel model(*c.plannedTransfers);
-  std::optional<reshard::Plan> best;
-  for (reshard::Strategy strategy : reshard::getAllStrategies()) {
-    if (reshard::whyNotApplicable(*problem, strategy, *c.plannedTransfers))
-      continue;
-    if (c.transferStrategy && strategy != *c.transferStrategy &&
-        strategy != reshard::Strategy::SendRecv)
-      continue;
-    reshard::Plan plan = reshard::planResharding(
-        *problem, strategy, reshard::Balancer::Ensemble, model);
-    // A forced strategy wins whenever it applies; send/recv (always
-    // applicable) is the fallback the pass counts and reports.
-    bool forced = c.transferStrategy && strategy == *c.transferStrategy;
-    if (!best || forced || (!c.transferStrategy && plan.time < best->time))
-      best = std::move(plan);
-  }
-  if (c.transferStrategy && best->strategy != *c.transferStrategy)
+  // A forced strategy wherever it applies; elsewhere send/recv (always
+  // applicable), which the pass counts and reports.
+  std::optional<reshard::Plan> best = reshard::planFastest(
+      *problem, reshard::Balancer::Ensemble, model, c.transferStrategy);
+  if (!best) {
     ++unforcedTransfers;
+    best = reshard::planFastest(*problem, reshard::Balancer::Ensemble, model,
+                                reshard::Strategy::SendRecv);
+  }
   // Slices and sends run in the producer's task (sends move to the
   // receiver's time step, see reorder()); gathers and assembly in the
   // consumer's microbatch task. A value every microbatch shares may have

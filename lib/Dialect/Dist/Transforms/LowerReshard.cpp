@@ -86,23 +86,13 @@ struct DistLowerReshardPass
                            elementBytes, cluster, record);
     if (failed(problem))
       return op.emitOpError() << error;
-    std::optional<reshard::Plan> best;
-    for (reshard::Strategy candidate : reshard::getAllStrategies()) {
-      if (forced && candidate != *forced)
-        continue;
-      if (std::optional<std::string> why =
-              reshard::whyNotApplicable(*problem, candidate, cluster)) {
-        if (forced)
-          return op.emitOpError()
-                 << "strategy " << reshard::stringifyStrategy(candidate)
-                 << " does not apply: " << *why;
-        continue;
-      }
-      reshard::Plan plan =
-          reshard::planResharding(*problem, candidate, balancer, model);
-      if (!best || plan.time < best->time)
-        best = std::move(plan);
-    }
+    std::string whyNot;
+    std::optional<reshard::Plan> best =
+        reshard::planFastest(*problem, balancer, model, forced, &whyNot);
+    if (!best)
+      return op.emitOpError()
+             << "strategy " << reshard::stringifyStrategy(*forced)
+             << " does not apply: " << whyNot;
     OpBuilder b(op);
     FailureOr<SmallVector<Value>> moved = reshard::emitTransfers(
         b, op.getLoc(), *problem, *best, op.getInputs(), element, record);
