@@ -321,4 +321,36 @@ TEST_F(ReshardTest, BalancingBeatsNaiveWherePaperGains) {
   }
 }
 
+TEST_F(ReshardTest, ManyJobsStayBounded) {
+  // 17 rows to 17 columns on 34 devices of one uniform cluster: 289
+  // one-to-one pieces, more than the search recurses on (256): it keeps the
+  // greedy's plan, which delivers each piece once.
+  Cluster uniform = *getClusterPreset("distir-uniform:devices=34",
+                                      [](const llvm::Twine &) {});
+  std::string error;
+  FailureOr<Problem> problem = decompose(
+      sharding(mesh({17}, 0), {S0, R}), sharding(mesh({17}, 17), {R, S0}),
+      {17, 17}, 4, uniform, [&](const llvm::Twine &msg) { error = msg.str(); });
+  ASSERT_TRUE(succeeded(problem)) << error;
+  EXPECT_EQ(problem->tasks.size(), 289u);
+  CollectiveCostModel model(uniform);
+  PlanOptions options;
+  options.searchBudget = 300;
+  Plan greedy = planResharding(*problem, Strategy::SendRecv, Balancer::Greedy,
+                               model, options);
+  Plan search = planResharding(*problem, Strategy::SendRecv,
+                               Balancer::DepthFirst, model, options);
+  expectDelivers(*problem, search);
+  EXPECT_EQ(search.time, greedy.time);
+  // A mesh larger than the planner takes is one error.
+  Cluster big = *getClusterPreset("distir-uniform:devices=70000",
+                                  [](const llvm::Twine &) {});
+  EXPECT_TRUE(failed(decompose(
+      sharding(mesh({65537}, 0), {S0}), sharding(mesh({1}, 0), {R}), {65537}, 4,
+      big, [&](const llvm::Twine &msg) { error = msg.str(); })));
+  EXPECT_NE(error.find("more than the 65536 a resharding plans for"),
+            std::string::npos)
+      << error;
+}
+
 } // namespace

@@ -84,8 +84,9 @@ struct Problem {
 constexpr int64_t kMaxUnitTasks = int64_t(1) << 16;
 
 /// Decomposes the move of a `shape` tensor from `source` to `destination`.
-/// Partial (pending reduction) shardings, devices outside `cluster`, and
-/// more than kMaxUnitTasks tasks are one error each.
+/// Partial (pending reduction) shardings, devices outside `cluster`, meshes
+/// of more than kMaxUnitTasks positions and more than kMaxUnitTasks tasks
+/// are one error each.
 mlir::FailureOr<Problem> decompose(dist::ShardingAttr source,
                                    dist::ShardingAttr destination,
                                    llvm::ArrayRef<int64_t> shape,
@@ -107,7 +108,8 @@ enum class Balancer {
   /// Repeatedly the (job, sender) that finishes first; ties by size.
   Greedy,
   /// Depth-first search over order and senders, pruned by the best
-  /// makespan, within a node budget (deterministic).
+  /// makespan, within a node budget (deterministic); on more than 256 jobs
+  /// (one recursion level each) it keeps the greedy's plan.
   DepthFirst,
   /// Random job orders with greedy sender choice (seeded).
   Random,

@@ -53,6 +53,12 @@ static FailureOr<Layout> getLayout(dist::ShardingAttr sharding,
     return failure();
   }
   dist::MeshAttr mesh = sharding.getMesh();
+  if (mesh.getNumPositions() > kMaxUnitTasks) {
+    emitError("the " + role + " mesh has " + Twine(mesh.getNumPositions()) +
+              " positions, more than the " + Twine(kMaxUnitTasks) +
+              " a resharding plans for");
+    return failure();
+  }
   Layout layout;
   int64_t numDevices = cluster.getNumDevices();
   for (int64_t p = 0, e = mesh.getNumPositions(); p < e; ++p) {

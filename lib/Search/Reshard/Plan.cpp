@@ -401,6 +401,13 @@ public:
     ScheduleState state;
     SmallVector<int64_t> remaining(bySize);
     Choice choice;
+    finishGreedily(state, remaining, choice);
+    return choice;
+  }
+
+  /// Appends the rest of `remaining` to `choice` by the greedy's rule.
+  void finishGreedily(ScheduleState &state, SmallVector<int64_t> &remaining,
+                      Choice &choice) const {
     while (!remaining.empty()) {
       size_t bestIndex = 0;
       std::pair<int64_t, double> best = {-1, 0};
@@ -417,7 +424,6 @@ public:
       for (Transfer &transfer : transfersOf(job, best.first))
         pricer.place(state, transfer);
     }
-    return choice;
   }
 
   /// Longest processing time first: jobs by size, each from the sender
@@ -459,10 +465,15 @@ public:
 
   /// Branches per search node: the (job, sender) pairs that finish first.
   static constexpr size_t kBranching = 3;
+  /// The search runs on problems of at most this many jobs (its recursion
+  /// is one level per job); larger ones keep the greedy's plan.
+  static constexpr size_t kMaxDepth = 256;
 
   Choice depthFirst() {
     best = greedy();
     bestTime = price(best);
+    if (jobs.size() > kMaxDepth)
+      return best;
     visited = 0;
     SmallVector<int64_t> remaining(bySize);
     Choice prefix;
