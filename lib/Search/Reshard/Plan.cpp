@@ -397,12 +397,16 @@ public:
   /// bounds its work at jobs x window x senders.
   static constexpr size_t kWindow = 256;
 
-  Choice greedy() const {
-    ScheduleState state;
-    SmallVector<int64_t> remaining(bySize);
-    Choice choice;
-    finishGreedily(state, remaining, choice);
-    return choice;
+  /// The greedy's plan, computed once (the ensemble and the depth-first
+  /// search, which starts from it, both need it).
+  const Choice &greedy() {
+    if (!greedyChoice) {
+      ScheduleState state;
+      SmallVector<int64_t> remaining(bySize);
+      greedyChoice.emplace();
+      finishGreedily(state, remaining, *greedyChoice);
+    }
+    return *greedyChoice;
   }
 
   /// Appends the rest of `remaining` to `choice` by the greedy's rule.
@@ -521,6 +525,7 @@ private:
   const PlanOptions &options;
   SmallVector<Job> jobs;
   SmallVector<int64_t> bySize;
+  std::optional<Choice> greedyChoice;
   Choice best;
   double bestTime = 0;
   int64_t visited = 0;
