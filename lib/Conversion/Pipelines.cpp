@@ -8,16 +8,43 @@
 #include "DistIR/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
+namespace {
+/// Fails with one error: a pipeline option combination that cannot work
+/// (pipeline builders cannot report errors themselves).
+struct RejectOptionsPass
+    : public PassWrapper<RejectOptionsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RejectOptionsPass)
+  explicit RejectOptionsPass(std::string message)
+      : message(std::move(message)) {}
+  StringRef getArgument() const final { return "dist-reject-options"; }
+  void runOnOperation() final {
+    getOperation().emitError(message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+} // namespace
+
 void distir::buildDistToLLVMPipeline(OpPassManager &pm,
                                      const DistToLLVMPipelineOptions &options) {
+  if (options.device == ComputeDevice::GPU &&
+      options.communication != CommLibrary::NCCL) {
+    // MPI would read the device buffers on the host.
+    pm.addPass(std::make_unique<RejectOptionsPass>(
+        "dist-lower-to-llvm: device=gpu needs comm=nccl"));
+    return;
+  }
   if (options.project)
     pm.addPass(createDistToRankPass());
   if (options.communication == CommLibrary::NCCL) {
@@ -28,6 +55,58 @@ void distir::buildDistToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createConvertDistToMPIPass(mpi));
   }
   buildRankToLLVMPipeline(pm, options);
+}
+
+/// device=gpu after buffer deallocation: loops become kernels (PTX embedded
+/// in the module, compiled by the driver at program start), every
+/// memref.alloc calls the runtime's device allocator.
+static void
+buildGPUCodePipeline(OpPassManager &pm,
+                     const distir::DistToLLVMPipelineOptions &options) {
+  if (options.blas) {
+    distir::DistLinalgToBLASPassOptions blas;
+    blas.library = "cublas";
+    pm.addPass(distir::createDistLinalgToBLASPass(blas));
+  }
+  pm.addPass(distir::createDistGPUPrepareKernelsPass());
+  OpPassManager &host = pm.nest<func::FuncOp>();
+  host.addPass(createConvertLinalgToParallelLoopsPass());
+  distir::DistGPUTileParallelLoopsPassOptions tile;
+  tile.blockSize = options.gpuBlockSize;
+  host.addPass(distir::createDistGPUTileParallelLoopsPass(tile));
+  // The innermost (tiled, contiguous) dimension on threads and blocks in x:
+  // x allows 2^31 - 1 blocks, y and z 65535, and z only 64 threads.
+  GpuMapParallelLoopsPassOptions mapping;
+  mapping.mappingPolicyStr = "innermost-first";
+  host.addPass(createGpuMapParallelLoopsPass(mapping));
+  host.addPass(createConvertParallelLoopToGpuPass());
+  host.addPass(distir::createDistGPUWrapHostLoopsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLowerAffinePass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.gpuChip;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // exp/erf/tanh as polynomials: no libdevice needed to link the kernels.
+  kernels.addPass(distir::createDistGPUApproximateMathPass());
+  // maximumf/minimumf as compare + select (NaN-propagating), not libdevice.
+  kernels.addPass(arith::createArithExpandOpsPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void distir::buildRankToLLVMPipeline(OpPassManager &pm,
@@ -44,6 +123,9 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bool gpu = options.device == distir::ComputeDevice::GPU;
+  if (gpu)
+    pm.addNestedPass<func::FuncOp>(distir::createDistGPUStageConstantsPass());
   // Every buffer a step allocates is freed once its last user ran (upstream
   // ownership-based deallocation): a step's memory is bounded and the
   // allocator reuses it across steps.
@@ -52,6 +134,10 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   // Results that alias an argument are returned as owned copies
   // (bufferization.clone): alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (gpu) {
+    buildGPUCodePipeline(pm, options);
+    return;
+  }
   pm.addNestedPass<func::FuncOp>(createDistOneHotToScatterPass());
   if (options.blas)
     pm.addPass(createDistLinalgToBLASPass());

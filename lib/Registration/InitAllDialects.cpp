@@ -20,7 +20,9 @@
 #include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
@@ -41,6 +43,11 @@
 #include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 void distir::registerDistDialect(mlir::DialectRegistry &registry) {
   registry.insert<dist::DistDialect, dist_rank::DistRankDialect>();
@@ -51,10 +58,10 @@ void distir::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<
       mlir::arith::ArithDialect, mlir::bufferization::BufferizationDialect,
       mlir::cf::ControlFlowDialect, mlir::DLTIDialect, mlir::func::FuncDialect,
-      mlir::LLVM::LLVMDialect, mlir::linalg::LinalgDialect,
-      mlir::math::MathDialect, mlir::memref::MemRefDialect,
-      mlir::mpi::MPIDialect, mlir::scf::SCFDialect, mlir::shard::ShardDialect,
-      mlir::tensor::TensorDialect>();
+      mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+      mlir::linalg::LinalgDialect, mlir::math::MathDialect,
+      mlir::memref::MemRefDialect, mlir::mpi::MPIDialect, mlir::scf::SCFDialect,
+      mlir::shard::ShardDialect, mlir::tensor::TensorDialect>();
   // Interface models that upstream's registerAllDialects() attaches to
   // these dialects (bufferization, tiling, value bounds, subsets); they take
   // effect only for the dialects a context actually loads.
@@ -80,4 +87,11 @@ void distir::registerAllDialects(mlir::DialectRegistry &registry) {
   registerMPIMemoryEffectModels(registry);
   // Dialect extensions (func inliner, sharding models, to-LLVM interfaces).
   mlir::registerAllExtensions(registry);
+  // device=gpu lowering: kernels are serialized to PTX inside the pass
+  // pipeline, which translates them to LLVM IR.
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
 }

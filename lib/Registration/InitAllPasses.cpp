@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -38,6 +39,7 @@ void distir::registerAllPasses() {
     mlir::bufferization::registerBufferizationPasses();
     mlir::func::registerFuncPasses();
     mlir::registerLinalgPasses();
+    mlir::LLVM::registerLLVMPasses();
     mlir::math::registerMathPasses();
     mlir::registerSCFPasses();
     mlir::shard::registerShardPasses();

@@ -21,12 +21,19 @@
 #include <map>
 #include <vector>
 
+// Defined by DistIRCUDARuntime when a device=gpu program links it: kernels
+// and collectives then share that library's GPU and stream.
+extern "C" void *distir_cuda_stream(void) __attribute__((weak));
+extern "C" int32_t distir_cuda_device(void) __attribute__((weak));
+
 namespace {
 
 struct State {
   bool initialized = false;
   bool ownsMPI = false; // MPI_Init was called here, so finalize calls
                         // MPI_Finalize.
+  bool usesMPI = false; // False for a process started without a launcher.
+  bool ownsStream = false;
   int rank = 0;
   int size = 1;
   ncclComm_t world = nullptr;
@@ -49,10 +56,11 @@ State &state() {
   std::fprintf(stderr, "error: distir-nccl rank %d: %s failed: %s\n",
                state().rank, call, reason);
   int mpiUp = 0;
-  MPI_Initialized(&mpiUp);
+  if (state().usesMPI)
+    MPI_Initialized(&mpiUp);
   if (mpiUp)
     MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
+  std::exit(1);
 }
 
 void check(cudaError_t e, const char *call) {
@@ -70,36 +78,58 @@ void check(int mpiError, const char *call) {
 
 void atExit() { distir_nccl_finalize(); }
 
+/// Whether a launcher (mpirun, srun, hydra) started this process.
+bool launchedByMPI() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name))
+      return true;
+  return false;
+}
+
 State &init() {
   State &s = state();
   if (s.initialized)
     return s;
+  // A process started without a launcher (and without MPI initialized by
+  // its program) is the only rank: no MPI is needed then.
   int mpiUp = 0;
   MPI_Initialized(&mpiUp);
-  if (!mpiUp) {
+  s.usesMPI = mpiUp || launchedByMPI();
+  if (s.usesMPI && !mpiUp) {
     check(MPI_Init(nullptr, nullptr), "MPI_Init");
     s.ownsMPI = true;
   }
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &s.rank), "MPI_Comm_rank");
-  check(MPI_Comm_size(MPI_COMM_WORLD, &s.size), "MPI_Comm_size");
-  // One GPU per process: the local rank (processes sharing a node) picks it.
-  MPI_Comm node;
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, s.rank,
-                            MPI_INFO_NULL, &node),
-        "MPI_Comm_split_type");
   int localRank = 0;
-  check(MPI_Comm_rank(node, &localRank), "MPI_Comm_rank");
-  MPI_Comm_free(&node);
+  if (s.usesMPI) {
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &s.rank), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &s.size), "MPI_Comm_size");
+    // One GPU per process: the local rank (processes sharing a node) picks
+    // it.
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, s.rank,
+                              MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    check(MPI_Comm_rank(node, &localRank), "MPI_Comm_rank");
+    MPI_Comm_free(&node);
+  }
   int devices = 0;
   check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
   if (devices == 0)
     fail("cudaGetDeviceCount", "no CUDA device");
-  check(cudaSetDevice(localRank % devices), "cudaSetDevice");
-  check(cudaStreamCreate(&s.stream), "cudaStreamCreate");
+  if (distir_cuda_stream && distir_cuda_device) {
+    // GPU compute: the compute runtime's device and stream.
+    check(cudaSetDevice(distir_cuda_device()), "cudaSetDevice");
+    s.stream = static_cast<cudaStream_t>(distir_cuda_stream());
+  } else {
+    check(cudaSetDevice(localRank % devices), "cudaSetDevice");
+    check(cudaStreamCreate(&s.stream), "cudaStreamCreate");
+    s.ownsStream = true;
+  }
   ncclUniqueId id;
   if (s.rank == 0)
     check(ncclGetUniqueId(&id), "ncclGetUniqueId");
-  check(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (s.usesMPI)
+    check(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
   check(ncclCommInitRank(&s.world, s.size, id, s.rank), "ncclCommInitRank");
   s.initialized = true;
   std::atexit(atExit);
@@ -389,10 +419,12 @@ void distir_nccl_finalize(void) {
   for (int slot = 0; slot < 2; ++slot)
     if (s.scratch[slot])
       cudaFree(s.scratch[slot]);
-  if (s.stream)
+  if (s.stream && s.ownsStream)
     cudaStreamDestroy(s.stream);
+  s.stream = nullptr;
   int mpiDown = 0;
-  MPI_Finalized(&mpiDown);
+  if (s.usesMPI)
+    MPI_Finalized(&mpiDown);
   if (s.ownsMPI && !mpiDown)
     MPI_Finalize();
 }

@@ -13,13 +13,17 @@
 //
 // Processes are started by mpirun: the world communicator is created on the
 // first call with ncclCommInitRank, with the unique id made by rank 0 and
-// broadcast over MPI; each process uses GPU (local rank mod GPU count).
+// broadcast over MPI; each process uses GPU (local rank mod GPU count). A
+// process started without a launcher is the only rank and uses no MPI.
 // Buffers in device or managed memory are used in place; host buffers (the
 // CPU-compiled compute of distir's rank programs) are staged through device
-// scratch buffers. Every call completes before it returns (stream
-// synchronized), which keeps dist-to-rank's matched program order
-// deadlock-free. A failing CUDA/NCCL/MPI call prints one line naming the call
-// and the reason and aborts the MPI job (there is no caller to return to).
+// scratch buffers. When the program links DistIRCUDARuntime (device=gpu
+// code), its GPU and stream are used, so collectives are queued behind the
+// kernels that produce their operands. Every call completes before it
+// returns (stream synchronized), which keeps dist-to-rank's matched program
+// order deadlock-free. A failing CUDA/NCCL/MPI call prints one line naming
+// the call and the reason and aborts the job (there is no caller to return
+// to).
 //
 //===----------------------------------------------------------------------===*/
 

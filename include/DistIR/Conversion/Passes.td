@@ -236,14 +236,121 @@ def DistLinalgToBLASPass : Pass<"dist-linalg-to-blas", "::mlir::ModuleOp"> {
     BLAS; an input may omit batch dimensions: it is broadcast along them),
     and every operand's innermost stride is statically 1; leading dimensions come from the buffers' strided
     metadata. Other ops are left for `convert-linalg-to-loops`. The program
-    must then be linked with a CBLAS (OpenBLAS). Part of
+    must then be linked with a CBLAS (OpenBLAS). With `library=cublas` the
+    calls go to `distir_cublas_sgemm`/`_dgemm` instead, which take the same
+    arguments on device buffers and run cuBLAS on the rank's stream
+    (runtime/cuda/DistIRCUDARuntime.h). Part of
     `dist-lower-to-llvm{blas=true}`, after buffer deallocation.
   }];
+  let options = [
+    Option<"library", "library", "std::string", /*default=*/"\"cblas\"",
+           "Which GEMM to call: cblas (host buffers) or cublas (device "
+           "buffers, device=gpu code)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def DistGPUStageConstantsPass
+    : Pass<"dist-gpu-stage-constants", "::mlir::func::FuncOp"> {
+  let summary = "Copy constant globals that compute reads into device memory";
+  let description = [{
+    In `device=gpu` rank code every `memref.alloc` is device memory and
+    every kernel reads device memory, but `memref.get_global` (a constant
+    tensor after bufferization) names host memory. This pass gives each
+    such use its own buffer, `memref.alloc` + `memref.copy` from the global,
+    which `dist-gpu-lower-copies` turns into a host-to-device copy. Globals
+    whose only users take their address for a runtime call (the rank lists
+    of `distir_nccl_group_comm`) stay on the host. Part of
+    `dist-lower-to-llvm{device=gpu}`, after bufferization and before buffer
+    deallocation (which then frees the copies).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def DistGPUPrepareKernelsPass
+    : Pass<"dist-gpu-prepare-kernels", "::mlir::ModuleOp"> {
+  let summary = "Prepare device=gpu buffer code for kernel mapping";
+  let description = [{
+    Runs after buffer deallocation was lowered, before linalg becomes
+    parallel loops:
+    - the bookkeeping arrays of the deallocation lowering (operands of the
+      `dealloc_helper` calls: pointers and ownership flags) are host memory:
+      `memref.alloca` instead of `memref.alloc`;
+    - a `memref.copy` from a `memref.get_global` (host memory) becomes a call
+      of `distir_cuda_copy(dst, src, bytes)`
+      (runtime/cuda/DistIRCUDARuntime.h); both buffers must be contiguous;
+      every other copy is between device buffers and becomes a
+      `linalg.copy`, which runs as a kernel (LLVM's lowering of
+      `memref.copy` would read device memory on the host);
+    - a structured op without loops (on 0-d buffers: a scalar loss, a
+      step count) is put in a one-iteration `scf.parallel`, so that it also
+      becomes a kernel.
+    Part of `dist-lower-to-llvm{device=gpu}`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def DistGPUWrapHostLoopsPass
+    : Pass<"dist-gpu-wrap-host-loops", "::mlir::func::FuncOp"> {
+  let summary = "Run leftover host code that touches buffers as one GPU thread";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`, code that reads or writes
+    buffers outside a kernel is left where no parallel loop could be
+    mapped: sequential loops (a scatter-add, a scan) and scalar accesses.
+    On the host it would read device memory. This pass wraps the largest
+    such region of the function body (an op without results whose nested
+    ops contain no kernel launch, call or allocation) into a `gpu.launch` of
+    one block of one thread, so it runs on the GPU in program order. A load
+    whose value the host needs (a result leaving the region) cannot be
+    moved and is an error. Part of `dist-lower-to-llvm{device=gpu}`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def DistGPUTileParallelLoopsPass
+    : Pass<"dist-gpu-tile-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Tile the innermost dimension of parallel loops for GPU blocks";
+  let description = [{
+    Tiles every outermost `scf.parallel` by `block-size` along its innermost
+    dimension (1 along the others), with fixed-size inner loops guarded by
+    `scf.if` (`no-min-max-bounds`), so that `gpu-map-parallel-loops` maps the
+    tile to the threads of a block and consecutive threads touch consecutive
+    elements of row-major buffers. Part of `dist-lower-to-llvm{device=gpu}`.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (tile of the innermost dimension)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def DistGPUApproximateMathPass : Pass<"dist-gpu-approximate-math"> {
+  let summary = "Math functions of kernels as arithmetic (no libdevice)";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `math.exp`, `math.erf`, `math.tanh`, ... to
+    calls of CUDA's libdevice (`__nv_expf`), which must then be found in a
+    CUDA toolkit when the kernels are compiled. This pass expands them first
+    (upstream's math expansion and polynomial approximation patterns, the
+    same the CPU vectorizers use) and writes what remains (`absf`, `floor`,
+    `ceil`, `trunc`, `roundeven`, `sqrt`, `fma` on f32/f64) as one PTX
+    instruction each (`llvm.inline_asm`), so that kernels compile on
+    machines without CUDA and give the same values everywhere. Any other
+    math op is an error. Part of `dist-lower-to-llvm{device=gpu}`, on the
+    kernels' `gpu.module`s.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 #endif // DISTIR_CONVERSION_PASSES_TD

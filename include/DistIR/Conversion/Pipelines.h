@@ -15,6 +15,9 @@ namespace distir {
 /// Which library carries the communication of the lowered rank programs.
 enum class CommLibrary { MPI, NCCL };
 
+/// Where the compute of the lowered rank programs runs.
+enum class ComputeDevice { CPU, GPU };
+
 struct DistToLLVMPipelineOptions
     : public mlir::PassPipelineOptions<DistToLLVMPipelineOptions> {
   Option<std::string> mpiImplementation{
@@ -37,8 +40,29 @@ struct DistToLLVMPipelineOptions
   Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Matrix products as cblas_sgemm/dgemm calls "
-                     "(dist-linalg-to-blas; link a CBLAS such as OpenBLAS)"),
+                     "(dist-linalg-to-blas; link a CBLAS such as OpenBLAS); "
+                     "with device=gpu, cuBLAS calls on device buffers"),
       llvm::cl::init(false)};
+  Option<ComputeDevice> device{
+      *this, "device",
+      llvm::cl::desc("Where compute runs (gpu needs comm=nccl)"),
+      llvm::cl::init(ComputeDevice::CPU),
+      llvm::cl::values(
+          clEnumValN(ComputeDevice::CPU, "cpu", "host loops (and CBLAS)"),
+          clEnumValN(ComputeDevice::GPU, "gpu",
+                     "CUDA kernels through upstream's GPU/NVVM lowering; "
+                     "buffers in device memory (link "
+                     "runtime/cuda/DistIRCUDARuntime)"))};
+  Option<std::string> gpuChip{
+      *this, "gpu-chip",
+      llvm::cl::desc("NVPTX target of device=gpu kernels (PTX, compiled for "
+                     "the GPU at program start)"),
+      llvm::cl::init("sm_70")};
+  Option<unsigned> gpuBlockSize{
+      *this, "gpu-block-size",
+      llvm::cl::desc("Threads per block of device=gpu kernels (innermost "
+                     "parallel loop tile)"),
+      llvm::cl::init(256)};
 };
 
 /// dist-to-rank, convert-dist-to-mpi (or -nccl), one-shot-bufferize
@@ -46,7 +70,8 @@ struct DistToLLVMPipelineOptions
 /// dist-one-hot-to-scatter, dist-linalg-to-blas (blas=true),
 /// convert-linalg-to-loops, lower-affine, expand-strided-metadata,
 /// convert-scf-to-cf, convert-to-llvm, dist-fix-openmpi-symbols (OpenMPI),
-/// reconcile-unrealized-casts (docs/design/lowering.md).
+/// reconcile-unrealized-casts (docs/design/lowering.md). With device=gpu,
+/// loops become kernels instead (docs/design/gpu-lowering.md).
 void buildDistToLLVMPipeline(mlir::OpPassManager &pm,
                              const DistToLLVMPipelineOptions &options);
 

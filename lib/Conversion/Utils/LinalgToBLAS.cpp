@@ -115,7 +115,8 @@ struct LinalgToBLASPass
   using DistLinalgToBLASPassBase::DistLinalgToBLASPassBase;
 
   func::FuncOp gemmDecl(ModuleOp module, OpBuilder &b, Type element) {
-    StringRef name = element.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    std::string name = (library == "cublas" ? "distir_cublas_" : "cblas_") +
+                       std::string(element.isF32() ? "sgemm" : "dgemm");
     if (auto f = module.lookupSymbol<func::FuncOp>(name))
       return f;
     OpBuilder::InsertionGuard guard(b);
@@ -308,6 +309,11 @@ struct LinalgToBLASPass
   }
 
   void runOnOperation() final {
+    if (library != "cblas" && library != "cublas") {
+      getOperation().emitError() << "dist-linalg-to-blas: unknown library '"
+                                 << library << "' (expected cblas or cublas)";
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) { ops.push_back(op); });

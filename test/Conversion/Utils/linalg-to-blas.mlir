@@ -1,4 +1,13 @@
 // RUN: distir-opt --dist-linalg-to-blas -split-input-file %s | FileCheck %s
+// RUN: distir-opt --dist-linalg-to-blas=library=cublas -split-input-file %s | FileCheck %s --check-prefix=CUBLAS
+// RUN: not distir-opt --dist-linalg-to-blas=library=mkl -split-input-file %s 2>&1 | FileCheck %s --check-prefix=BADLIB
+
+// With library=cublas the same calls go to the CUDA runtime's row-major GEMM
+// on device buffers.
+// CUBLAS-NOT: cblas_
+// CUBLAS: func.call @distir_cublas_sgemm(
+// CUBLAS: func.func private @distir_cublas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+// BADLIB: error: dist-linalg-to-blas: unknown library 'mkl' (expected cblas or cublas)
 
 // A matmul on contiguous buffers: one cblas_sgemm (row-major, no
 // transposes, M N K = 4 16 8, alpha = beta = 1, leading dimensions from the
