@@ -288,7 +288,12 @@ def DistGPUPrepareKernelsPass
       `memref.copy` would read device memory on the host);
     - a structured op without loops (on 0-d buffers: a scalar loss, a
       step count) is put in a one-iteration `scf.parallel`, so that it also
-      becomes a kernel.
+      becomes a kernel;
+    - the loops of a structured op with a reduction loop before a parallel
+      one (a bias gradient summed over the batch) are interchanged, parallel
+      loops first, so that it becomes one kernel whose threads reduce
+      sequentially rather than a host loop launching a kernel per
+      iteration.
     Part of `dist-lower-to-llvm{device=gpu}`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",

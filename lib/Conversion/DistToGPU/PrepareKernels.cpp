@@ -12,12 +12,18 @@
 //   constant global are host-to-device transfers (a runtime call), all
 //   others are between device buffers and become linalg.copy (a kernel);
 // - structured ops without loops would be scalar host code: a
-//   one-iteration parallel loop makes them a kernel too.
+//   one-iteration parallel loop makes them a kernel too;
+// - a reduction loop outside a parallel one (a bias gradient summed over the
+//   batch) would become a host loop launching one kernel per iteration: the
+//   loops are interchanged so that parallel ones come first (one kernel,
+//   each thread reducing sequentially).
 //
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Conversion/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace distir {
@@ -98,12 +104,52 @@ void wrapScalarOps(ModuleOp module) {
   }
 }
 
+/// Interchanges the loops of structured ops on buffers so that parallel
+/// loops come before reduction loops.
+LogicalResult parallelLoopsFirst(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics())
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (!llvm::is_sorted(iterators, [](utils::IteratorType a,
+                                       utils::IteratorType b) {
+          return a == utils::IteratorType::parallel &&
+                 b != utils::IteratorType::parallel;
+        }))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<unsigned> order;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (bool parallel : {true, false})
+      for (auto [i, t] : llvm::enumerate(iterators))
+        if ((t == utils::IteratorType::parallel) == parallel)
+          order.push_back(i);
+    rewriter.setInsertionPoint(op);
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(g))
+        return op->emitOpError("device=gpu: cannot reorder the loops of this "
+                               "op (parallel loops first)");
+      generic = *g;
+    }
+    if (failed(linalg::interchangeGenericOp(rewriter, generic, order)))
+      return generic->emitOpError("device=gpu: cannot interchange loops");
+  }
+  return success();
+}
+
 struct PrepareKernelsPass
     : public distir::impl::DistGPUPrepareKernelsPassBase<PrepareKernelsPass> {
   void runOnOperation() final {
     ModuleOp module = getOperation();
     keepBookkeepingOnHost(module);
     wrapScalarOps(module);
+    if (failed(parallelLoopsFirst(module)))
+      return signalPassFailure();
     SmallVector<memref::CopyOp> copies;
     module.walk([&](memref::CopyOp op) { copies.push_back(op); });
     for (memref::CopyOp op : copies) {

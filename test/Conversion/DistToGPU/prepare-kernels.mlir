@@ -78,3 +78,23 @@ func.func @strided_target(%out: memref<8xf32>) {
   memref.copy %g, %s : memref<4xf32> to memref<4xf32, strided<[2]>>
   return
 }
+
+// -----
+
+// A sum over the batch (reduction loop first) gets its parallel loop first,
+// so that it becomes one kernel whose threads each reduce a column.
+// CHECK: #[[IN:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK: #[[OUT:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @column_sums(
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "reduction"]}
+#in = affine_map<(b, n) -> (b, n)>
+#out = affine_map<(b, n) -> (n)>
+func.func @column_sums(%x: memref<8x16xf32>, %y: memref<16xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<8x16xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  }
+  return
+}

@@ -29,8 +29,8 @@ def tensors(text):
 def main():
     program, func = sys.argv[1], sys.argv[2]
     text = open(program).read()
-    m = re.search(r"func\.func @%s\((.*?)\)\s*->\s*\((.*?)\)\s*(attributes|\{)"
-                  % re.escape(func), text, re.S)
+    m = re.search(r"func\.func @%s\((.*?)\)\s*->\s*(\((.*?)\)|tensor<.*?)"
+                  r"\s*(attributes|\{)" % re.escape(func), text, re.S)
     if not m:
         sys.exit("error: no function @%s with results in %s" % (func, program))
     args, results = tensors(m.group(1)), tensors(m.group(2))
