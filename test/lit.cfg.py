@@ -65,6 +65,9 @@ if config.enable_nccl:
     config.available_features.add("nccl")
 if os.path.exists("/dev/nvidiactl") and os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-device")
+    # Multi-rank NCCL runs need one GPU per rank.
+    if os.path.exists("/dev/nvidia1"):
+        config.available_features.add("cuda-devices-2")
 
 # Config values that tests need as shell variables.
 config.substitutions.append(("%cmake", config.cmake_command))

@@ -142,55 +142,63 @@ LogicalResult parallelLoopsFirst(ModuleOp module) {
   return success();
 }
 
+/// Copies out of constant globals become uploads, the others linalg.copy.
+LogicalResult lowerCopies(ModuleOp module) {
+  SmallVector<memref::CopyOp> copies;
+  module.walk([&](memref::CopyOp op) { copies.push_back(op); });
+  for (memref::CopyOp op : copies) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    if (!op.getSource().getDefiningOp<memref::GetGlobalOp>()) {
+      linalg::CopyOp::create(b, loc, op.getSource(), op.getTarget());
+      op.erase();
+      continue;
+    }
+    auto type = cast<MemRefType>(op.getTarget().getType());
+    if (!type.hasStaticShape() ||
+        !type.areTrailingDimsContiguous(type.getRank())) {
+      op.emitOpError("device=gpu: a constant is copied into a buffer that "
+                     "is not contiguous");
+      return failure();
+    }
+    auto func = module.lookupSymbol<func::FuncOp>(kCopyFunc);
+    Type i64 = b.getI64Type();
+    if (!func) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(module.getBody());
+      func = func::FuncOp::create(b, loc, kCopyFunc,
+                                  b.getFunctionType({i64, i64, i64}, {}));
+      func.setPrivate();
+    }
+    // The region keeps both buffers alive through the call (the call sees
+    // raw pointers only).
+    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&scope.getBodyRegion().emplaceBlock());
+    int64_t bytes =
+        type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+    func::CallOp::create(b, loc, func,
+                         ValueRange{dataPointer(b, loc, op.getTarget()),
+                                    dataPointer(b, loc, op.getSource()),
+                                    arith::ConstantOp::create(
+                                        b, loc, b.getI64IntegerAttr(bytes))});
+    memref::AllocaScopeReturnOp::create(b, loc);
+    op.erase();
+  }
+  return success();
+}
+
 struct PrepareKernelsPass
     : public distir::impl::DistGPUPrepareKernelsPassBase<PrepareKernelsPass> {
   void runOnOperation() final {
     ModuleOp module = getOperation();
     keepBookkeepingOnHost(module);
+    if (failed(lowerCopies(module)))
+      return signalPassFailure();
+    // After the copies, which may be 0-d linalg.copy ops now.
     wrapScalarOps(module);
     if (failed(parallelLoopsFirst(module)))
       return signalPassFailure();
-    SmallVector<memref::CopyOp> copies;
-    module.walk([&](memref::CopyOp op) { copies.push_back(op); });
-    for (memref::CopyOp op : copies) {
-      OpBuilder b(op);
-      Location loc = op.getLoc();
-      if (!op.getSource().getDefiningOp<memref::GetGlobalOp>()) {
-        linalg::CopyOp::create(b, loc, op.getSource(), op.getTarget());
-        op.erase();
-        continue;
-      }
-      auto type = cast<MemRefType>(op.getTarget().getType());
-      if (!type.hasStaticShape() ||
-          !type.areTrailingDimsContiguous(type.getRank())) {
-        op.emitOpError("device=gpu: a constant is copied into a buffer that "
-                       "is not contiguous");
-        return signalPassFailure();
-      }
-      auto func = module.lookupSymbol<func::FuncOp>(kCopyFunc);
-      Type i64 = b.getI64Type();
-      if (!func) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToEnd(module.getBody());
-        func = func::FuncOp::create(b, loc, kCopyFunc,
-                                    b.getFunctionType({i64, i64, i64}, {}));
-        func.setPrivate();
-      }
-      // The region keeps both buffers alive through the call (the call sees
-      // raw pointers only).
-      auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange());
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&scope.getBodyRegion().emplaceBlock());
-      int64_t bytes =
-          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-      func::CallOp::create(b, loc, func,
-                           ValueRange{dataPointer(b, loc, op.getTarget()),
-                                      dataPointer(b, loc, op.getSource()),
-                                      arith::ConstantOp::create(
-                                          b, loc, b.getI64IntegerAttr(bytes))});
-      memref::AllocaScopeReturnOp::create(b, loc);
-      op.erase();
-    }
   }
 };
 

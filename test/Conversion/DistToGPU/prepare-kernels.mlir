@@ -26,6 +26,19 @@ func.func @copies(%out: memref<2x3xf32>) {
 
 // -----
 
+// A 0-d copy (a scalar result returned through a strided view) becomes a
+// linalg.copy without loops, which then also runs in a one-iteration
+// parallel loop (not as a host load and store).
+// CHECK-LABEL: func.func @scalar_copy(
+// CHECK: scf.parallel
+// CHECK-NEXT: linalg.copy ins(%arg0 : memref<f32, strided<[], offset: ?>>) outs(%arg1 : memref<f32>)
+func.func @scalar_copy(%x: memref<f32, strided<[], offset: ?>>, %y: memref<f32>) {
+  memref.copy %x, %y : memref<f32, strided<[], offset: ?>> to memref<f32>
+  return
+}
+
+// -----
+
 // A structured op without loops runs in a one-iteration parallel loop.
 // CHECK-LABEL: func.func @scalar(
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c1) step (%c1) {

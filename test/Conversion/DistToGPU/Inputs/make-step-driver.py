@@ -6,9 +6,10 @@ make-step-driver.py PROGRAM.mlir FUNC > driver.c
 Reads the signature of FUNC (tensor arguments and results) from the global
 program and writes a C program that, on this process's rank, loads every
 argument from DIR/in_K.bin (raw little-endian data) into device memory, calls
-_mlir_ciface_FUNC STEPS times, writes the results of the first call to
-DIR/out_K.bin and prints the median step time. Usage of the driver:
-  driver DIR STEPS
+_mlir_ciface_FUNC STEPS times, writes the results of the first call that this
+rank owns (its device's) to DIR/out_K.bin and prints the median step time.
+Usage of the driver: `driver DIR STEPS`, or `mpirun -np N driver DIR STEPS`
+for a program on N devices (one GPU each).
 The entry must carry `llvm.emit_c_interface`.
 """
 import re
@@ -26,6 +27,12 @@ def tensors(text):
     return out
 
 
+def devices(text):
+    """The device of each tensor type (None when it carries no placement)."""
+    return [int(m.group(2)) if m.group(2) else None for m in re.finditer(
+        r"tensor<[^,>]*(, #dist\.device<(\d+)>)?", text)]
+
+
 def main():
     program, func = sys.argv[1], sys.argv[2]
     text = open(program).read()
@@ -34,6 +41,7 @@ def main():
     if not m:
         sys.exit("error: no function @%s with results in %s" % (func, program))
     args, results = tensors(m.group(1)), tensors(m.group(2))
+    owners = devices(m.group(2))
     for _, t in args + results:
         if t not in TYPES:
             sys.exit("error: unsupported element type " + t)
@@ -119,12 +127,15 @@ int main(int argc, char **argv) {
       "    clock_gettime(CLOCK_MONOTONIC, &t1);\n"
       "    times[step] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;\n"
       % (func, call_args))
-    w("    if (step == 0 && rank == 0) {\n")
+    w("    if (step == 0) {\n")
     for i, (s, t) in enumerate(results):
         n = 1
         for d in s:
             n *= d
-        w("      store(dir, %d, r.r%d.aligned, r.r%d.offset, %dLL, %d);\n"
+        # Each result is written by the rank of its device (dist-to-rank maps
+        # device N to rank N); other ranks hold placeholders.
+        w("      if (rank == %d)\n" % (owners[i] or 0))
+        w("        store(dir, %d, r.r%d.aligned, r.r%d.offset, %dLL, %d);\n"
           % (i, i, i, n * TYPES[t][1], TYPES[t][1]))
     w("    }\n")
     for i in range(len(results)):
