@@ -4,8 +4,9 @@
 # no LLVM, MPI launcher or DistIR build there (see ../README.md).
 #   bench/exec/gpu/prepare.sh [BUILD_DIR] BUNDLE_DIR
 # For each workload (the MLP step and the GPT-2 block step of
-# bench/exec/run.sh, one rank, and collectives.mlir), with and without
-# blas=true (cuBLAS): the step
+# bench/exec/run.sh, an nn.TransformerEncoder trained with Adam, torchvision's
+# SqueezeNet 1.1 for inference and training, and collectives.mlir; one rank),
+# with and without blas=true (cuBLAS): the step
 # executable (--dist-lower-to-llvm="comm=nccl device=gpu", the driver of
 # test/Conversion/DistToGPU/Inputs/make-step-driver.py), its arguments, and
 # distir-run's results for them; the runtime libraries it loads (DistIR's,
@@ -20,27 +21,41 @@ rm -rf "$bundle" && mkdir -p "$bundle/lib"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+# Global programs, each entry renamed <name>_step (a `main` would clash with
+# the driver's) and given a C interface.
+add() { # name, program (entry @main or @mlp)
+  "$bin/distir-opt" "$2" --llvm-request-c-wrappers -o - \
+    | sed -E "s/@(main|mlp)\b/@${1//-/_}_step/g" > "$work/$1-global.mlir"
+}
 "$bin/distir-translate" --build-mlp --layers 8 --dim 512 --batch 64 --training \
-  -o "$work/mlp-global.mlir"
+  -o "$work/mlp.mlir"
+add mlp "$work/mlp.mlir"
 /usr/bin/python3 "$root/python/distir/models/gpt2.py" --layers 1 --width 256 \
   --heads 4 --vocab 512 --n-ctx 64 --seq 64 --batch 8 -o "$work/gpt2.onnx" \
   > /dev/null 2>&1
 "$bin/distir-translate" --import-onnx "$work/gpt2.onnx" \
   --input-shape input_ids=8,64 -o "$work/gpt2.mlir"
-# `main` would clash with the driver's.
 "$bin/distir-opt" "$work/gpt2.mlir" \
-  "--dist-autodiff=loss=cross-entropy optimizer=sgd lr=0.01" \
-  --llvm-request-c-wrappers -o - \
-  | sed 's/@main\b/@gpt2_step/g' > "$work/gpt2-global.mlir"
+  "--dist-autodiff=loss=cross-entropy optimizer=sgd lr=0.01" -o "$work/gpt2-train.mlir"
+add gpt2 "$work/gpt2-train.mlir"
+# Models nobody on the team wrote: nn.TransformerEncoder trained with Adam,
+# torchvision's SqueezeNet 1.1 for inference and trained with momentum.
+/usr/bin/python3 "$root/bench/exec/gpu/export_models.py" "$work" > /dev/null 2>&1
+"$bin/distir-translate" --import-onnx "$work/encoder.onnx" -o "$work/encoder.mlir"
+"$bin/distir-opt" "$work/encoder.mlir" "--dist-autodiff=loss=mse optimizer=adam" \
+  -o "$work/encoder-train.mlir"
+add encoder "$work/encoder-train.mlir"
+"$bin/distir-translate" --import-onnx "$work/squeezenet.onnx" -o "$work/squeezenet.mlir"
+add squeezenet "$work/squeezenet.mlir"
+"$bin/distir-opt" "$work/squeezenet.mlir" \
+  "--dist-autodiff=loss=cross-entropy optimizer=momentum" -o "$work/squeezenet-train.mlir"
+add squeezenet-train "$work/squeezenet-train.mlir"
+sed 's/@collectives\b/@collectives_step/g' "$root/bench/exec/gpu/collectives.mlir" \
+  > "$work/collectives-global.mlir"
 
-cp "$root/bench/exec/gpu/collectives.mlir" "$work/collectives-global.mlir"
-for model in mlp:mlp gpt2:gpt2_step collectives:collectives; do
-  name="${model%%:*}" entry="${model#*:}"
+for name in mlp gpt2 encoder squeezenet squeezenet-train collectives; do
+  entry="${name//-/_}_step"
   program="$work/$name-global.mlir"
-  if [ "$name" = mlp ]; then
-    "$bin/distir-opt" "$program" --llvm-request-c-wrappers -o "$work/$name.mlir"
-    program="$work/$name.mlir"
-  fi
   mkdir -p "$bundle/$name/ref"
   /usr/bin/python3 "$inputs/make-inputs.py" "$program" "$entry" "$bundle/$name" 1 \
     > "$work/$name.inputs"
