@@ -113,20 +113,32 @@ def main():
             else:
                 code, out = lit(tree, m["tests"])
                 status = "killed" if code else "SURVIVED"
+                failed = [l.split(" :: ", 1)[1].split(" (")[0]
+                          for l in out.splitlines()
+                          if l.startswith(("FAIL: ", "UNRESOLVED: ")) and
+                          " :: " in l]
+                if failed:
+                    status += " by " + ", ".join(failed[:2]) + \
+                        (" (+%d)" % (len(failed) - 2) if len(failed) > 2 else "")
         finally:
             open(path, "w").write(original)
+        if "equivalent" in m:
+            status += " (equivalent)"
         results.append((m, status, time.time() - start))
-        print("%s %-10s %-40s %5.0f s  %s" % (m["id"], status, m["file"],
-                                              time.time() - start, m["bug"]),
-              flush=True)
+        print("%s %5.0f s  %s  %s: %s" % (m["id"], time.time() - start, status,
+                                         m["file"], m["bug"]), flush=True)
     build(tree)  # leave the worktree's build unmutated
 
+    # Equivalent mutants (no behaviour change, reason in the list) run too,
+    # but the kill rate counts the others.
     viable = [r for r in results if r[1] != "not viable"]
-    killed = [r for r in viable if r[1] == "killed"]
-    rate = 100.0 * len(killed) / len(viable) if viable else 0.0
-    summary = "%d mutants, %d viable, %d killed, %d survived: kill rate %.1f%%" % (
-        len(results), len(viable), len(killed), len(viable) - len(killed),
-        rate)
+    scored = [r for r in viable if "equivalent" not in r[0]]
+    killed = [r for r in scored if r[1].startswith("killed")]
+    rate = 100.0 * len(killed) / len(scored) if scored else 0.0
+    summary = ("%d mutants, %d viable, %d known equivalent; of the other %d, "
+               "%d killed, %d survived: kill rate %.1f%%" % (
+                   len(results), len(viable), len(viable) - len(scored),
+                   len(scored), len(killed), len(scored) - len(killed), rate))
     print(summary)
     if args.report:
         with open(args.report, "w") as f:
