@@ -64,17 +64,17 @@ Value rootBuffer(Value v) {
 /// The deallocation lowering's arrays (pointers, ownership flags) passed to
 /// its `dealloc_helper`: host memory on the stack.
 void keepBookkeepingOnHost(ModuleOp module) {
-  SmallVector<memref::AllocOp> allocs;
+  // An array may be passed to several calls: each is replaced once.
+  llvm::SetVector<Operation *> allocs;
   module.walk([&](func::CallOp call) {
     if (!call.getCallee().starts_with("dealloc_helper"))
       return;
     for (Value operand : call.getOperands())
       if (auto alloc = rootBuffer(operand).getDefiningOp<memref::AllocOp>())
-        allocs.push_back(alloc);
+        allocs.insert(alloc);
   });
-  for (memref::AllocOp alloc : allocs) {
-    if (!alloc->getBlock())
-      continue;
+  for (Operation *op : allocs) {
+    auto alloc = cast<memref::AllocOp>(op);
     for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
       if (isa<memref::DeallocOp>(user))
         user->erase();

@@ -62,6 +62,7 @@ func.func @scalar(%x: memref<f32>, %y: memref<f32>) {
 // CHECK: %[[P:.*]] = memref.alloca() : memref<2xindex>
 // CHECK: %[[F:.*]] = memref.alloca() : memref<2xi1>
 // CHECK: call @dealloc_helper
+// CHECK: call @dealloc_helper
 // CHECK: memref.load %[[F]]
 // CHECK-NOT: memref.dealloc %[[P]]
 // CHECK-NOT: memref.dealloc %[[F]]
@@ -73,6 +74,8 @@ func.func @bookkeeping(%i: index, %b: i1) -> i1 {
   memref.store %i, %p[%c0] : memref<2xindex>
   %pc = memref.cast %p : memref<2xindex> to memref<?xindex>
   %fc = memref.cast %f : memref<2xi1> to memref<?xi1>
+  call @dealloc_helper(%pc, %fc) : (memref<?xindex>, memref<?xi1>) -> ()
+  // The same arrays in a second call are replaced once.
   call @dealloc_helper(%pc, %fc) : (memref<?xindex>, memref<?xi1>) -> ()
   %r = memref.load %f[%c0] : memref<2xi1>
   memref.dealloc %p : memref<2xindex>
