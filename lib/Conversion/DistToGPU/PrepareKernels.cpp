@@ -112,11 +112,11 @@ LogicalResult parallelLoopsFirst(ModuleOp module) {
     if (!op.hasPureBufferSemantics())
       return;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    if (!llvm::is_sorted(iterators, [](utils::IteratorType a,
-                                       utils::IteratorType b) {
-          return a == utils::IteratorType::parallel &&
-                 b != utils::IteratorType::parallel;
-        }))
+    if (!llvm::is_sorted(iterators,
+                         [](utils::IteratorType a, utils::IteratorType b) {
+                           return a == utils::IteratorType::parallel &&
+                                  b != utils::IteratorType::parallel;
+                         }))
       ops.push_back(op);
   });
   IRRewriter rewriter(module.getContext());
