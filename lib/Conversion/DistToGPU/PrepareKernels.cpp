@@ -20,11 +20,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferRoot.h"
 #include "DistIR/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace distir {
 #define GEN_PASS_DEF_DISTGPUPREPAREKERNELSPASS
@@ -51,16 +51,6 @@ Value dataPointer(OpBuilder &b, Location loc, Value buffer) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
 }
 
-/// The buffer a view or cast chain starts from.
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<memref::CastOp, ViewLikeOpInterface>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
 /// The deallocation lowering's arrays (pointers, ownership flags) passed to
 /// its `dealloc_helper`: host memory on the stack.
 void keepBookkeepingOnHost(ModuleOp module) {
@@ -70,7 +60,8 @@ void keepBookkeepingOnHost(ModuleOp module) {
     if (!call.getCallee().starts_with("dealloc_helper"))
       return;
     for (Value operand : call.getOperands())
-      if (auto alloc = rootBuffer(operand).getDefiningOp<memref::AllocOp>())
+      if (auto alloc =
+              distir::getBufferRoot(operand).getDefiningOp<memref::AllocOp>())
         allocs.insert(alloc);
   });
   for (Operation *op : allocs) {

@@ -12,9 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferRoot.h"
 #include "DistIR/Conversion/Passes.h"
-
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace distir {
 #define GEN_PASS_DEF_DISTGPUWRAPHOSTLOOPSPASS
@@ -37,14 +36,7 @@ bool accessesBuffers(Operation *op) {
     return true;
   else
     return false;
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocaOp>(def))
-      return false;
-    if (!isa<memref::CastOp, ViewLikeOpInterface>(def))
-      break;
-    memref = def->getOperand(0);
-  }
-  return true;
+  return !distir::getBufferRoot(memref).getDefiningOp<memref::AllocaOp>();
 }
 
 /// Ops that must stay on the host: launches, runtime calls, allocation.
