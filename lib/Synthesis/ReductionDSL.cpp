@@ -344,13 +344,13 @@ struct ProgramSearch {
   std::vector<std::vector<llvm::SmallVector<int64_t>>> groups;
   Program prefix;
   std::vector<Program> found;
-  /// Work spent (devices per candidate tried) and allowed.
-  uint64_t work = 0, budget = UINT64_MAX, devices = 1;
+  /// Work spent and allowed; what one candidate tried costs.
+  uint64_t work = 0, budget = UINT64_MAX, candidateCost = 1;
   bool exceeded = false;
 
   void visit(const ReductionState &state) {
     for (auto [index, candidate] : llvm::enumerate(candidates)) {
-      work += devices;
+      work += candidateCost;
       if (exceeded || work > budget) {
         exceeded = true;
         return;
@@ -383,7 +383,11 @@ synth::synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy, unsigned maxSize,
     search.groups.push_back(
         getDeviceGroups(hierarchy, candidate.slice, candidate.form));
   search.budget = budget;
-  search.devices = static_cast<uint64_t>(numDevices);
+  // Trying a candidate copies and scans the k x k x ceil(k/64)-word state:
+  // its cost is the device count, or a 64th of the state's words where that
+  // is larger (k > 64; counting only devices let 256 devices run 45 s).
+  auto k = static_cast<uint64_t>(numDevices);
+  search.candidateCost = std::max(k, k * k * llvm::divideCeil(k, 64) / 64);
   if (maxSize > 0)
     search.visit(ReductionState::getInitial(numDevices));
   if (exceeded)

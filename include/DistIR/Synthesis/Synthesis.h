@@ -214,8 +214,9 @@ constexpr int64_t kMaxSynthesisDevices = 256;
 /// state to the final one, by increasing size, then in candidate order.
 /// Prefixes that are invalid, change nothing, or already reach the final
 /// state are not extended. Requires hierarchy devices <=
-/// kMaxSynthesisDevices. Each candidate tried costs the group's device
-/// count in work units; past `budget` the search stops and sets
+/// kMaxSynthesisDevices. Each candidate tried costs max(k, k^2 ceil(k/64) /
+/// 64) work units for k devices (the device count, or a 64th of the state's
+/// words, which applying it copies); past `budget` the search stops and sets
 /// `*exceeded` (the programs found so far are returned).
 std::vector<Program> synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy,
                                         unsigned maxSize = 5,

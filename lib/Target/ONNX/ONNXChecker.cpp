@@ -20,6 +20,8 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 using namespace distir::onnx_import;
@@ -85,13 +87,77 @@ std::string distir::onnx_import::checkModel(const onnx::ModelProto &model) {
   return {};
 }
 
+namespace {
+/// ONNX 1.12's shape inference of a few ops reads input dims it never checked
+/// exist (SIGSEGV, found by fuzz/): Conv and ConvTranspose whose X has fewer
+/// than 3 dims or not as many as W, LayerNormalization of a scalar with Mean or
+/// InvStdDev requested. This registry hands out copies of their schemas whose
+/// inference checks those ranks first and otherwise fails like any inference
+/// error (the node's outputs stay unknown); the importer then reports the rank
+/// at the node. It guards every place inference runs: the graph, subgraphs and
+/// model-local functions, declared or computed ranks alike.
+class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
+public:
+  const onnx::OpSchema *GetSchema(const std::string &key,
+                                  const int maxInclusiveVersion,
+                                  const std::string &domain) const override {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
+    if (!schema || (domain != onnx::ONNX_DOMAIN && domain != "ai.onnx"))
+      return schema;
+    std::function<void(onnx::InferenceContext &)> guard;
+    if (key == "Conv" || key == "ConvTranspose")
+      guard = checkConvRanks;
+    else if (key == "LayerNormalization")
+      guard = checkLayerNormRank;
+    else
+      return schema;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<onnx::OpSchema> &copy = guarded[schema];
+    if (!copy) {
+      copy = std::make_unique<onnx::OpSchema>(*schema);
+      onnx::InferenceFunction inner =
+          schema->GetTypeAndShapeInferenceFunction();
+      copy->TypeAndShapeInferenceFunction(
+          [guard, inner](onnx::InferenceContext &ctx) {
+            guard(ctx);
+            if (inner)
+              inner(ctx);
+          });
+    }
+    return copy.get();
+  }
+
+private:
+  static int inputRank(onnx::InferenceContext &ctx, size_t i) {
+    return i < ctx.getNumInputs() && onnx::hasInputShape(ctx, i)
+               ? ctx.getInputType(i)->tensor_type().shape().dim_size()
+               : -1;
+  }
+  static void checkConvRanks(onnx::InferenceContext &ctx) {
+    int x = inputRank(ctx, 0), w = inputRank(ctx, 1);
+    if ((x >= 0 && x < 3) || (x >= 0 && w >= 0 && x != w))
+      fail_shape_inference("X (rank ", x, ") and W (rank ", w,
+                           ") need the same rank >= 3");
+  }
+  static void checkLayerNormRank(onnx::InferenceContext &ctx) {
+    if (ctx.getNumOutputs() > 1 && inputRank(ctx, 0) == 0)
+      fail_shape_inference("X is a scalar");
+  }
+
+  mutable std::mutex mutex;
+  mutable std::map<const onnx::OpSchema *, std::unique_ptr<onnx::OpSchema>>
+      guarded;
+};
+} // namespace
+
 std::string distir::onnx_import::inferShapes(onnx::ModelProto &model) {
+  static const GuardedSchemaRegistry registry;
   try {
     onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
                                         /*strict_mode_val=*/0,
                                         /*data_prop_val=*/true);
-    onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception &e) {
     return firstLine(e.what());
   } catch (...) {

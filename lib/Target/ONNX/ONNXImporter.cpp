@@ -1355,99 +1355,51 @@ OwningOpRef<ModuleOp> Importer::run() {
       (void)failAtNamedNode("invalid ONNX model", err);
       return {};
     }
-    // ONNX 1.12's inference of some ops reads dims it never checked exist
-    // (SIGSEGV, found by fuzz/): LayerNormalization of a scalar X with Mean
-    // or InvStdDev requested, Conv/ConvTranspose whose X has fewer dims than
-    // W. Their input ranks are checked first: those declared (graph inputs,
-    // initializers, value_info) and, for LayerNormalization, those computed
-    // by inferring a copy without the Mean/InvStdDev outputs (the copy keeps
-    // every node, so what follows still infers; dropping a Conv instead
-    // crashed the inference of its users).
-    auto rankRule = [](const onnx::NodeProto &n) -> int {
-      if (n.op_type() == "LayerNormalization" && n.output_size() > 1)
-        return 1; // X rank >= 1
-      if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") &&
-          n.input_size() > 1)
-        return 2; // X rank >= 3 and == W rank
-      return 0;
-    };
-    if (llvm::any_of(graph->node(), rankRule)) {
-      llvm::StringMap<int> ranks;
-      auto noteGraph = [&](const onnx::GraphProto &g) {
-        auto note = [&](const onnx::ValueInfoProto &vi) {
-          if (vi.type().has_tensor_type() &&
-              vi.type().tensor_type().has_shape())
-            ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
-        };
-        for (const onnx::ValueInfoProto &vi : g.input())
-          note(vi);
-        for (const onnx::ValueInfoProto &vi : g.value_info())
-          note(vi);
-        for (const onnx::TensorProto &t : g.initializer())
-          ranks[t.name()] = t.dims_size();
-      };
-      noteGraph(toCheck->graph());
-      if (llvm::any_of(graph->node(), [&](const onnx::NodeProto &n) {
-            return rankRule(n) == 1;
-          })) {
-        onnx::ModelProto probe = *toCheck;
-        for (onnx::NodeProto &n : *probe.mutable_graph()->mutable_node())
-          if (rankRule(n) == 1)
-            while (n.output_size() > 1)
-              n.mutable_output()->RemoveLast();
-        // The probe still holds every Conv: infer it only when no Conv's
-        // declared ranks would crash it (the check below reports that Conv).
-        bool convSafe = true;
-        for (int i = 0; i < graph->node_size() && convSafe; ++i)
-          if (rankRule(graph->node(i)) == 2) {
-            auto x = ranks.find(graph->node(i).input(0));
-            auto w = ranks.find(graph->node(i).input(1));
-            convSafe = x == ranks.end() || w == ranks.end() ||
-                       (x->second >= 3 && x->second == w->second);
-          }
-        if (convSafe) {
-          err = onnx_import::inferShapes(probe);
-          if (!err.empty()) {
-            (void)failAtNamedNode("ONNX shape inference failed", err);
-            return {};
-          }
-          noteGraph(probe.graph());
-        }
-      }
-      auto rankOf = [&](const std::string &name) {
-        auto it = ranks.find(name);
-        return it == ranks.end() ? -1 : it->second;
-      };
-      for (int i = 0; i < graph->node_size(); ++i) {
-        const onnx::NodeProto &n = graph->node(i);
-        int rule = rankRule(n);
-        if (!rule || n.input_size() < 1)
-          continue;
-        int x = rankOf(n.input(0));
-        std::string why;
-        if (rule == 1 && x == 0)
-          why = "X is a scalar; LayerNormalization needs rank >= 1";
-        if (rule == 2) {
-          int w = rankOf(n.input(1));
-          if (x >= 0 && x < 3)
-            why = "X must have rank >= 3 ([N, C, D1, ...]), got " +
-                  std::to_string(x);
-          else if (x >= 0 && w >= 0 && x != w)
-            why = "X (rank " + std::to_string(x) + ") and W (rank " +
-                  std::to_string(w) + ") must have the same rank";
-        }
-        if (!why.empty()) {
-          setCurrentNode(n, i);
-          (void)fail(why);
-          return {};
-        }
-      }
-    }
     onnx::ModelProto inferred = *toCheck;
     err = onnx_import::inferShapes(inferred);
     if (!err.empty()) {
       (void)failAtNamedNode("ONNX shape inference failed", err);
       return {};
+    }
+    // The ranks ONNX 1.12's inference would have crashed on (its guarded
+    // schemas left those nodes' outputs unknown instead, ONNXChecker.cpp),
+    // declared or computed: one line at the node.
+    llvm::StringMap<int> ranks;
+    auto noteRank = [&](const onnx::ValueInfoProto &vi) {
+      if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+        ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+    };
+    llvm::for_each(inferred.graph().input(), noteRank);
+    llvm::for_each(inferred.graph().value_info(), noteRank);
+    for (const onnx::TensorProto &t : model.graph().initializer())
+      ranks[t.name()] = t.dims_size();
+    auto rankOf = [&](const std::string &name) {
+      auto it = ranks.find(name);
+      return it == ranks.end() ? -1 : it->second;
+    };
+    for (int i = 0; i < graph->node_size(); ++i) {
+      const onnx::NodeProto &n = graph->node(i);
+      if (n.input_size() < 1)
+        continue;
+      int x = rankOf(n.input(0));
+      std::string why;
+      if (n.op_type() == "LayerNormalization" && n.output_size() > 1 && x == 0)
+        why = "X is a scalar; LayerNormalization needs rank >= 1";
+      if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") &&
+          n.input_size() > 1) {
+        int w = rankOf(n.input(1));
+        if (x >= 0 && x < 3)
+          why = "X must have rank >= 3 ([N, C, D1, ...]), got " +
+                std::to_string(x);
+        else if (x >= 0 && w >= 0 && x != w)
+          why = "X (rank " + std::to_string(x) + ") and W (rank " +
+                std::to_string(w) + ") must have the same rank";
+      }
+      if (!why.empty()) {
+        setCurrentNode(n, i);
+        (void)fail(why);
+        return {};
+      }
     }
     // Remember what inference says (and the graph outputs' declarations,
     // which it merged into the outputs) for checkOutputType.

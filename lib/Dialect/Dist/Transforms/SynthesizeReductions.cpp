@@ -430,10 +430,19 @@ LogicalResult DistSynthesizeReductionsPass::processAllReduce(
   for (const NamedSize &level : hierarchy)
     sizes.push_back(level.size);
   auto cached = programCache.find(sizes);
-  if (cached == programCache.end())
-    cached = programCache
-                 .emplace(sizes, synth::synthesizePrograms(hierarchy, maxSize))
-                 .first;
+  if (cached == programCache.end()) {
+    // The enumeration is exponential in max-size: bounded by the work budget
+    // distir-synth uses (docs/design/limits.md).
+    bool exceeded = false;
+    std::vector<Program> programs = synth::synthesizePrograms(
+        hierarchy, maxSize, synth::kMaxSynthesisWork, &exceeded);
+    if (exceeded)
+      return op.emitOpError("synthesizing every program of up to ")
+             << unsigned(maxSize) << " instructions for this group of " << k
+             << " devices would take more than " << synth::kMaxSynthesisWork
+             << " work units (docs/design/limits.md); lower max-size";
+    cached = programCache.emplace(sizes, std::move(programs)).first;
+  }
   const std::vector<Program> &programs = cached->second;
 
   auto type = cast<RankedTensorType>(op.getInputs().front().getType());

@@ -213,6 +213,18 @@ CASES = {
         "m", [node("Conv", ["x", "w"])], [("x", F, [1, 1, 4])],
         [("y", F, [1, 1, 2, 2])],
         inits=[("w", np.ones((1, 1, 3, 3), np.float32))]),
+    # The same with X's rank computed by the graph (Flatten: rank 2), which
+    # no declared type shows: ONNX 1.12's inference of Conv and
+    # ConvTranspose reads the missing dims (SIGSEGV).
+    "conv-rank-computed": model(
+        "m", [node("Flatten", ["x"], ["f"]), node("Conv", ["f", "w"])],
+        [("x", F, [1, 1, 4, 4])], [("y", F, [1, 1, 1, 1])],
+        inits=[("w", np.ones((1, 1, 3, 3), np.float32))]),
+    "convtranspose-rank-computed": model(
+        "m", [node("Flatten", ["x"], ["f"]),
+              node("ConvTranspose", ["f", "w"])],
+        [("x", F, [1, 1, 4, 4])], [("y", F, [1, 1, 1, 1])],
+        inits=[("w", np.ones((1, 1, 3, 3), np.float32))]),
     # A scalar has no axis (Split indexed a missing dim: SIGSEGV, fuzz/).
     "split-scalar": model(
         "m", [node("Split", ["x"], ["a", "b"], axis=0)], [("x", F, [])],
