@@ -31,6 +31,7 @@
 
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <limits>
 
 #include <algorithm>
@@ -391,7 +392,7 @@ double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group,
   };
   double operandBytes = op->getNumOperands() ? bytesOf(op->getOperand(0)) : 0;
   double resultBytes = op->getNumResults() ? bytesOf(op->getResult(0)) : 0;
-  double size;
+  double size = 0;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](dist::SendOp) {
         kind = CollectiveKind::SendRecv;
@@ -428,6 +429,11 @@ double Simulation::priceCommunication(Operation *op, ArrayRef<int64_t> group,
       .Case([&](dist::GatherOp) {
         kind = CollectiveKind::Gather;
         size = resultBytes;
+      })
+      .Default([](Operation *other) {
+        // A communication op added to the dialect needs its case here.
+        llvm::report_fatal_error("simulator: no price for '" +
+                                 other->getName().getStringRef() + "'");
       });
   if (n < 2)
     return 0;

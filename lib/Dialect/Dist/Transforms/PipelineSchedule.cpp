@@ -9,6 +9,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <set>
@@ -70,8 +71,10 @@ static std::vector<std::vector<PipelineTask>> getPipeDreamSteps(int64_t pp,
       lastForward[s] = !backward;
       --remaining[s];
     }
+    // Some stage always has a ready task; a schedule cut short here would
+    // silently drop microbatches, so a bug in the rules stops loudly.
     if (step.empty())
-      break; // cannot happen: some stage always has a ready task
+      llvm::report_fatal_error("1F1B schedule: no stage has a ready task");
     for (const PipelineTask &t : step)
       done.insert(t);
     left -= static_cast<int64_t>(step.size());
@@ -139,7 +142,8 @@ distir::dist::getPipelineSteps(int64_t pp, int64_t k,
       if (next[s] < perStage[s].size() && ready(perStage[s][next[s]]))
         stepTasks.push_back(perStage[s][next[s]++]);
     if (stepTasks.empty())
-      break; // cannot happen for these schedules; guards against a hang
+      llvm::report_fatal_error("pipeline schedule: no stage has a ready task "
+                               "(the per-stage orders deadlock)");
     for (const PipelineTask &t : stepTasks)
       done.insert(t);
     scheduled += stepTasks.size();
