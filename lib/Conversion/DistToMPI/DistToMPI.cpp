@@ -30,7 +30,7 @@
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/MapVector.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace distir {
 #define GEN_PASS_DEF_CONVERTDISTTOMPIPASS
@@ -48,12 +48,17 @@ namespace {
 /// ranks runs its collectives in the same order, so one tag suffices.
 constexpr int64_t kCollectiveTag = 32000;
 
+RankedTensorType plain(Type t) {
+  auto tensor = cast<RankedTensorType>(t);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
+}
+
+/// Builds the mpi ops of one dist_rank op (the patterns below construct one
+/// per match, on the conversion's rewriter).
 struct RankLowering {
   OpBuilder &b;
-  int64_t self;
-  Value world;
-  /// Communicator of each group that needs one (all-reduce based ops).
-  std::map<SmallVector<int64_t>, Value> comms;
+  const RankFunctionContext &rank;
+  Operation *op;
 
   Value i32(Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
@@ -78,12 +83,12 @@ struct RankLowering {
     Value buffer = bufferization::ToBufferOp::create(
         b, loc, bufferType(type), tensor, /*read_only=*/true);
     mpi::SendOp::create(b, loc, TypeRange(), flat(loc, buffer), i32(loc, tag),
-                        i32(loc, dest), world);
+                        i32(loc, dest), rank.world);
   }
   Value recv(Location loc, RankedTensorType type, int64_t source, int64_t tag) {
     Value buffer = memref::AllocOp::create(b, loc, bufferType(type));
     mpi::RecvOp::create(b, loc, TypeRange(), flat(loc, buffer), i32(loc, tag),
-                        i32(loc, source), world);
+                        i32(loc, source), rank.world);
     return bufferization::ToTensorOp::create(b, loc, type, buffer,
                                              /*restrict=*/true,
                                              /*writable=*/true);
@@ -129,10 +134,8 @@ struct RankLowering {
     return result;
   }
 
-  FailureOr<Value> allReduce(Operation *op, Value input,
-                             ArrayRef<int64_t> group,
-                             dist::ReductionKind kind) {
-    Location loc = op->getLoc();
+  Value allReduce(Location loc, Value input, ArrayRef<int64_t> group,
+                  dist::ReductionKind kind) {
     auto type = cast<RankedTensorType>(input.getType());
     mpi::MPI_ReductionOpEnum mpiOp;
     switch (kind) {
@@ -150,7 +153,7 @@ struct RankLowering {
       mpiOp = mpi::MPI_ReductionOpEnum::MPI_MIN;
       break;
     }
-    Value comm = comms.at(SmallVector<int64_t>(group));
+    Value comm = rank.comms.at(SmallVector<int64_t>(group));
     Value in = bufferization::ToBufferOp::create(b, loc, bufferType(type),
                                                  input, /*read_only=*/true);
     Value out = memref::AllocOp::create(b, loc, bufferType(type));
@@ -182,7 +185,7 @@ struct RankLowering {
   /// which receives a tensor of `type`. Returns the value on every member.
   Value rootedRound(Location loc, ArrayRef<int64_t> group, int64_t root,
                     Value value, RankedTensorType type) {
-    if (self == root) {
+    if (rank.self == root) {
       for (int64_t member : group)
         if (member != root)
           send(loc, value, member, kCollectiveTag);
@@ -191,121 +194,101 @@ struct RankLowering {
     return recv(loc, type, root, kCollectiveTag);
   }
 
-  LogicalResult lower(Operation *op);
-};
-
-RankedTensorType plain(Type t) {
-  auto tensor = cast<RankedTensorType>(t);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
-}
-
-LogicalResult RankLowering::lower(Operation *op) {
-  Location loc = op->getLoc();
-  b.setInsertionPoint(op);
-  Value replacement;
-  if (auto s = dyn_cast<SendOp>(op)) {
-    send(loc, s.getInput(), s.getDest(), s.getTag());
-  } else if (auto r = dyn_cast<RecvOp>(op)) {
-    replacement = recv(loc, plain(r.getType()), r.getSource(), r.getTag());
-  } else if (auto ar = dyn_cast<AllReduceOp>(op)) {
-    FailureOr<Value> v =
-        allReduce(op, ar.getInput(), ar.getGroup(), ar.getKind());
-    if (failed(v))
-      return failure();
-    replacement = *v;
-  } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
-    FailureOr<Value> v =
-        allReduce(op, rs.getInput(), rs.getGroup(), rs.getKind());
-    if (failed(v))
-      return failure();
-    int64_t index = llvm::find(rs.getGroup(), self) - rs.getGroup().begin();
-    replacement = chunk(loc, *v, rs.getDim(), index, rs.getGroup().size());
-  } else if (auto red = dyn_cast<ReduceOp>(op)) {
-    FailureOr<Value> v =
-        allReduce(op, red.getInput(), red.getGroup(), red.getKind());
-    if (failed(v))
-      return failure();
-    if (red.getResult())
-      replacement = *v;
-  } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
-    replacement = rootedRound(loc, bc.getGroup(), bc.getRoot(), bc.getInput(),
-                              plain(bc.getType()));
-  } else if (auto sc = dyn_cast<ScatterOp>(op)) {
-    ArrayRef<int64_t> group = sc.getGroup();
+  // One overload per dist_rank op: the value replacing its result (null
+  // when the op has none on this rank).
+  Value lower(SendOp op, SendOp::Adaptor adaptor) {
+    send(op.getLoc(), adaptor.getInput(), op.getDest(), op.getTag());
+    return {};
+  }
+  Value lower(RecvOp op, RecvOp::Adaptor) {
+    return recv(op.getLoc(), plain(op.getType()), op.getSource(), op.getTag());
+  }
+  Value lower(AllReduceOp op, AllReduceOp::Adaptor adaptor) {
+    return allReduce(op.getLoc(), adaptor.getInput(), op.getGroup(),
+                     op.getKind());
+  }
+  Value lower(ReduceScatterOp op, ReduceScatterOp::Adaptor adaptor) {
+    Value all =
+        allReduce(op.getLoc(), adaptor.getInput(), op.getGroup(), op.getKind());
+    int64_t index =
+        llvm::find(op.getGroup(), rank.self) - op.getGroup().begin();
+    return chunk(op.getLoc(), all, op.getDim(), index, op.getGroup().size());
+  }
+  Value lower(ReduceOp op, ReduceOp::Adaptor adaptor) {
+    Value all =
+        allReduce(op.getLoc(), adaptor.getInput(), op.getGroup(), op.getKind());
+    return op.getResult() ? all : Value();
+  }
+  Value lower(BroadcastOp op, BroadcastOp::Adaptor adaptor) {
+    return rootedRound(op.getLoc(), op.getGroup(), op.getRoot(),
+                       adaptor.getInput(), plain(op.getType()));
+  }
+  Value lower(ScatterOp op, ScatterOp::Adaptor adaptor) {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> group = op.getGroup();
     int64_t n = group.size();
-    if (self == static_cast<int64_t>(sc.getRoot())) {
-      for (int64_t j = 0; j < n; ++j) {
-        Value piece = chunk(loc, sc.getInput(), sc.getDim(), j, n);
-        if (group[j] == self)
-          replacement = piece;
-        else
-          send(loc, piece, group[j], kCollectiveTag);
-      }
-    } else {
-      replacement =
-          recv(loc, plain(sc.getType()), sc.getRoot(), kCollectiveTag);
+    if (rank.self != static_cast<int64_t>(op.getRoot()))
+      return recv(loc, plain(op.getType()), op.getRoot(), kCollectiveTag);
+    Value mine;
+    for (int64_t j = 0; j < n; ++j) {
+      Value piece = chunk(loc, adaptor.getInput(), op.getDim(), j, n);
+      if (group[j] == rank.self)
+        mine = piece;
+      else
+        send(loc, piece, group[j], kCollectiveTag);
     }
-  } else if (auto ga = dyn_cast<GatherOp>(op)) {
-    ArrayRef<int64_t> group = ga.getGroup();
-    if (self == static_cast<int64_t>(ga.getRoot())) {
-      SmallVector<Value> pieces;
-      for (int64_t member : group)
-        pieces.push_back(member == self
-                             ? ga.getInput()
-                             : recv(loc, plain(ga.getInput().getType()), member,
-                                    kCollectiveTag));
-      replacement = concat(loc, pieces, ga.getDim(),
-                           cast<RankedTensorType>(ga.getResult().getType()));
-    } else {
-      send(loc, ga.getInput(), ga.getRoot(), kCollectiveTag);
+    return mine;
+  }
+  Value lower(GatherOp op, GatherOp::Adaptor adaptor) {
+    Location loc = op.getLoc();
+    if (rank.self != static_cast<int64_t>(op.getRoot())) {
+      send(loc, adaptor.getInput(), op.getRoot(), kCollectiveTag);
+      return {};
     }
-  } else if (auto ag = dyn_cast<AllGatherOp>(op)) {
     SmallVector<Value> pieces;
-    for (int64_t member : ag.getGroup())
-      pieces.push_back(rootedRound(loc, ag.getGroup(), member,
-                                   member == self ? ag.getInput() : Value(),
-                                   plain(ag.getInput().getType())));
-    replacement = concat(loc, pieces, ag.getDim(), ag.getType());
-  } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
-    ArrayRef<int64_t> group = a2a.getGroup();
+    for (int64_t member : op.getGroup())
+      pieces.push_back(member == rank.self
+                           ? adaptor.getInput()
+                           : recv(loc, plain(op.getInput().getType()), member,
+                                  kCollectiveTag));
+    return concat(loc, pieces, op.getDim(),
+                  cast<RankedTensorType>(op.getResult().getType()));
+  }
+  Value lower(AllGatherOp op, AllGatherOp::Adaptor adaptor) {
+    SmallVector<Value> pieces;
+    for (int64_t member : op.getGroup())
+      pieces.push_back(
+          rootedRound(op.getLoc(), op.getGroup(), member,
+                      member == rank.self ? adaptor.getInput() : Value(),
+                      plain(op.getInput().getType())));
+    return concat(op.getLoc(), pieces, op.getDim(), op.getType());
+  }
+  Value lower(AllToAllOp op, AllToAllOp::Adaptor adaptor) {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> group = op.getGroup();
     int64_t n = group.size();
-    int64_t selfIndex = llvm::find(group, self) - group.begin();
+    int64_t selfIndex = llvm::find(group, rank.self) - group.begin();
+    Value input = adaptor.getInput();
     SmallVector<Value> pieces;
     for (int64_t i = 0; i < n; ++i) {
-      if (group[i] == self) {
+      if (group[i] == rank.self) {
         for (int64_t j = 0; j < n; ++j)
           if (j != i)
-            send(loc, chunk(loc, a2a.getInput(), a2a.getSplitDim(), j, n),
-                 group[j], kCollectiveTag);
-        pieces.push_back(
-            chunk(loc, a2a.getInput(), a2a.getSplitDim(), selfIndex, n));
+            send(loc, chunk(loc, input, op.getSplitDim(), j, n), group[j],
+                 kCollectiveTag);
+        pieces.push_back(chunk(loc, input, op.getSplitDim(), selfIndex, n));
       } else {
-        auto inType = a2a.getInput().getType();
+        auto inType = op.getInput().getType();
         SmallVector<int64_t> shape(inType.getShape());
-        shape[a2a.getSplitDim()] /= n;
+        shape[op.getSplitDim()] /= n;
         pieces.push_back(
             recv(loc, RankedTensorType::get(shape, inType.getElementType()),
                  group[i], kCollectiveTag));
       }
     }
-    replacement = concat(loc, pieces, a2a.getConcatDim(), a2a.getType());
-  } else {
-    return op->emitOpError("is not supported by convert-dist-to-mpi");
+    return concat(loc, pieces, op.getConcatDim(), op.getType());
   }
-  if (replacement)
-    op->getResult(0).replaceAllUsesWith(replacement);
-  op->erase();
-  return success();
-}
-
-/// Groups that need a communicator: those of ops built on MPI_Allreduce.
-SmallVector<int64_t> commGroupOf(Operation *op) {
-  if (isa<AllReduceOp, ReduceScatterOp, ReduceOp>(op)) {
-    auto group = op->getAttrOfType<DenseI64ArrayAttr>("group").asArrayRef();
-    return SmallVector<int64_t>(group.begin(), group.end());
-  }
-  return {};
-}
+};
 
 struct ConvertDistToMPIPass
     : public distir::impl::ConvertDistToMPIPassBase<ConvertDistToMPIPass> {
@@ -324,22 +307,36 @@ struct ConvertDistToMPIPass
                          << "'; expected OpenMPI or MPICH";
       return signalPassFailure();
     }
-    // Global dist ops left over mean dist-to-rank did not run.
-    // (A kept global function is replaced by the dispatcher.)
-    WalkResult leftover = module.walk([&](Operation *op) {
-      auto parent = op->getParentOfType<func::FuncOp>();
-      if (parent && parent->hasAttr(kRanksAttr))
-        return WalkResult::skip();
-      if (isa<dist::DistDialect>(op->getDialect())) {
-        op->emitOpError("is a global communication op; run dist-to-rank "
-                        "before convert-dist-to-mpi");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (leftover.wasInterrupted())
+    RankLoweringBackend backend;
+    backend.passName = "convert-dist-to-mpi";
+    // Only the ops built on MPI_Allreduce use a group communicator; the
+    // others are point-to-point on the world.
+    backend.needsCommunicator = [](Operation *op) {
+      return isa<AllReduceOp, ReduceScatterOp, ReduceOp>(op);
+    };
+    backend.buildWorld = [&](OpBuilder &b, Location loc) -> Value {
+      return mpi::CommWorldOp::create(b, loc, mpi::CommType::get(ctx));
+    };
+    // Communicators come from the runtime's cache (one MPI_Comm_split per
+    // group for the life of the process, freed at MPI_Finalize); the handle
+    // is what convert-mpi-to-llvm makes of an !mpi.comm.
+    backend.buildCommunicator = [&](OpBuilder &b, Location loc,
+                                    ArrayRef<int64_t> group) -> Value {
+      Value handle = buildGroupCommunicator(b, module, loc, group,
+                                            "distir_mpi_group_comm");
+      return UnrealizedConversionCastOp::create(
+                 b, loc, TypeRange{mpi::CommType::get(ctx)}, handle)
+          .getResult(0);
+    };
+    backend.populatePatterns = populateDistRankToMPIConversionPatterns;
+    backend.getRank = [](OpBuilder &b, Location loc) -> Value {
+      Value world =
+          mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+      return mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world)
+          .getRank();
+    };
+    if (failed(lowerRankPrograms(module, backend)))
       return signalPassFailure();
-
     if (!module->hasAttr("dlti.map")) {
       auto entry =
           DataLayoutEntryAttr::get(StringAttr::get(ctx, "MPI:Implementation"),
@@ -348,83 +345,22 @@ struct ConvertDistToMPIPass
                       MapAttr::get(ctx, {cast<DataLayoutEntryInterface>(
                                             Attribute(entry))}));
     }
-
-    // Placement has served its purpose; bufferization wants plain tensors.
-    stripPlacement(module);
-
-    // Rank functions by program.
-    llvm::MapVector<StringRef, SmallVector<func::FuncOp>> programs;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kRankAttr)) {
-        StringRef program;
-        if (auto name = func->getAttrOfType<StringAttr>(kProgramAttr))
-          program = name.getValue();
-        programs[program].push_back(func);
-      }
-    // dist_rank ops outside rank functions cannot be lowered.
-    WalkResult stray = module.walk([&](Operation *op) {
-      if (!isa<DistRankDialect>(op->getDialect()))
-        return WalkResult::advance();
-      auto func = op->getParentOfType<func::FuncOp>();
-      if (!func || !func->hasAttr(kRankAttr)) {
-        op->emitOpError() << "is outside a rank function (one with '"
-                          << kRankAttr << "')";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (stray.wasInterrupted())
-      return signalPassFailure();
-
-    OpBuilder b(ctx);
-    for (auto &[program, funcs] : programs) {
-      // The same splits, in the same order, on every rank of the program.
-      std::set<SmallVector<int64_t>> groups;
-      for (func::FuncOp func : funcs)
-        func.walk([&](Operation *op) {
-          SmallVector<int64_t> g = commGroupOf(op);
-          if (!g.empty())
-            groups.insert(g);
-        });
-      for (func::FuncOp func : funcs) {
-        int64_t self = func->getAttrOfType<IntegerAttr>(kRankAttr).getInt();
-        b.setInsertionPointToStart(&func.getBody().front());
-        Location loc = func.getLoc();
-        RankLowering lowering{b, self, {}, {}};
-        lowering.world =
-            mpi::CommWorldOp::create(b, loc, mpi::CommType::get(ctx));
-        // Communicators come from the runtime's cache (one MPI_Comm_split
-        // per group for the life of the process, freed at MPI_Finalize);
-        // the handle is what convert-mpi-to-llvm makes of an !mpi.comm.
-        for (const SmallVector<int64_t> &group : groups) {
-          Value handle = buildGroupCommunicator(b, module, loc, group,
-                                                "distir_mpi_group_comm");
-          lowering.comms[group] =
-              UnrealizedConversionCastOp::create(
-                  b, loc, TypeRange{mpi::CommType::get(ctx)}, handle)
-                  .getResult(0);
-        }
-        SmallVector<Operation *> ops;
-        func.walk([&](Operation *op) {
-          if (isa<DistRankDialect>(op->getDialect()))
-            ops.push_back(op);
-        });
-        for (Operation *op : ops)
-          if (failed(lowering.lower(op)))
-            return signalPassFailure();
-      }
-      if (program.empty())
-        continue;
-      auto global = module.lookupSymbol<func::FuncOp>(program);
-      if (global && global->hasAttr(kRanksAttr))
-        buildRankDispatcher(global, funcs, [](OpBuilder &b, Location loc) {
-          Value world = mpi::CommWorldOp::create(
-              b, loc, mpi::CommType::get(b.getContext()));
-          return mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world)
-              .getRank();
-        });
-    }
   }
 };
 
 } // namespace
+
+void distir::populateDistRankToMPIConversionPatterns(
+    RewritePatternSet &patterns, const RankFunctionContext &rank) {
+  patterns.add<RankOpConversion<SendOp, RankLowering>,
+               RankOpConversion<RecvOp, RankLowering>,
+               RankOpConversion<AllReduceOp, RankLowering>,
+               RankOpConversion<ReduceScatterOp, RankLowering>,
+               RankOpConversion<ReduceOp, RankLowering>,
+               RankOpConversion<BroadcastOp, RankLowering>,
+               RankOpConversion<ScatterOp, RankLowering>,
+               RankOpConversion<GatherOp, RankLowering>,
+               RankOpConversion<AllGatherOp, RankLowering>,
+               RankOpConversion<AllToAllOp, RankLowering>>(
+      patterns.getContext(), rank);
+}

@@ -23,7 +23,7 @@
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/MapVector.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace distir {
 #define GEN_PASS_DEF_CONVERTDISTTONCCLPASS
@@ -72,72 +72,9 @@ int64_t ncclOp(dist::ReductionKind kind) {
   return 0;
 }
 
-struct NCCLLowering {
-  OpBuilder &b;
-  ModuleOp module;
-  int64_t self;
-  std::map<SmallVector<int64_t>, Value> comms;
-
-  Value i32(Location loc, int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  }
-  Value i64(Location loc, int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
-  }
-  /// Declares (once) and calls `name`. The call and the pointer
-  /// extractions of its buffers go into one `memref.alloca_scope`: the shim
-  /// sees raw pointers, so without the region the buffers' last use would be
-  /// the extraction and buffer deallocation could free an input before the
-  /// call reads it.
-  void call(Location loc, StringRef name, ValueRange args) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(module.getBody());
-      func = func::FuncOp::create(
-          b, loc, name, b.getFunctionType(TypeRange(args), TypeRange()));
-      func.setPrivate();
-    }
-    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange());
-    Block *body = new Block();
-    scope.getBodyRegion().push_back(body);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(body);
-    auto callOp = func::CallOp::create(b, loc, func, args);
-    memref::AllocaScopeReturnOp::create(b, loc);
-    for (Operation *op : pointerOps)
-      op->moveBefore(callOp);
-    pointerOps.clear();
-  }
-  /// Pointer extractions made for the next call, in creation order.
-  SmallVector<Operation *> pointerOps;
-  /// Pointer (as i64) to the data of a contiguous buffer.
-  Value pointer(Location loc, Value buffer) {
-    auto index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    auto cast = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-    pointerOps.push_back(index);
-    pointerOps.push_back(cast);
-    return cast;
-  }
-  static MemRefType bufferType(RankedTensorType t) {
-    return MemRefType::get(t.getShape(), t.getElementType());
-  }
-  Value inBuffer(Location loc, Value tensor) {
-    return bufferization::ToBufferOp::create(
-        b, loc, bufferType(cast<RankedTensorType>(tensor.getType())), tensor,
-        /*read_only=*/true);
-  }
-  std::pair<Value, Value> outBuffer(Location loc, Type type) {
-    auto t = cast<RankedTensorType>(type);
-    t = RankedTensorType::get(t.getShape(), t.getElementType());
-    Value buffer = memref::AllocOp::create(b, loc, bufferType(t));
-    Value tensor = bufferization::ToTensorOp::create(
-        b, loc, t, buffer, /*restrict=*/true, /*writable=*/true);
-    return {buffer, tensor};
-  }
-
-  LogicalResult lower(Operation *op);
-};
+MemRefType bufferType(RankedTensorType t) {
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
 
 /// Chunks along `dim` are contiguous when all outer dimensions are 1.
 bool contiguousChunks(RankedTensorType t, int64_t dim) {
@@ -147,134 +84,243 @@ bool contiguousChunks(RankedTensorType t, int64_t dim) {
   return true;
 }
 
-LogicalResult NCCLLowering::lower(Operation *op) {
-  Location loc = op->getLoc();
-  b.setInsertionPoint(op);
-  auto type =
-      cast<RankedTensorType>(op->getNumOperands() ? op->getOperand(0).getType()
-                                                  : op->getResult(0).getType());
-  std::optional<int64_t> dtype = ncclType(type.getElementType());
-  if (!dtype)
+/// The element type every dist_rank op moves.
+RankedTensorType movedType(Operation *op) {
+  return cast<RankedTensorType>(op->getNumOperands()
+                                    ? op->getOperand(0).getType()
+                                    : op->getResult(0).getType());
+}
+
+/// What the shim cannot do, as one error at the op (checked for every op
+/// before anything is lowered, so the patterns never fail).
+LogicalResult checkNCCLLowerable(Operation *op) {
+  RankedTensorType type = movedType(op);
+  if (!ncclType(type.getElementType()))
     return op->emitOpError() << "element type " << type.getElementType()
                              << " has no NCCL data type";
-  auto requireContiguous = [&](RankedTensorType t,
-                               int64_t dim) -> LogicalResult {
-    if (contiguousChunks(t, dim))
+  auto requireContiguous = [&](Type t, int64_t dim) -> LogicalResult {
+    auto placed = cast<RankedTensorType>(t);
+    // Reported as the lowering sees it: placement is stripped first.
+    auto tensor =
+        RankedTensorType::get(placed.getShape(), placed.getElementType());
+    if (contiguousChunks(tensor, dim))
       return success();
     return op->emitOpError()
-           << "chunks along dimension " << dim << " of " << t
+           << "chunks along dimension " << dim << " of " << tensor
            << " are not contiguous; convert-dist-to-nccl needs the chunk "
               "dimension to be the outermost non-unit one";
   };
-  auto groupAttr = op->getAttrOfType<DenseI64ArrayAttr>("group");
-  Value comm =
-      groupAttr ? comms.at(SmallVector<int64_t>(groupAttr.asArrayRef().begin(),
-                                                groupAttr.asArrayRef().end()))
-                : Value();
-  auto groupIndex = [&](int64_t rank) {
-    return llvm::find(groupAttr.asArrayRef(), rank) -
-           groupAttr.asArrayRef().begin();
-  };
-  Value dt = i32(loc, *dtype);
-  Value replacement;
-  if (auto s = dyn_cast<SendOp>(op)) {
-    call(loc, "distir_nccl_send",
-         {pointer(loc, inBuffer(loc, s.getInput())),
-          i64(loc, type.getNumElements()), dt, i32(loc, s.getDest())});
-  } else if (auto r = dyn_cast<RecvOp>(op)) {
-    auto [buffer, tensor] = outBuffer(loc, r.getType());
-    call(loc, "distir_nccl_recv",
-         {pointer(loc, buffer), i64(loc, type.getNumElements()), dt,
-          i32(loc, r.getSource())});
-    replacement = tensor;
-  } else if (auto ar = dyn_cast<AllReduceOp>(op)) {
-    auto [buffer, tensor] = outBuffer(loc, ar.getType());
-    call(loc, "distir_nccl_all_reduce",
-         {comm, pointer(loc, inBuffer(loc, ar.getInput())),
-          pointer(loc, buffer), i64(loc, type.getNumElements()), dt,
-          i32(loc, ncclOp(ar.getKind()))});
-    replacement = tensor;
-  } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
-    if (failed(requireContiguous(type, rs.getDim())))
+  if (auto rs = dyn_cast<ReduceScatterOp>(op))
+    return requireContiguous(type, rs.getDim());
+  if (auto ag = dyn_cast<AllGatherOp>(op))
+    return requireContiguous(ag.getType(), ag.getDim());
+  if (auto a2a = dyn_cast<AllToAllOp>(op)) {
+    if (failed(requireContiguous(type, a2a.getSplitDim())))
       return failure();
-    auto [buffer, tensor] = outBuffer(loc, rs.getType());
-    call(loc, "distir_nccl_reduce_scatter",
-         {comm, pointer(loc, inBuffer(loc, rs.getInput())),
-          pointer(loc, buffer), i64(loc, rs.getType().getNumElements()), dt,
-          i32(loc, ncclOp(rs.getKind()))});
-    replacement = tensor;
-  } else if (auto ag = dyn_cast<AllGatherOp>(op)) {
-    if (failed(requireContiguous(ag.getType(), ag.getDim())))
-      return failure();
-    auto [buffer, tensor] = outBuffer(loc, ag.getType());
-    call(loc, "distir_nccl_all_gather",
-         {comm, pointer(loc, inBuffer(loc, ag.getInput())),
-          pointer(loc, buffer), i64(loc, type.getNumElements()), dt});
-    replacement = tensor;
-  } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
-    if (failed(requireContiguous(type, a2a.getSplitDim())) ||
-        failed(requireContiguous(a2a.getType(), a2a.getConcatDim())))
-      return failure();
-    auto [buffer, tensor] = outBuffer(loc, a2a.getType());
-    call(loc, "distir_nccl_all_to_all",
-         {comm, pointer(loc, inBuffer(loc, a2a.getInput())),
-          pointer(loc, buffer),
-          i64(loc, type.getNumElements() / groupAttr.size()), dt});
-    replacement = tensor;
-  } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
-    auto [buffer, tensor] = outBuffer(loc, bc.getType());
-    Value in = bc.getInput() ? pointer(loc, inBuffer(loc, bc.getInput()))
-                             : i64(loc, 0);
-    call(loc, "distir_nccl_broadcast",
-         {comm, in, pointer(loc, buffer), i64(loc, type.getNumElements()), dt,
-          i32(loc, groupIndex(bc.getRoot()))});
-    replacement = tensor;
-  } else if (auto red = dyn_cast<ReduceOp>(op)) {
-    Value out = i64(loc, 0);
-    if (red.getResult()) {
-      auto [buffer, tensor] = outBuffer(loc, red.getResult().getType());
-      out = pointer(loc, buffer);
-      replacement = tensor;
-    }
-    call(loc, "distir_nccl_reduce",
-         {comm, pointer(loc, inBuffer(loc, red.getInput())), out,
-          i64(loc, type.getNumElements()), dt, i32(loc, ncclOp(red.getKind())),
-          i32(loc, groupIndex(red.getRoot()))});
-  } else if (auto ga = dyn_cast<GatherOp>(op)) {
-    Value out = i64(loc, 0);
-    if (ga.getResult()) {
-      auto resultType = cast<RankedTensorType>(ga.getResult().getType());
-      if (failed(requireContiguous(resultType, ga.getDim())))
-        return failure();
-      auto [buffer, tensor] = outBuffer(loc, resultType);
-      out = pointer(loc, buffer);
-      replacement = tensor;
-    }
-    call(loc, "distir_nccl_gather",
-         {comm, pointer(loc, inBuffer(loc, ga.getInput())), out,
-          i64(loc, type.getNumElements()), dt,
-          i32(loc, groupIndex(ga.getRoot()))});
-  } else if (auto sc = dyn_cast<ScatterOp>(op)) {
-    Value in = i64(loc, 0);
-    if (sc.getInput()) {
-      if (failed(requireContiguous(sc.getInput().getType(), sc.getDim())))
-        return failure();
-      in = pointer(loc, inBuffer(loc, sc.getInput()));
-    }
-    auto [buffer, tensor] = outBuffer(loc, sc.getType());
-    call(loc, "distir_nccl_scatter",
-         {comm, in, pointer(loc, buffer),
-          i64(loc, sc.getType().getNumElements()), dt,
-          i32(loc, groupIndex(sc.getRoot()))});
-    replacement = tensor;
-  } else {
-    return op->emitOpError("is not supported by convert-dist-to-nccl");
+    return requireContiguous(a2a.getType(), a2a.getConcatDim());
   }
-  if (replacement)
-    op->getResult(0).replaceAllUsesWith(replacement);
-  op->erase();
+  if (auto ga = dyn_cast<GatherOp>(op); ga && ga.getResult())
+    return requireContiguous(ga.getResult().getType(), ga.getDim());
+  if (auto sc = dyn_cast<ScatterOp>(op); sc && sc.getInput())
+    return requireContiguous(sc.getInput().getType(), sc.getDim());
   return success();
 }
+
+/// Builds the shim call of one dist_rank op (the patterns below construct one
+/// per match, on the conversion's rewriter).
+struct NCCLLowering {
+  OpBuilder &b;
+  const RankFunctionContext &rank;
+  Operation *op;
+
+  Location loc() const { return op->getLoc(); }
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, loc(), b.getI32IntegerAttr(v));
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc(), b.getI64IntegerAttr(v));
+  }
+  Value dtype() { return i32(*ncclType(movedType(op).getElementType())); }
+  Value comm() {
+    auto group = op->getAttrOfType<DenseI64ArrayAttr>("group");
+    return rank.comms.at(SmallVector<int64_t>(group.asArrayRef()));
+  }
+  /// Index of global rank `r` in the op's group (NCCL's root argument).
+  Value groupIndex(int64_t r) {
+    ArrayRef<int64_t> group =
+        op->getAttrOfType<DenseI64ArrayAttr>("group").asArrayRef();
+    return i32(llvm::find(group, r) - group.begin());
+  }
+  Value inBuffer(Value tensor) {
+    return bufferization::ToBufferOp::create(
+        b, loc(), bufferType(cast<RankedTensorType>(tensor.getType())), tensor,
+        /*read_only=*/true);
+  }
+  /// A fresh buffer and the tensor the op's result becomes.
+  std::pair<Value, Value> outBuffer(Type type) {
+    auto t = cast<RankedTensorType>(type);
+    t = RankedTensorType::get(t.getShape(), t.getElementType());
+    Value buffer = memref::AllocOp::create(b, loc(), bufferType(t));
+    Value tensor = bufferization::ToTensorOp::create(
+        b, loc(), t, buffer, /*restrict=*/true, /*writable=*/true);
+    return {buffer, tensor};
+  }
+
+  /// An argument of a shim call: a value, or a buffer passed as its pointer.
+  struct Arg {
+    Value value;
+    bool pointer = false;
+  };
+  static Arg ptr(Value buffer) { return {buffer, true}; }
+
+  /// Declares (once) and calls `name`. The call and the pointer
+  /// extractions of its buffers go into one `memref.alloca_scope`: the shim
+  /// sees raw pointers, so without the region the buffers' last use would be
+  /// the extraction and buffer deallocation could free an input before the
+  /// call reads it.
+  void call(StringRef name, ArrayRef<Arg> args) {
+    auto scope = memref::AllocaScopeOp::create(b, loc(), TypeRange());
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&scope.getBodyRegion());
+    SmallVector<Value> values;
+    for (const Arg &arg : args) {
+      if (!arg.pointer) {
+        values.push_back(arg.value);
+        continue;
+      }
+      Value index =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), arg.value);
+      values.push_back(
+          arith::IndexCastOp::create(b, loc(), b.getI64Type(), index));
+    }
+    auto module = op->getParentOfType<ModuleOp>();
+    auto callee = module.lookupSymbol<func::FuncOp>(name);
+    if (!callee) {
+      OpBuilder::InsertionGuard moduleGuard(b);
+      b.setInsertionPointToEnd(module.getBody());
+      callee = func::FuncOp::create(
+          b, loc(), name, b.getFunctionType(TypeRange(values), TypeRange()));
+      callee.setPrivate();
+    }
+    func::CallOp::create(b, loc(), callee, values);
+    memref::AllocaScopeReturnOp::create(b, loc());
+  }
+
+  // One overload per dist_rank op: the value replacing its result (null
+  // when the op has none on this rank).
+  Value lower(SendOp s, SendOp::Adaptor adaptor) {
+    call("distir_nccl_send", {ptr(inBuffer(adaptor.getInput())),
+                              {i64(movedType(op).getNumElements())},
+                              {dtype()},
+                              {i32(s.getDest())}});
+    return {};
+  }
+  Value lower(RecvOp r, RecvOp::Adaptor) {
+    auto [buffer, tensor] = outBuffer(r.getType());
+    call("distir_nccl_recv", {ptr(buffer),
+                              {i64(movedType(op).getNumElements())},
+                              {dtype()},
+                              {i32(r.getSource())}});
+    return tensor;
+  }
+  Value lower(AllReduceOp ar, AllReduceOp::Adaptor adaptor) {
+    auto [buffer, tensor] = outBuffer(ar.getType());
+    call("distir_nccl_all_reduce", {{comm()},
+                                    ptr(inBuffer(adaptor.getInput())),
+                                    ptr(buffer),
+                                    {i64(movedType(op).getNumElements())},
+                                    {dtype()},
+                                    {i32(ncclOp(ar.getKind()))}});
+    return tensor;
+  }
+  Value lower(ReduceScatterOp rs, ReduceScatterOp::Adaptor adaptor) {
+    auto [buffer, tensor] = outBuffer(rs.getType());
+    call("distir_nccl_reduce_scatter", {{comm()},
+                                        ptr(inBuffer(adaptor.getInput())),
+                                        ptr(buffer),
+                                        {i64(rs.getType().getNumElements())},
+                                        {dtype()},
+                                        {i32(ncclOp(rs.getKind()))}});
+    return tensor;
+  }
+  Value lower(AllGatherOp ag, AllGatherOp::Adaptor adaptor) {
+    auto [buffer, tensor] = outBuffer(ag.getType());
+    call("distir_nccl_all_gather", {{comm()},
+                                    ptr(inBuffer(adaptor.getInput())),
+                                    ptr(buffer),
+                                    {i64(movedType(op).getNumElements())},
+                                    {dtype()}});
+    return tensor;
+  }
+  Value lower(AllToAllOp a2a, AllToAllOp::Adaptor adaptor) {
+    auto [buffer, tensor] = outBuffer(a2a.getType());
+    int64_t n = a2a.getGroup().size();
+    call("distir_nccl_all_to_all", {{comm()},
+                                    ptr(inBuffer(adaptor.getInput())),
+                                    ptr(buffer),
+                                    {i64(movedType(op).getNumElements() / n)},
+                                    {dtype()}});
+    return tensor;
+  }
+  Value lower(BroadcastOp bc, BroadcastOp::Adaptor adaptor) {
+    auto [buffer, tensor] = outBuffer(bc.getType());
+    Arg in =
+        adaptor.getInput() ? ptr(inBuffer(adaptor.getInput())) : Arg{i64(0)};
+    call("distir_nccl_broadcast", {{comm()},
+                                   in,
+                                   ptr(buffer),
+                                   {i64(movedType(op).getNumElements())},
+                                   {dtype()},
+                                   {groupIndex(bc.getRoot())}});
+    return tensor;
+  }
+  Value lower(ReduceOp red, ReduceOp::Adaptor adaptor) {
+    Arg out{i64(0)};
+    Value tensor;
+    if (red.getResult()) {
+      auto [buffer, result] = outBuffer(red.getResult().getType());
+      out = ptr(buffer);
+      tensor = result;
+    }
+    call("distir_nccl_reduce", {{comm()},
+                                ptr(inBuffer(adaptor.getInput())),
+                                out,
+                                {i64(movedType(op).getNumElements())},
+                                {dtype()},
+                                {i32(ncclOp(red.getKind()))},
+                                {groupIndex(red.getRoot())}});
+    return tensor;
+  }
+  Value lower(GatherOp ga, GatherOp::Adaptor adaptor) {
+    Arg out{i64(0)};
+    Value tensor;
+    if (ga.getResult()) {
+      auto [buffer, result] = outBuffer(ga.getResult().getType());
+      out = ptr(buffer);
+      tensor = result;
+    }
+    call("distir_nccl_gather", {{comm()},
+                                ptr(inBuffer(adaptor.getInput())),
+                                out,
+                                {i64(movedType(op).getNumElements())},
+                                {dtype()},
+                                {groupIndex(ga.getRoot())}});
+    return tensor;
+  }
+  Value lower(ScatterOp sc, ScatterOp::Adaptor adaptor) {
+    Arg in{i64(0)};
+    if (adaptor.getInput())
+      in = ptr(inBuffer(adaptor.getInput()));
+    auto [buffer, tensor] = outBuffer(sc.getType());
+    call("distir_nccl_scatter", {{comm()},
+                                 in,
+                                 ptr(buffer),
+                                 {i64(sc.getType().getNumElements())},
+                                 {dtype()},
+                                 {groupIndex(sc.getRoot())}});
+    return tensor;
+  }
+};
 
 struct ConvertDistToNCCLPass
     : public distir::impl::ConvertDistToNCCLPassBase<ConvertDistToNCCLPass> {
@@ -282,86 +328,45 @@ struct ConvertDistToNCCLPass
 
   void runOnOperation() final {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    // A kept global function (dist_rank.ranks) becomes the dispatcher.
-    WalkResult bad = module.walk([&](Operation *op) {
-      auto parent = op->getParentOfType<func::FuncOp>();
-      if (parent && parent->hasAttr(kRanksAttr))
-        return WalkResult::skip();
-      if (isa<dist::DistDialect>(op->getDialect())) {
-        op->emitOpError("is a global communication op; run dist-to-rank "
-                        "before convert-dist-to-nccl");
-        return WalkResult::interrupt();
+    RankLoweringBackend backend;
+    backend.passName = "convert-dist-to-nccl";
+    backend.needsCommunicator = [](Operation *) { return true; };
+    backend.buildCommunicator = [&](OpBuilder &b, Location loc,
+                                    ArrayRef<int64_t> group) {
+      return buildGroupCommunicator(b, module, loc, group,
+                                    "distir_nccl_group_comm");
+    };
+    backend.checkLowerable = checkNCCLLowerable;
+    backend.populatePatterns = populateDistRankToNCCLConversionPatterns;
+    backend.getRank = [&](OpBuilder &b, Location loc) -> Value {
+      auto rank = module.lookupSymbol<func::FuncOp>("distir_nccl_world_rank");
+      if (!rank) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(module.getBody());
+        rank = func::FuncOp::create(
+            b, loc, "distir_nccl_world_rank",
+            b.getFunctionType(TypeRange(), {b.getI32Type()}));
+        rank.setPrivate();
       }
-      if (isa<DistRankDialect>(op->getDialect())) {
-        auto func = op->getParentOfType<func::FuncOp>();
-        if (!func || !func->hasAttr(kRankAttr)) {
-          op->emitOpError()
-              << "is outside a rank function (one with '" << kRankAttr << "')";
-          return WalkResult::interrupt();
-        }
-      }
-      return WalkResult::advance();
-    });
-    if (bad.wasInterrupted())
+      return func::CallOp::create(b, loc, rank, ValueRange()).getResult(0);
+    };
+    if (failed(lowerRankPrograms(module, backend)))
       return signalPassFailure();
-
-    stripPlacement(module);
-
-    llvm::MapVector<StringRef, SmallVector<func::FuncOp>> programs;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kRankAttr)) {
-        StringRef program;
-        if (auto name = func->getAttrOfType<StringAttr>(kProgramAttr))
-          program = name.getValue();
-        programs[program].push_back(func);
-      }
-
-    OpBuilder b(ctx);
-    for (auto &[program, funcs] : programs) {
-      std::set<SmallVector<int64_t>> groups;
-      for (func::FuncOp func : funcs)
-        func.walk([&](Operation *op) {
-          if (auto g = op->getAttrOfType<DenseI64ArrayAttr>("group");
-              g && isa<DistRankDialect>(op->getDialect()))
-            groups.insert(SmallVector<int64_t>(g.asArrayRef().begin(),
-                                               g.asArrayRef().end()));
-        });
-      for (func::FuncOp func : funcs) {
-        int64_t self = func->getAttrOfType<IntegerAttr>(kRankAttr).getInt();
-        Location loc = func.getLoc();
-        b.setInsertionPointToStart(&func.getBody().front());
-        NCCLLowering lowering{b, module, self, {}, {}};
-        for (const SmallVector<int64_t> &group : groups)
-          lowering.comms[group] = buildGroupCommunicator(
-              b, module, loc, group, "distir_nccl_group_comm");
-        SmallVector<Operation *> ops;
-        func.walk([&](Operation *op) {
-          if (isa<DistRankDialect>(op->getDialect()))
-            ops.push_back(op);
-        });
-        for (Operation *op : ops)
-          if (failed(lowering.lower(op)))
-            return signalPassFailure();
-      }
-      if (program.empty())
-        continue;
-      auto global = module.lookupSymbol<func::FuncOp>(program);
-      if (!global || !global->hasAttr(kRanksAttr))
-        continue;
-      buildRankDispatcher(global, funcs, [&](OpBuilder &b, Location loc) {
-        auto rank = module.lookupSymbol<func::FuncOp>("distir_nccl_world_rank");
-        if (!rank) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToEnd(module.getBody());
-          rank = func::FuncOp::create(
-              b, loc, "distir_nccl_world_rank",
-              b.getFunctionType(TypeRange(), {b.getI32Type()}));
-          rank.setPrivate();
-        }
-        return func::CallOp::create(b, loc, rank, ValueRange()).getResult(0);
-      });
-    }
   }
 };
 } // namespace
+
+void distir::populateDistRankToNCCLConversionPatterns(
+    RewritePatternSet &patterns, const RankFunctionContext &rank) {
+  patterns.add<RankOpConversion<SendOp, NCCLLowering>,
+               RankOpConversion<RecvOp, NCCLLowering>,
+               RankOpConversion<AllReduceOp, NCCLLowering>,
+               RankOpConversion<ReduceScatterOp, NCCLLowering>,
+               RankOpConversion<AllGatherOp, NCCLLowering>,
+               RankOpConversion<AllToAllOp, NCCLLowering>,
+               RankOpConversion<BroadcastOp, NCCLLowering>,
+               RankOpConversion<ReduceOp, NCCLLowering>,
+               RankOpConversion<GatherOp, NCCLLowering>,
+               RankOpConversion<ScatterOp, NCCLLowering>>(patterns.getContext(),
+                                                          rank);
+}
