@@ -326,6 +326,38 @@ public:
 
 private:
   //===--------------------------------------------------------------------===//
+  // The steps of run()
+  //===--------------------------------------------------------------------===//
+  /// An argument's name and whether it is batched (a graph input of rank
+  /// > 0, tagged dist.batch_dim for dist-dtp).
+  using ArgRole = std::pair<std::string, bool>;
+
+  /// The default domain's opset, within those the ONNX library knows.
+  LogicalResult readOpset();
+  /// Notes the initializers, and those without data (architecture-only
+  /// models), which the checker sees as graph inputs.
+  void noteInitializers();
+  /// --input-shape and --input-value, applied to the graph so that ONNX's
+  /// inference sees them.
+  LogicalResult applyInputOptions();
+  /// What would crash or mislead ONNX's checker and inference: names for
+  /// unnamed nodes, ops unknown at the opset, tensor data against dims,
+  /// window attributes.
+  LogicalResult checkBeforeONNX();
+  /// ONNX's checker and shape inference, then the input ranks its inference
+  /// cannot check; remembers the inferred types (onnxTypes).
+  LogicalResult checkAndInferShapes();
+  /// The function's arguments: graph inputs, then the weights (initializers
+  /// that stay constants go to `values` only).
+  LogicalResult importArguments(Block *body, SmallVector<Type> &argTypes,
+                                SmallVector<ArgRole> &argRoles);
+  /// Every node, in graph order.
+  LogicalResult importNodes();
+  /// The return, the signature and the argument/result attributes.
+  LogicalResult finishFunction(func::FuncOp func, ArrayRef<Type> argTypes,
+                               ArrayRef<ArgRole> argRoles);
+
+  //===--------------------------------------------------------------------===//
   // Diagnostics and attributes
   //===--------------------------------------------------------------------===//
 
@@ -679,6 +711,8 @@ private:
   llvm::StringMap<TensorInfo> values;
   /// Graph inputs bound by --input-value: known values whatever their size.
   llvm::StringSet<> boundInputs;
+  /// Every initializer, and those without data.
+  llvm::StringSet<> initializerNames, dataless;
   /// Types of the values as ONNX inference and the graph outputs' declared
   /// types give them; every node output is checked against them.
   llvm::StringMap<OnnxType> onnxTypes;

@@ -1168,15 +1168,14 @@ LogicalResult Importer::bindInputValue(StringRef name,
   return success();
 }
 
-OwningOpRef<ModuleOp> Importer::run() {
-
+LogicalResult Importer::readOpset() {
   // Opset of the default domain.
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx")
       opset = o.version();
   if (opset == 0) {
     emitLine(fileLoc, "model imports no opset of the default ONNX domain");
-    return {};
+    return failure();
   }
   // Opsets 1-6 are accepted per node, for ops unchanged since (importNode).
   // The last one is the ONNX library's: the checker and shape inference
@@ -1186,13 +1185,15 @@ OwningOpRef<ModuleOp> Importer::run() {
   if (opset < 1 || opset > maxOpset) {
     emitError(fileLoc) << "unsupported opset " << opset << " (supported: 7 to "
                        << maxOpset << ")";
-    return {};
+    return failure();
   }
-  onnx::GraphProto *graph = model.mutable_graph();
+  return success();
+}
 
+void Importer::noteInitializers() {
+  onnx::GraphProto *graph = model.mutable_graph();
   // Initializers without data (architecture-only models) would fail the
   // checker: check a copy in which they are graph inputs.
-  llvm::StringSet<> initializerNames, dataless;
   for (const onnx::TensorProto &t : graph->initializer()) {
     initializerNames.insert(t.name());
     bool hasData = t.has_raw_data() || t.float_data_size() ||
@@ -1204,6 +1205,10 @@ OwningOpRef<ModuleOp> Importer::run() {
                                                      t.dims().end())) != 0)
       dataless.insert(t.name());
   }
+}
+
+LogicalResult Importer::applyInputOptions() {
+  onnx::GraphProto *graph = model.mutable_graph();
   // Apply --input-shape to the graph inputs so that ONNX inference sees it.
   llvm::StringMap<SmallVector<int64_t>> shapes;
   for (const auto &[name, dims] : options.inputShapes) {
@@ -1214,7 +1219,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       emitLine(fileLoc,
                "--input-shape names '" + name +
                    (found ? "' twice" : "', which is not a graph input"));
-      return {};
+      return failure();
     }
     shapes[name] = dims;
   }
@@ -1228,7 +1233,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       emitLine(fileLoc, "--input-shape gives " + Twine(it->second.size()) +
                             " dimensions for input '" + vi.name() +
                             "' of rank " + Twine(shape->dim_size()));
-      return {};
+      return failure();
     }
     for (int i = 0; i < shape->dim_size(); ++i) {
       onnx::TensorShapeProto::Dimension *dim = shape->mutable_dim(i);
@@ -1237,7 +1242,7 @@ OwningOpRef<ModuleOp> Importer::run() {
                               " for dimension " + Twine(i) + " of input '" +
                               vi.name() + "', which the model fixes to " +
                               Twine(dim->dim_value()));
-        return {};
+        return failure();
       }
       dim->set_dim_value(it->second[i]);
     }
@@ -1246,7 +1251,12 @@ OwningOpRef<ModuleOp> Importer::run() {
   // shape) before checking, so that ONNX inference sees them as constants.
   for (const auto &[name, texts] : options.inputValues)
     if (failed(bindInputValue(name, texts, initializerNames)))
-      return {};
+      return failure();
+  return success();
+}
+
+LogicalResult Importer::checkBeforeONNX() {
+  onnx::GraphProto *graph = model.mutable_graph();
   // Unnamed nodes get the names diagnostics give them (`<OpType>_<index>`),
   // so that the checker's and inference's messages name them too (they
   // say `Node ()` otherwise).
@@ -1264,7 +1274,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       setCurrentNode(node, i);
       (void)fail("unknown operator: ONNX has no schema for it at opset " +
                  Twine(opset));
-      return {};
+      return failure();
     }
   }
   // Tensor data that disagree with their dims would crash ONNX inference.
@@ -1279,7 +1289,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       else if (!initializer.empty())
         setFirstConsumer(initializer);
       (void)fail(err);
-      return {};
+      return failure();
     }
   }
   // Window attributes that ONNX inference divides by or sizes with
@@ -1307,132 +1317,130 @@ OwningOpRef<ModuleOp> Importer::run() {
         (void)fail("attribute '" + a.name() + "' must be " +
                    (min ? "positive" : "non-negative") + ", got " +
                    (group ? std::to_string(a.i()) : shapeStr(vals)));
-        return {};
+        return failure();
       }
     }
   }
-  {
-    onnx::ModelProto checked;
-    const onnx::ModelProto *toCheck = &model;
-    if (!dataless.empty()) {
-      checked = model;
-      onnx::GraphProto *g = checked.mutable_graph();
-      auto *inits = g->mutable_initializer();
-      for (int i = inits->size() - 1; i >= 0; --i) {
-        const onnx::TensorProto &t = inits->Get(i);
-        if (!dataless.count(t.name()))
-          continue;
-        bool listed = false;
-        for (const onnx::ValueInfoProto &vi : g->input())
-          listed |= vi.name() == t.name();
-        if (!listed) {
-          onnx::ValueInfoProto *vi = g->add_input();
-          vi->set_name(t.name());
-          auto *tt = vi->mutable_type()->mutable_tensor_type();
-          tt->set_elem_type(t.data_type());
-          for (int64_t d : t.dims())
-            tt->mutable_shape()->add_dim()->set_dim_value(d);
-        }
-        inits->DeleteSubrange(i, 1);
-      }
-      toCheck = &checked;
-    }
-    // The checker's and inference's messages name a node as `Node (NAME)`
-    // or `node name: NAME)`: report them at that node.
-    auto failAtNamedNode = [&](const Twine &what, StringRef err) {
-      for (int i = 0; i < graph->node_size(); ++i) {
-        const std::string &name = graph->node(i).name();
-        if (err.contains("Node (" + name + ")") ||
-            err.contains("node name: " + name + ")")) {
-          setCurrentNode(graph->node(i), i);
-          break;
-        }
-      }
-      return fail(what + ": " + err);
-    };
-    std::string err = onnx_import::checkModel(*toCheck);
-    if (!err.empty()) {
-      (void)failAtNamedNode("invalid ONNX model", err);
-      return {};
-    }
-    onnx::ModelProto inferred = *toCheck;
-    err = onnx_import::inferShapes(inferred);
-    if (!err.empty()) {
-      (void)failAtNamedNode("ONNX shape inference failed", err);
-      return {};
-    }
-    // The ranks ONNX 1.12's inference would have crashed on (its guarded
-    // schemas left those nodes' outputs unknown instead, ONNXChecker.cpp),
-    // declared or computed: one line at the node.
-    llvm::StringMap<int> ranks;
-    auto noteRank = [&](const onnx::ValueInfoProto &vi) {
-      if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
-        ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
-    };
-    llvm::for_each(inferred.graph().input(), noteRank);
-    llvm::for_each(inferred.graph().value_info(), noteRank);
-    for (const onnx::TensorProto &t : model.graph().initializer())
-      ranks[t.name()] = t.dims_size();
-    auto rankOf = [&](const std::string &name) {
-      auto it = ranks.find(name);
-      return it == ranks.end() ? -1 : it->second;
-    };
-    for (int i = 0; i < graph->node_size(); ++i) {
-      const onnx::NodeProto &n = graph->node(i);
-      if (n.input_size() < 1)
-        continue;
-      int x = rankOf(n.input(0));
-      std::string why;
-      if (n.op_type() == "LayerNormalization" && n.output_size() > 1 && x == 0)
-        why = "X is a scalar; LayerNormalization needs rank >= 1";
-      if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") &&
-          n.input_size() > 1) {
-        int w = rankOf(n.input(1));
-        if (x >= 0 && x < 3)
-          why = "X must have rank >= 3 ([N, C, D1, ...]), got " +
-                std::to_string(x);
-        else if (x >= 0 && w >= 0 && x != w)
-          why = "X (rank " + std::to_string(x) + ") and W (rank " +
-                std::to_string(w) + ") must have the same rank";
-      }
-      if (!why.empty()) {
-        setCurrentNode(n, i);
-        (void)fail(why);
-        return {};
-      }
-    }
-    // Remember what inference says (and the graph outputs' declarations,
-    // which it merged into the outputs) for checkOutputType.
-    auto remember = [&](const onnx::ValueInfoProto &vi) {
-      if (!vi.type().has_tensor_type())
-        return;
-      const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
-      OnnxType t;
-      t.elemType = tt.elem_type();
-      if (tt.has_shape()) {
-        t.dims.emplace();
-        for (const auto &dim : tt.shape().dim())
-          t.dims->push_back(dim.has_dim_value() ? dim.dim_value() : -1);
-      }
-      onnxTypes[vi.name()] = std::move(t);
-    };
-    for (const onnx::ValueInfoProto &vi : inferred.graph().value_info())
-      remember(vi);
-    for (const onnx::ValueInfoProto &vi : inferred.graph().output())
-      remember(vi);
-  }
+  return success();
+}
 
-  // Function signature: graph inputs, then weights.
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  builder.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(builder, fileLoc, options.funcName,
-                                   builder.getFunctionType({}, {}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-  SmallVector<Type> argTypes;
-  // Names survive printing as `dist.name`; graph inputs (not weights) are
-  // batched along dimension 0 for dist-dtp.
-  SmallVector<std::pair<std::string, bool>> argRoles;
+LogicalResult Importer::checkAndInferShapes() {
+  onnx::GraphProto *graph = model.mutable_graph();
+  onnx::ModelProto checked;
+  const onnx::ModelProto *toCheck = &model;
+  if (!dataless.empty()) {
+    checked = model;
+    onnx::GraphProto *g = checked.mutable_graph();
+    auto *inits = g->mutable_initializer();
+    for (int i = inits->size() - 1; i >= 0; --i) {
+      const onnx::TensorProto &t = inits->Get(i);
+      if (!dataless.count(t.name()))
+        continue;
+      bool listed = false;
+      for (const onnx::ValueInfoProto &vi : g->input())
+        listed |= vi.name() == t.name();
+      if (!listed) {
+        onnx::ValueInfoProto *vi = g->add_input();
+        vi->set_name(t.name());
+        auto *tt = vi->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(t.data_type());
+        for (int64_t d : t.dims())
+          tt->mutable_shape()->add_dim()->set_dim_value(d);
+      }
+      inits->DeleteSubrange(i, 1);
+    }
+    toCheck = &checked;
+  }
+  // The checker's and inference's messages name a node as `Node (NAME)`
+  // or `node name: NAME)`: report them at that node.
+  auto failAtNamedNode = [&](const Twine &what, StringRef err) {
+    for (int i = 0; i < graph->node_size(); ++i) {
+      const std::string &name = graph->node(i).name();
+      if (err.contains("Node (" + name + ")") ||
+          err.contains("node name: " + name + ")")) {
+        setCurrentNode(graph->node(i), i);
+        break;
+      }
+    }
+    return fail(what + ": " + err);
+  };
+  std::string err = onnx_import::checkModel(*toCheck);
+  if (!err.empty()) {
+    (void)failAtNamedNode("invalid ONNX model", err);
+    return failure();
+  }
+  onnx::ModelProto inferred = *toCheck;
+  err = onnx_import::inferShapes(inferred);
+  if (!err.empty()) {
+    (void)failAtNamedNode("ONNX shape inference failed", err);
+    return failure();
+  }
+  // The ranks ONNX 1.12's inference would have crashed on (its guarded
+  // schemas left those nodes' outputs unknown instead, ONNXChecker.cpp),
+  // declared or computed: one line at the node.
+  llvm::StringMap<int> ranks;
+  auto noteRank = [&](const onnx::ValueInfoProto &vi) {
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+  };
+  llvm::for_each(inferred.graph().input(), noteRank);
+  llvm::for_each(inferred.graph().value_info(), noteRank);
+  for (const onnx::TensorProto &t : model.graph().initializer())
+    ranks[t.name()] = t.dims_size();
+  auto rankOf = [&](const std::string &name) {
+    auto it = ranks.find(name);
+    return it == ranks.end() ? -1 : it->second;
+  };
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &n = graph->node(i);
+    if (n.input_size() < 1)
+      continue;
+    int x = rankOf(n.input(0));
+    std::string why;
+    if (n.op_type() == "LayerNormalization" && n.output_size() > 1 && x == 0)
+      why = "X is a scalar; LayerNormalization needs rank >= 1";
+    if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") &&
+        n.input_size() > 1) {
+      int w = rankOf(n.input(1));
+      if (x >= 0 && x < 3)
+        why =
+            "X must have rank >= 3 ([N, C, D1, ...]), got " + std::to_string(x);
+      else if (x >= 0 && w >= 0 && x != w)
+        why = "X (rank " + std::to_string(x) + ") and W (rank " +
+              std::to_string(w) + ") must have the same rank";
+    }
+    if (!why.empty()) {
+      setCurrentNode(n, i);
+      (void)fail(why);
+      return failure();
+    }
+  }
+  // Remember what inference says (and the graph outputs' declarations,
+  // which it merged into the outputs) for checkOutputType.
+  auto remember = [&](const onnx::ValueInfoProto &vi) {
+    if (!vi.type().has_tensor_type())
+      return;
+    const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+    OnnxType t;
+    t.elemType = tt.elem_type();
+    if (tt.has_shape()) {
+      t.dims.emplace();
+      for (const auto &dim : tt.shape().dim())
+        t.dims->push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    }
+    onnxTypes[vi.name()] = std::move(t);
+  };
+  for (const onnx::ValueInfoProto &vi : inferred.graph().value_info())
+    remember(vi);
+  for (const onnx::ValueInfoProto &vi : inferred.graph().output())
+    remember(vi);
+  return success();
+}
+
+LogicalResult Importer::importArguments(Block *body,
+                                        SmallVector<Type> &argTypes,
+                                        SmallVector<ArgRole> &argRoles) {
+  onnx::GraphProto *graph = model.mutable_graph();
   auto addArg = [&](StringRef name, RankedTensorType type,
                     bool isGraphInput = false) {
     argRoles.push_back({name.str(), isGraphInput && type.getRank() > 0});
@@ -1461,19 +1469,19 @@ OwningOpRef<ModuleOp> Importer::run() {
                                                        : "a non-tensor";
       (void)fail("input '" + vi.name() + "' has " + kind +
                  " type: non-tensor types are not supported");
-      return {};
+      return failure();
     }
     const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
     FailureOr<Type> elt =
         elementType(tt.elem_type(), "input '" + vi.name() + "'");
     if (failed(elt))
-      return {};
+      return failure();
     if (!tt.has_shape()) {
       setFirstConsumer(vi.name());
       emitLine(curLoc, "input '" + vi.name() +
                            "' has no shape: pass --input-shape " + vi.name() +
                            "=d0,d1,..." + readBy());
-      return {};
+      return failure();
     }
     SmallVector<int64_t> shape;
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
@@ -1489,7 +1497,7 @@ OwningOpRef<ModuleOp> Importer::run() {
                      " of input '" + vi.name() +
                      "' is dynamic: pass --input-shape " + vi.name() +
                      "=d0,d1,..." + readBy());
-        return {};
+        return failure();
       }
       shape.push_back(dim.dim_value());
     }
@@ -1503,11 +1511,11 @@ OwningOpRef<ModuleOp> Importer::run() {
       setFirstConsumer(t.name());
     FailureOr<Type> elt = elementType(t.data_type(), what);
     if (failed(elt))
-      return {};
+      return failure();
     SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
     if (llvm::any_of(shape, [](int64_t d) { return d < 0; })) {
       emitLine(fileLoc, what + " has a negative dimension");
-      return {};
+      return failure();
     }
     int64_t n = numElements(shape);
     bool hasData = !dataless.count(t.name()) &&
@@ -1517,7 +1525,7 @@ OwningOpRef<ModuleOp> Importer::run() {
                     boundInputs.count(t.name()))) {
       FailureOr<DenseElementsAttr> c = tensorContents(t, what);
       if (failed(c))
-        return {};
+        return failure();
       TensorInfo &info = values[t.name()];
       info.type = placed(shape, *elt);
       info.constant = *c;
@@ -1526,32 +1534,44 @@ OwningOpRef<ModuleOp> Importer::run() {
     }
     if (options.weightsAsConstants && !hasData) {
       emitLine(fileLoc, what + " has no data: --weights=constants needs them");
-      return {};
+      return failure();
     }
     addArg(t.name(), placed(shape, *elt));
     values[t.name()].isUnsigned = isUnsignedType(t.data_type());
   }
 
+  return success();
+}
+
+LogicalResult Importer::importNodes() {
+  onnx::GraphProto *graph = model.mutable_graph();
   if (failed(checkImplementedOps(*graph)))
-    return {};
+    return failure();
   unsigned index = 0;
   for (const onnx::NodeProto &node : graph->node()) {
     if (failed(importNode(node, index++)))
-      return {};
+      return failure();
     // Every output must have been defined (e.g. no unsupported optional
     // outputs left dangling).
     for (const std::string &out : node.output()) {
       if (!out.empty() && !values.count(out)) {
         (void)fail("output '" + out + "' is not supported");
-        return {};
+        return failure();
       }
       if (!out.empty() && failed(checkOutputType(out)))
-        return {};
+        return failure();
     }
   }
   curNode = nullptr;
   curLoc = fileLoc;
 
+  return success();
+}
+
+LogicalResult Importer::finishFunction(func::FuncOp func,
+                                       ArrayRef<Type> argTypes,
+                                       ArrayRef<ArgRole> argRoles) {
+  onnx::GraphProto *graph = model.mutable_graph();
   SmallVector<Value> results;
   SmallVector<bool> resultUnsigned;
   for (const onnx::ValueInfoProto &vi : graph->output()) {
@@ -1559,7 +1579,7 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (it == values.end()) {
       emitLine(fileLoc,
                "graph output '" + vi.name() + "' is not computed by any node");
-      return {};
+      return failure();
     }
     results.push_back(materialize(it->second));
     resultUnsigned.push_back(it->second.isUnsigned);
@@ -1585,6 +1605,29 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (auto [i, isUnsigned] : llvm::enumerate(resultUnsigned))
     if (isUnsigned)
       func.setResultAttr(i, "dist.unsigned", builder.getUnitAttr());
+  return success();
+}
+
+OwningOpRef<ModuleOp> Importer::run() {
+  if (failed(readOpset()))
+    return {};
+  noteInitializers();
+  if (failed(applyInputOptions()) || failed(checkBeforeONNX()) ||
+      failed(checkAndInferShapes()))
+    return {};
+
+  // Function signature: graph inputs, then weights.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, fileLoc, options.funcName,
+                                   builder.getFunctionType({}, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  SmallVector<Type> argTypes;
+  SmallVector<ArgRole> argRoles;
+  if (failed(importArguments(body, argTypes, argRoles)) ||
+      failed(importNodes()) || failed(finishFunction(func, argTypes, argRoles)))
+    return {};
   tagLayers(func);
   if (failed(verify(*module)))
     return {};
