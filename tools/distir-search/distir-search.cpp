@@ -231,6 +231,358 @@ static FailureOr<SmallVector<int64_t>> parseIntList(StringRef text) {
   return values;
 }
 
+static LogicalResult report(const Twine &msg) {
+  llvm::errs() << "error: " << msg << "\n";
+  return failure();
+}
+
+/// The model to search: --model, --dtype, --loss, --optimizer and
+/// --input-shape.
+static LogicalResult readModelSource(const Options &opts, ModelSource &source) {
+  StringRef modelSpec = opts.model;
+  if (modelSpec.empty())
+    return report("no model: pass --model FILE.onnx or --model mlp:LAYERS,DIM");
+  if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
+    return report("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
+  source.dtype = opts.dtype;
+  if (std::string error = parseModelSpec(modelSpec, source); !error.empty())
+    return report(error);
+  if (source.kind == ModelSource::MLP) {
+    if (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences())
+      return report("--loss and --optimizer apply to ONNX models; mlp: "
+                    "models train with their built-in MSE loss and SGD");
+  } else {
+    source.training = opts.training;
+    source.loss = opts.loss;
+    source.optimizer = opts.optimizer;
+    if (!opts.training &&
+        (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences()))
+      return report("--loss and --optimizer apply to training steps "
+                    "(--training)");
+    if (!llvm::is_contained({"mse", "cross-entropy"}, opts.loss))
+      return report("--loss must be mse or cross-entropy, not '" + opts.loss +
+                    "'");
+    if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"},
+                            opts.optimizer))
+      return report("--optimizer must be sgd, momentum, adam or adamw, not '" +
+                    opts.optimizer + "'");
+    if (opts.dtype.getNumOccurrences() && !opts.training)
+      return report("--dtype applies to mlp: models and to ONNX training "
+                    "(mixed precision); ONNX inference keeps the element "
+                    "types the model was exported with");
+  }
+  for (const std::string &spec : opts.inputShapes) {
+    if (source.kind != ModelSource::ONNX)
+      return report("--input-shape applies to ONNX models only");
+    std::pair<std::string, SmallVector<int64_t>> shape;
+    std::string error = parseInputShape(spec, shape);
+    if (!error.empty())
+      return report(error);
+    source.inputShapes.push_back(std::move(shape));
+  }
+
+  return success();
+}
+
+/// --batch or --batch-sweep (sorted, without repeats).
+static FailureOr<SmallVector<int64_t>> readBatches(const Options &opts) {
+  SmallVector<int64_t> batches;
+  if (!opts.batchSweep.empty()) {
+    FailureOr<SmallVector<int64_t>> list = parseIntList(opts.batchSweep);
+    if (failed(list))
+      return report("malformed --batch-sweep '" + opts.batchSweep +
+                    "' (expected positive integers B1,B2,...)");
+    batches = *list;
+    llvm::sort(batches);
+    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+  } else if (opts.batch.getNumOccurrences() == 0) {
+    return report("no batch size: pass --batch B or --batch-sweep B1,B2,...");
+  } else if (opts.batch < 1) {
+    return report("--batch must be positive");
+  } else {
+    batches.push_back(opts.batch);
+  }
+
+  return batches;
+}
+
+/// --cluster, and --devices (a power of two within the cluster; all of its
+/// devices by default).
+static FailureOr<Cluster>
+readCluster(const Options &opts, const ModelSource &source, int64_t &devices) {
+  if (opts.clusterSpec.empty())
+    return report("no cluster: pass --cluster NAME|file.json");
+  std::string clusterError;
+  FailureOr<Cluster> cluster =
+      resolveCluster(opts.clusterSpec, [&](const Twine &msg) {
+        if (clusterError.empty())
+          clusterError = msg.str();
+      });
+  if (failed(cluster) || !clusterError.empty())
+    return report(clusterError.empty()
+                      ? "invalid cluster '" + opts.clusterSpec + "'"
+                      : clusterError);
+  if (source.kind == ModelSource::MLP &&
+      !cluster->device.getPeakFlops(source.dtype))
+    return report("cluster '" + cluster->name + "' has no peak flop/s for " +
+                  source.dtype + " (--dtype " + source.dtype + ")");
+  int64_t available = cluster->getNumDevices();
+  devices =
+      opts.devices.getNumOccurrences() ? int64_t(opts.devices) : available;
+  if (devices < 1 || !llvm::isPowerOf2_64(devices))
+    return report("--devices " + Twine(devices) + " is not a power of two" +
+                  (opts.devices.getNumOccurrences()
+                       ? ""
+                       : " (the cluster's device count; pass --devices)"));
+  if (devices > available)
+    return report("--devices " + Twine(devices) + " exceeds the " +
+                  Twine(available) + " devices of cluster " + cluster->name);
+  return cluster;
+}
+
+/// The search-space and simulation options, checked against each other
+/// before anything runs.
+static LogicalResult checkSearchOptions(const Options &opts) {
+  if (opts.maxMicrobatches < 1 || !llvm::isPowerOf2_64(opts.maxMicrobatches))
+    return report("--max-microbatches " + Twine(opts.maxMicrobatches) +
+                  " is not a power of two");
+  if (opts.maxDP < 0 || opts.maxTP < 0 || opts.maxPP < 0)
+    return report("--max-dp, --max-tp and --max-pp must be >= 0");
+  if (opts.top < 1)
+    return report("--top must be positive");
+  if (opts.strategy != "grid" && opts.strategy != "per-op")
+    return report("--strategy must be grid or per-op, not '" + opts.strategy +
+                  "'");
+  if (opts.strategy == "per-op") {
+    // The grid's dimensions and reports have no meaning for one per-op plan.
+    for (const cl::Option *grid : std::initializer_list<const cl::Option *>{
+             &opts.batchSweep, &opts.maxMicrobatches, &opts.maxDP, &opts.maxTP,
+             &opts.maxPP, &opts.maxZero, &opts.recompute, &opts.fast,
+             &opts.csvFile, &opts.plotFile, &opts.allowFewer, &opts.overlap,
+             &opts.cleanup, &opts.linkContention, &opts.stageTransfer})
+      if (grid->getNumOccurrences())
+        return report("--" + grid->ArgStr +
+                      " belongs to the grid search; --strategy per-op takes "
+                      "--model, --batch, --training, --cluster, --devices, "
+                      "--cost-model, --algo, --top, --json, --emit-best and "
+                      "--trace-best");
+  }
+
+  if (opts.fast && opts.overlap)
+    return report("--fast replays tasks on one stream per device; it cannot "
+                  "be combined with --overlap");
+  if (opts.fast && opts.cleanup)
+    return report("--fast replays the tasks as dist-dtp emits them; it cannot "
+                  "be combined with --cleanup (canonicalize and cse merge ops "
+                  "across microbatches)");
+  if (opts.fast && opts.linkContention)
+    return report("--fast replays each task's events without the other tasks' "
+                  "transfers; it cannot be combined with --link-contention");
+  if (opts.stageTransfer != "send" && opts.stageTransfer != "planned" &&
+      !reshard::symbolizeStrategy(opts.stageTransfer))
+    return report("unknown --stage-transfer '" + opts.stageTransfer +
+                  "' (expected send, planned, send-recv, local-allgather, "
+                  "global-allgather or broadcast)");
+  if (opts.fast && opts.stageTransfer != "send")
+    return report("--fast shares one template among device mappings, but "
+                  "planned stage transfers depend on the mapping; it cannot be "
+                  "combined with --stage-transfer " +
+                  opts.stageTransfer);
+  if (opts.maxZero < 0 || opts.maxZero > 3)
+    return report("--zero must be a ZeRO stage from 0 to 3, not " +
+                  Twine(int64_t(opts.maxZero)));
+  if ((opts.maxZero > 0 || opts.recompute) && !opts.training)
+    return report(
+        "--zero and --recompute apply to training steps (--training)");
+  return success();
+}
+
+/// The plot's format, from its extension; checked before the search.
+static LogicalResult readPlotFormat(const Options &opts, bool &plotIsPNG) {
+  plotIsPNG = false;
+  // The plot's format, from its extension; checked before the search.
+  if (!opts.plotFile.empty()) {
+    StringRef ext = llvm::sys::path::extension(opts.plotFile);
+    plotIsPNG = ext.equals_insensitive(".png");
+    if (!plotIsPNG && !ext.equals_insensitive(".svg"))
+      return report("--plot: unsupported format '" + ext.str() +
+                    "' (expected a .svg or .png file name)");
+    if (plotIsPNG && !canWritePlotPNG())
+      return report("--plot: this build cannot write PNG (it needs librsvg, "
+                    "librsvg2-dev); write an .svg plot instead");
+  }
+  return success();
+}
+
+/// What the search runs with, from the (checked) options.
+static LogicalResult buildSearch(const Options &opts, const Cluster &cluster,
+                                 int64_t devices, SearchOptions &searchOptions,
+                                 SearchSpace &space) {
+  std::optional<CostModelKind> model = symbolizeCostModelKind(opts.costModel);
+  if (!model || *model == CostModelKind::Calibrated)
+    return report("unknown cost model '" + opts.costModel +
+                  "' (expected analytic or distir-compat)");
+  searchOptions.simulator.costModel = *model;
+  std::optional<CollectiveAlgorithm> algo =
+      symbolizeCollectiveAlgorithm(opts.algorithm);
+  if (!algo)
+    return report("unknown collective algorithm '" + opts.algorithm +
+                  "' (expected ring or tree)");
+  searchOptions.simulator.algorithm = *algo;
+  searchOptions.simulator.overlap = opts.overlap;
+  searchOptions.simulator.linkContention = opts.linkContention;
+  searchOptions.stageTransfer = opts.stageTransfer;
+  searchOptions.fast = opts.fast;
+  searchOptions.training = opts.training;
+  searchOptions.cleanup = opts.cleanup;
+  searchOptions.verify = !opts.noVerify;
+  searchOptions.memoryPrecheck = !opts.noMemoryPrecheck;
+  searchOptions.verifyIR = opts.verifyIR;
+  searchOptions.cluster = cluster;
+  searchOptions.jobs =
+      opts.jobs ? unsigned(opts.jobs)
+                : llvm::hardware_concurrency().compute_thread_count();
+
+  space.devices = devices;
+  space.allowFewerDevices = opts.allowFewer;
+  space.maxMicrobatches = opts.maxMicrobatches;
+  space.maxDP = opts.maxDP;
+  space.maxTP = opts.maxTP;
+  space.maxPP = opts.maxPP;
+  space.training = opts.training;
+  space.maxZero = opts.maxZero;
+  space.tryRecompute = opts.recompute;
+  for (const LevelSpec &level : cluster.levels)
+    space.levels.push_back(level.size);
+
+  return success();
+}
+
+/// The CSV, JSON and plot files asked for.
+static LogicalResult writeReports(const Options &opts,
+                                  const SearchSummary &summary,
+                                  const std::vector<ConfigResult> &results,
+                                  const std::vector<size_t> &ranking,
+                                  bool plotIsPNG) {
+  if (!opts.csvFile.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeCSV(os, results, ranking);
+    if (failed(writeFile(opts.csvFile, text)))
+      return failure();
+  }
+  if (!opts.jsonFile.empty() &&
+      failed(writeFile(
+          opts.jsonFile,
+          llvm::formatv("{0:2}\n", toJSON(summary, results, ranking)).str())))
+    return failure();
+  if (!opts.plotFile.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeSVG(os, summary, results, ranking);
+    if (plotIsPNG) {
+      std::string error;
+      if (!writePlotPNG(text, opts.plotFile, error))
+        return report("--plot: " + error);
+    } else if (failed(writeFile(opts.plotFile, text))) {
+      return failure();
+    }
+  }
+
+  return success();
+}
+
+/// --timing: each configuration's transform and simulation, then the totals.
+static void printTiming(const std::vector<ConfigResult> &results,
+                        const SearchRun &run, unsigned jobs,
+                        double secondsBeforeReports) {
+  double transform = 0, simulate = 0;
+  for (const ConfigResult &r : results) {
+    transform += r.transformSeconds;
+    simulate += r.simulateSeconds;
+    const SearchConfig &c = r.config;
+    llvm::errs() << llvm::formatv(
+        "timing batch {0} D/T/P/K {1}/{2}/{3}/{4} {5} {6}: transform "
+        "{7:f2} ms, simulate {8:f2} ms",
+        c.batch, c.dp, c.tp, c.pp, c.microbatches,
+        c.schedule.empty() ? "-" : c.schedule, c.mapping,
+        r.transformSeconds * 1e3, r.simulateSeconds * 1e3);
+    if (!r.fullSimulationReason.empty())
+      llvm::errs() << " (full simulation, not a template replay: "
+                   << r.fullSimulationReason << ")";
+    llvm::errs() << "\n";
+  }
+  size_t n = results.size();
+  llvm::errs() << llvm::formatv(
+      "build {0:f3} s, search {1:f3} s with {2} jobs: {3} configurations, "
+      "per configuration {4:f2} ms (transform {5:f2} ms, simulate {6:f2} "
+      "ms), total {7:f3} s before reports\n",
+      run.buildSeconds, run.searchSeconds, jobs, n,
+      (transform + simulate) / n * 1e3, transform / n * 1e3, simulate / n * 1e3,
+      secondsBeforeReports);
+}
+
+/// Why no configuration fits, by status, with the first rejection's reason.
+static std::string describeNoFit(const std::vector<ConfigResult> &results) {
+  size_t counts[4] = {0, 0, 0, 0};
+  const ConfigResult *firstRejected = nullptr;
+  for (const ConfigResult &r : results) {
+    ++counts[static_cast<unsigned>(r.status)];
+    if (r.status != ConfigStatus::OutOfMemory && !firstRejected)
+      firstRejected = &r;
+  }
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "no configuration fits: of " << results.size() << " configurations, "
+     << counts[unsigned(ConfigStatus::OutOfMemory)]
+     << " exceed the device memory, " << counts[unsigned(ConfigStatus::Skipped)]
+     << " were rejected by dist-dtp"
+     << " and " << counts[unsigned(ConfigStatus::Failed)]
+     << " failed to simulate";
+  if (firstRejected)
+    os << " (first: " << firstRejected->config.getPassOptions() << ": "
+       << firstRejected->reason << ")";
+  return message;
+}
+
+/// --emit-best and --trace-best: the best configuration's program and its
+/// simulated trace.
+static LogicalResult writeBest(const Options &opts, SearchRun &run,
+                               ArrayRef<int64_t> batches,
+                               const ModelSource &source,
+                               const SearchOptions &searchOptions,
+                               const SearchConfig &best) {
+  size_t which = llvm::find(batches, best.batch) - batches.begin();
+  std::string error;
+  OwningOpRef<ModuleOp> transformed = transformProgram(
+      *run.modules[which], source.entry, best, searchOptions, error);
+  if (!transformed)
+    return report("cannot transform the best configuration: " + error);
+  if (failed(verify(*transformed)))
+    return report("the best configuration's program does not verify");
+  if (!opts.emitBest.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    transformed->print(os);
+    os << "\n";
+    if (failed(writeFile(opts.emitBest, text)))
+      return failure();
+  }
+  if (!opts.traceBest.empty()) {
+    SimulatorOptions simOptions = searchOptions.simulator;
+    simOptions.batchSize = best.batch;
+    FailureOr<SimulationResult> sim =
+        simulate(findStepFunction(*transformed, source.entry),
+                 searchOptions.cluster, simOptions);
+    if (failed(sim))
+      return failure();
+    if (failed(writeFile(opts.traceBest,
+                         llvm::formatv("{0}", sim->toChromeTrace()).str())))
+      return failure();
+  }
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   Options opts;
@@ -243,121 +595,17 @@ int main(int argc, char **argv) {
   using Clock = std::chrono::steady_clock;
   auto startTime = Clock::now();
 
-  // Model.
   ModelSource source;
-  StringRef modelSpec = opts.model;
-  if (modelSpec.empty())
-    return fail("no model: pass --model FILE.onnx or --model mlp:LAYERS,DIM");
-  if (!llvm::is_contained({"f32", "f16", "bf16"}, opts.dtype))
-    return fail("--dtype must be f32, f16 or bf16, not '" + opts.dtype + "'");
-  source.dtype = opts.dtype;
-  if (std::string error = parseModelSpec(modelSpec, source); !error.empty())
-    return fail(error);
-  if (source.kind == ModelSource::MLP) {
-    if (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences())
-      return fail("--loss and --optimizer apply to ONNX models; mlp: "
-                  "models train with their built-in MSE loss and SGD");
-  } else {
-    source.training = opts.training;
-    source.loss = opts.loss;
-    source.optimizer = opts.optimizer;
-    if (!opts.training &&
-        (opts.loss.getNumOccurrences() || opts.optimizer.getNumOccurrences()))
-      return fail("--loss and --optimizer apply to training steps "
-                  "(--training)");
-    if (!llvm::is_contained({"mse", "cross-entropy"}, opts.loss))
-      return fail("--loss must be mse or cross-entropy, not '" + opts.loss +
-                  "'");
-    if (!llvm::is_contained({"sgd", "momentum", "adam", "adamw"},
-                            opts.optimizer))
-      return fail("--optimizer must be sgd, momentum, adam or adamw, not '" +
-                  opts.optimizer + "'");
-    if (opts.dtype.getNumOccurrences() && !opts.training)
-      return fail("--dtype applies to mlp: models and to ONNX training "
-                  "(mixed precision); ONNX inference keeps the element "
-                  "types the model was exported with");
-  }
-  for (const std::string &spec : opts.inputShapes) {
-    if (source.kind != ModelSource::ONNX)
-      return fail("--input-shape applies to ONNX models only");
-    std::pair<std::string, SmallVector<int64_t>> shape;
-    std::string error = parseInputShape(spec, shape);
-    if (!error.empty())
-      return fail(error);
-    source.inputShapes.push_back(std::move(shape));
-  }
-
-  // Batch sizes.
-  SmallVector<int64_t> batches;
-  if (!opts.batchSweep.empty()) {
-    FailureOr<SmallVector<int64_t>> list = parseIntList(opts.batchSweep);
-    if (failed(list))
-      return fail("malformed --batch-sweep '" + opts.batchSweep +
-                  "' (expected positive integers B1,B2,...)");
-    batches = *list;
-    llvm::sort(batches);
-    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-  } else if (opts.batch.getNumOccurrences() == 0) {
-    return fail("no batch size: pass --batch B or --batch-sweep B1,B2,...");
-  } else if (opts.batch < 1) {
-    return fail("--batch must be positive");
-  } else {
-    batches.push_back(opts.batch);
-  }
-
-  // Cluster and search space.
-  if (opts.clusterSpec.empty())
-    return fail("no cluster: pass --cluster NAME|file.json");
-  std::string clusterError;
-  FailureOr<Cluster> cluster =
-      resolveCluster(opts.clusterSpec, [&](const Twine &msg) {
-        if (clusterError.empty())
-          clusterError = msg.str();
-      });
-  if (failed(cluster) || !clusterError.empty())
-    return fail(clusterError.empty()
-                    ? "invalid cluster '" + opts.clusterSpec + "'"
-                    : clusterError);
-  if (source.kind == ModelSource::MLP &&
-      !cluster->device.getPeakFlops(source.dtype))
-    return fail("cluster '" + cluster->name + "' has no peak flop/s for " +
-                source.dtype + " (--dtype " + source.dtype + ")");
-  int64_t available = cluster->getNumDevices();
-  int64_t devices =
-      opts.devices.getNumOccurrences() ? int64_t(opts.devices) : available;
-  if (devices < 1 || !llvm::isPowerOf2_64(devices))
-    return fail("--devices " + Twine(devices) + " is not a power of two" +
-                (opts.devices.getNumOccurrences()
-                     ? ""
-                     : " (the cluster's device count; pass --devices)"));
-  if (devices > available)
-    return fail("--devices " + Twine(devices) + " exceeds the " +
-                Twine(available) + " devices of cluster " + cluster->name);
-  if (opts.maxMicrobatches < 1 || !llvm::isPowerOf2_64(opts.maxMicrobatches))
-    return fail("--max-microbatches " + Twine(opts.maxMicrobatches) +
-                " is not a power of two");
-  if (opts.maxDP < 0 || opts.maxTP < 0 || opts.maxPP < 0)
-    return fail("--max-dp, --max-tp and --max-pp must be >= 0");
-  if (opts.top < 1)
-    return fail("--top must be positive");
-  if (opts.strategy != "grid" && opts.strategy != "per-op")
-    return fail("--strategy must be grid or per-op, not '" + opts.strategy +
-                "'");
-  if (opts.strategy == "per-op") {
-    // The grid's dimensions and reports have no meaning for one per-op plan.
-    for (const cl::Option *grid : std::initializer_list<const cl::Option *>{
-             &opts.batchSweep, &opts.maxMicrobatches, &opts.maxDP, &opts.maxTP,
-             &opts.maxPP, &opts.maxZero, &opts.recompute, &opts.fast,
-             &opts.csvFile, &opts.plotFile, &opts.allowFewer, &opts.overlap,
-             &opts.cleanup, &opts.linkContention, &opts.stageTransfer})
-      if (grid->getNumOccurrences())
-        return fail("--" + grid->ArgStr +
-                    " belongs to the grid search; --strategy per-op takes "
-                    "--model, --batch, --training, --cluster, --devices, "
-                    "--cost-model, --algo, --top, --json, --emit-best and "
-                    "--trace-best");
-  }
-
+  if (failed(readModelSource(opts, source)))
+    return 1;
+  FailureOr<SmallVector<int64_t>> batches = readBatches(opts);
+  if (failed(batches))
+    return 1;
+  int64_t devices = 0;
+  FailureOr<Cluster> cluster = readCluster(opts, source, devices);
+  bool plotIsPNG = false;
+  if (failed(cluster) || failed(checkSearchOptions(opts)))
+    return 1;
   // Output files: their directories exist (or the error is said) before
   // the search runs.
   for (const std::string &path :
@@ -368,80 +616,10 @@ int main(int argc, char **argv) {
       return 1;
 
   SearchOptions searchOptions;
-  std::optional<CostModelKind> model = symbolizeCostModelKind(opts.costModel);
-  if (!model || *model == CostModelKind::Calibrated)
-    return fail("unknown cost model '" + opts.costModel +
-                "' (expected analytic or distir-compat)");
-  searchOptions.simulator.costModel = *model;
-  std::optional<CollectiveAlgorithm> algo =
-      symbolizeCollectiveAlgorithm(opts.algorithm);
-  if (!algo)
-    return fail("unknown collective algorithm '" + opts.algorithm +
-                "' (expected ring or tree)");
-  searchOptions.simulator.algorithm = *algo;
-  searchOptions.simulator.overlap = opts.overlap;
-  // The plot's format, from its extension; checked before the search.
-  bool plotIsPNG = false;
-  if (!opts.plotFile.empty()) {
-    StringRef ext = llvm::sys::path::extension(opts.plotFile);
-    plotIsPNG = ext.equals_insensitive(".png");
-    if (!plotIsPNG && !ext.equals_insensitive(".svg"))
-      return fail("--plot: unsupported format '" + ext.str() +
-                  "' (expected a .svg or .png file name)");
-    if (plotIsPNG && !canWritePlotPNG())
-      return fail("--plot: this build cannot write PNG (it needs librsvg, "
-                  "librsvg2-dev); write an .svg plot instead");
-  }
-  if (opts.fast && opts.overlap)
-    return fail("--fast replays tasks on one stream per device; it cannot "
-                "be combined with --overlap");
-  if (opts.fast && opts.cleanup)
-    return fail("--fast replays the tasks as dist-dtp emits them; it cannot "
-                "be combined with --cleanup (canonicalize and cse merge ops "
-                "across microbatches)");
-  if (opts.fast && opts.linkContention)
-    return fail("--fast replays each task's events without the other tasks' "
-                "transfers; it cannot be combined with --link-contention");
-  if (opts.stageTransfer != "send" && opts.stageTransfer != "planned" &&
-      !reshard::symbolizeStrategy(opts.stageTransfer))
-    return fail("unknown --stage-transfer '" + opts.stageTransfer +
-                "' (expected send, planned, send-recv, local-allgather, "
-                "global-allgather or broadcast)");
-  if (opts.fast && opts.stageTransfer != "send")
-    return fail("--fast shares one template among device mappings, but "
-                "planned stage transfers depend on the mapping; it cannot be "
-                "combined with --stage-transfer " +
-                opts.stageTransfer);
-  searchOptions.simulator.linkContention = opts.linkContention;
-  searchOptions.stageTransfer = opts.stageTransfer;
-  searchOptions.fast = opts.fast;
-  searchOptions.training = opts.training;
-  searchOptions.cleanup = opts.cleanup;
-  searchOptions.verify = !opts.noVerify;
-  searchOptions.memoryPrecheck = !opts.noMemoryPrecheck;
-  searchOptions.verifyIR = opts.verifyIR;
-  searchOptions.cluster = *cluster;
-  searchOptions.jobs =
-      opts.jobs ? unsigned(opts.jobs)
-                : llvm::hardware_concurrency().compute_thread_count();
-
   SearchSpace space;
-  space.devices = devices;
-  space.allowFewerDevices = opts.allowFewer;
-  space.maxMicrobatches = opts.maxMicrobatches;
-  space.maxDP = opts.maxDP;
-  space.maxTP = opts.maxTP;
-  space.maxPP = opts.maxPP;
-  space.training = opts.training;
-  if (opts.maxZero < 0 || opts.maxZero > 3)
-    return fail("--zero must be a ZeRO stage from 0 to 3, not " +
-                Twine(int64_t(opts.maxZero)));
-  if ((opts.maxZero > 0 || opts.recompute) && !opts.training)
-    return fail("--zero and --recompute apply to training steps (--training)");
-  space.maxZero = opts.maxZero;
-  space.tryRecompute = opts.recompute;
-  for (const LevelSpec &level : cluster->levels)
-    space.levels.push_back(level.size);
+  if (failed(readPlotFormat(opts, plotIsPNG)) ||
+      failed(buildSearch(opts, *cluster, devices, searchOptions, space)))
+    return 1;
 
   // Build or import the program once per batch size.
   std::unique_ptr<MLIRContext> context = createSearchContext();
@@ -462,7 +640,7 @@ int main(int argc, char **argv) {
   if (opts.strategy == "per-op") {
     PerOpRequest request;
     request.source = &source;
-    request.batch = batches.front();
+    request.batch = batches->front();
     request.training = opts.training;
     request.cluster = *cluster;
     request.devices = devices;
@@ -488,7 +666,7 @@ int main(int argc, char **argv) {
       llvm::errs().flush();
     };
   FailureOr<SearchRun> run =
-      searchModel(source, batches, space, searchOptions, context.get());
+      searchModel(source, *batches, space, searchOptions, context.get());
   if (failed(run))
     return 1;
   auto searchedTime = Clock::now();
@@ -507,7 +685,7 @@ int main(int argc, char **argv) {
 
   // Reports.
   SearchSummary summary;
-  summary.model = modelSpec.str();
+  summary.model = opts.model;
   summary.cluster = opts.clusterSpec;
   summary.devices = devices;
   summary.capacityBytes = cluster->device.memoryCapacity;
@@ -517,115 +695,18 @@ int main(int argc, char **argv) {
   printTable(llvm::outs(), summary, results, ranking, opts.top);
   llvm::outs().flush();
 
-  if (!opts.csvFile.empty()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    writeCSV(os, results, ranking);
-    if (failed(writeFile(opts.csvFile, text)))
-      return 1;
-  }
-  if (!opts.jsonFile.empty() &&
-      failed(writeFile(
-          opts.jsonFile,
-          llvm::formatv("{0:2}\n", toJSON(summary, results, ranking)).str())))
+  if (failed(writeReports(opts, summary, results, ranking, plotIsPNG)))
     return 1;
-  if (!opts.plotFile.empty()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    writeSVG(os, summary, results, ranking);
-    if (plotIsPNG) {
-      std::string error;
-      if (!writePlotPNG(text, opts.plotFile, error))
-        return fail("--plot: " + error);
-    } else if (failed(writeFile(opts.plotFile, text))) {
-      return 1;
-    }
-  }
-
-  if (opts.timing) {
-    double transform = 0, simulate = 0;
-    for (const ConfigResult &r : results) {
-      transform += r.transformSeconds;
-      simulate += r.simulateSeconds;
-      const SearchConfig &c = r.config;
-      llvm::errs() << llvm::formatv(
-          "timing batch {0} D/T/P/K {1}/{2}/{3}/{4} {5} {6}: transform "
-          "{7:f2} ms, simulate {8:f2} ms",
-          c.batch, c.dp, c.tp, c.pp, c.microbatches,
-          c.schedule.empty() ? "-" : c.schedule, c.mapping,
-          r.transformSeconds * 1e3, r.simulateSeconds * 1e3);
-      if (!r.fullSimulationReason.empty())
-        llvm::errs() << " (full simulation, not a template replay: "
-                     << r.fullSimulationReason << ")";
-      llvm::errs() << "\n";
-    }
-    auto seconds = [](auto a, auto b) {
-      return std::chrono::duration<double>(b - a).count();
-    };
-    size_t n = results.size();
-    llvm::errs() << llvm::formatv(
-        "build {0:f3} s, search {1:f3} s with {2} jobs: {3} configurations, "
-        "per configuration {4:f2} ms (transform {5:f2} ms, simulate {6:f2} "
-        "ms), total {7:f3} s before reports\n",
-        run->buildSeconds, run->searchSeconds, searchOptions.jobs, n,
-        (transform + simulate) / n * 1e3, transform / n * 1e3,
-        simulate / n * 1e3, seconds(startTime, searchedTime));
-  }
-  if (ranking.empty()) {
-    size_t counts[4] = {0, 0, 0, 0};
-    const ConfigResult *firstRejected = nullptr;
-    for (const ConfigResult &r : results) {
-      ++counts[static_cast<unsigned>(r.status)];
-      if (r.status != ConfigStatus::OutOfMemory && !firstRejected)
-        firstRejected = &r;
-    }
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    os << "no configuration fits: of " << results.size() << " configurations, "
-       << counts[unsigned(ConfigStatus::OutOfMemory)]
-       << " exceed the device memory, "
-       << counts[unsigned(ConfigStatus::Skipped)]
-       << " were rejected by dist-dtp"
-       << " and " << counts[unsigned(ConfigStatus::Failed)]
-       << " failed to simulate";
-    if (firstRejected)
-      os << " (first: " << firstRejected->config.getPassOptions() << ": "
-         << firstRejected->reason << ")";
-    return fail(message);
-  }
-
-  // The best program and its trace.
-  if (!opts.emitBest.empty() || !opts.traceBest.empty()) {
-    const SearchConfig &best = results[ranking.front()].config;
-    size_t which = llvm::find(batches, best.batch) - batches.begin();
-    std::string error;
-    OwningOpRef<ModuleOp> transformed = transformProgram(
-        *run->modules[which], source.entry, best, searchOptions, error);
-    if (!transformed)
-      return fail("cannot transform the best configuration: " + error);
-    if (failed(verify(*transformed)))
-      return fail("the best configuration's program does not verify");
-    if (!opts.emitBest.empty()) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      transformed->print(os);
-      os << "\n";
-      if (failed(writeFile(opts.emitBest, text)))
-        return 1;
-    }
-    if (!opts.traceBest.empty()) {
-      SimulatorOptions simOptions = searchOptions.simulator;
-      simOptions.batchSize = best.batch;
-      FailureOr<SimulationResult> sim =
-          simulate(findStepFunction(*transformed, source.entry),
-                   searchOptions.cluster, simOptions);
-      if (failed(sim))
-        return 1;
-      if (failed(writeFile(opts.traceBest,
-                           llvm::formatv("{0}", sim->toChromeTrace()).str())))
-        return 1;
-    }
-  }
+  if (opts.timing)
+    printTiming(
+        results, *run, searchOptions.jobs,
+        std::chrono::duration<double>(searchedTime - startTime).count());
+  if (ranking.empty())
+    return fail(describeNoFit(results));
+  if ((!opts.emitBest.empty() || !opts.traceBest.empty()) &&
+      failed(writeBest(opts, *run, *batches, source, searchOptions,
+                       results[ranking.front()].config)))
+    return 1;
 
   // Tearing down large modules is slow and the process is about to exit.
   run->releaseModules();
