@@ -135,6 +135,28 @@ public:
 
   LogicalResult run();
 
+private:
+  // The steps of run().
+  /// Layers of the program (tags, or inferred from its data flow for a
+  /// pipeline) and their number; pp must not exceed it.
+  LogicalResult findLayers();
+  /// Every batch dimension divides by dp and by dp * microbatches, checked
+  /// before anything is built per microbatch.
+  LogicalResult checkBatchSplits();
+  /// The rank and time step of every (stage, microbatch, phase) task.
+  void numberTasks();
+  /// Each argument's layout (batch split, tensor split by layer tags or by
+  /// the Megatron pairs of TensorParallelPlan.h) and stage.
+  LogicalResult chooseArgumentLayouts();
+  /// The step function: one local argument per (argument, replica, tensor
+  /// rank), batch shards cut into microbatches.
+  void createStep(SmallVector<Type> &stepArgTypes);
+  /// Every op of the body, distributed.
+  LogicalResult rewriteBody();
+  /// The step's results, per replica, on the stage that produced them.
+  LogicalResult emitResults(ArrayRef<Type> stepArgTypes);
+
+public:
   // Outcome, used to build the wrapper.
   func::FuncOp step;
   SmallVector<Layout> argLayouts, resultLayouts;
@@ -1501,10 +1523,7 @@ void DTPRewriter::reorder() {
   }
 }
 
-LogicalResult DTPRewriter::run() {
-  Block &body = func.getBody().front();
-  int64_t n = numPoints();
-
+LogicalResult DTPRewriter::findLayers() {
   // Layers and stages. A pipeline of a program without layers (a CNN, a
   // model exported without block names, plain IR) cuts its data flow into
   // pp balanced layers.
@@ -1535,6 +1554,11 @@ LogicalResult DTPRewriter::run() {
               "compute)";
     return diag;
   }
+  return success();
+}
+
+LogicalResult DTPRewriter::checkBatchSplits() {
+  Block &body = func.getBody().front();
   // The batch splits are checked before anything is built per microbatch
   // (microbatches=1e9 on a batch of 8 used to allocate first).
   for (BlockArgument arg : body.getArguments()) {
@@ -1558,6 +1582,10 @@ LogicalResult DTPRewriter::run() {
              << " does not divide the batch dimension (" << type.getDimSize(d)
              << ") of argument #" << arg.getArgNumber();
   }
+  return success();
+}
+
+void DTPRewriter::numberTasks() {
   for (auto [i, tasks] :
        llvm::enumerate(getPipelineSteps(c.pp, c.k, c.schedule)))
     for (const Task &task : tasks) {
@@ -1572,7 +1600,10 @@ LogicalResult DTPRewriter::run() {
         if (rank.try_emplace({s, m, p}, static_cast<int64_t>(rank.size()))
                 .second)
           stepOf[{s, m, p}] = static_cast<int64_t>(rank.size());
+}
 
+LogicalResult DTPRewriter::chooseArgumentLayouts() {
+  Block &body = func.getBody().front();
   // Policy: argument layouts and stages.
   bool taggedWeights = false;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
@@ -1652,10 +1683,15 @@ LogicalResult DTPRewriter::run() {
            << "data parallelism and microbatching need the batch inputs "
               "marked with a dist.batch_dim argument attribute";
 
+  return success();
+}
+
+void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
+  Block &body = func.getBody().front();
+  int64_t n = numPoints();
   // The step function takes one local argument per (argument, replica,
   // tensor rank): batch inputs hold the replica's whole shard, split into
   // microbatches inside.
-  SmallVector<Type> stepArgTypes;
   auto replicaLayout = [&](const Layout &layout, RankedTensorType full,
                            int64_t d, int64_t t, int64_t s) {
     SmallVector<int64_t> shape(full.getShape());
@@ -1724,7 +1760,10 @@ LogicalResult DTPRewriter::run() {
       }
     values[arg] = v;
   }
+}
 
+LogicalResult DTPRewriter::rewriteBody() {
+  Block &body = func.getBody().front();
   for (Operation &op : body.without_terminator()) {
     auto layerAttr = op.getAttrOfType<IntegerAttr>("dist.layer");
     currentLayer = layerAttr ? layerAttr.getInt() : -1;
@@ -1800,7 +1839,11 @@ LogicalResult DTPRewriter::run() {
   }
 
   currentLayer = -1;
+  return success();
+}
 
+LogicalResult DTPRewriter::emitResults(ArrayRef<Type> stepArgTypes) {
+  Block &body = func.getBody().front();
   // Results: batch-split results are returned per replica (microbatches
   // concatenated), on the stage that produced them.
   auto ret = cast<func::ReturnOp>(body.getTerminator());
@@ -1838,6 +1881,19 @@ LogicalResult DTPRewriter::run() {
   func::ReturnOp::create(builder, ret.getLoc(), stepResults);
   step.setFunctionType(builder.getFunctionType(
       stepArgTypes, ValueRange(stepResults).getTypes()));
+  return success();
+}
+
+LogicalResult DTPRewriter::run() {
+  if (failed(findLayers()) || failed(checkBatchSplits()))
+    return failure();
+  numberTasks();
+  if (failed(chooseArgumentLayouts()))
+    return failure();
+  SmallVector<Type> stepArgTypes;
+  createStep(stepArgTypes);
+  if (failed(rewriteBody()) || failed(emitResults(stepArgTypes)))
+    return failure();
   reorder();
   return success();
 }
