@@ -486,8 +486,8 @@ def bad_window(op, **attrs):
 
 
 def opset18():
-    """ReduceMean with an axes attribute at opset 18, after the last opset
-    of Debian's ONNX 1.12 (17)."""
+    """ReduceMean with an axes attribute at opset 18, where axes is an
+    input: read as the opset-13 attribute it would be miscompiled."""
     nodes = [helper.make_node("ReduceMean", ["x"], ["y"], name="mean",
                               axes=[1])]
     g = helper.make_graph(

@@ -41,7 +41,8 @@ distir::onnx_import::elementwiseInfo(StringRef op) {
               "Gelu",        "Elu",
               "HardSigmoid", "HardSwish",
               "Softsign",    "ThresholdedRelu",
-              "Selu",        "Celu"},
+              "Selu",        "Celu",
+              "Mish"},
              ElementwiseInfo{1})
       .Default(std::nullopt);
 }
@@ -67,7 +68,8 @@ static bool isFloatOnly(StringRef op) {
                              "Softsign",
                              "ThresholdedRelu",
                              "Selu",
-                             "Celu"},
+                             "Celu",
+                             "Mish"},
                             op);
 }
 
@@ -110,6 +112,7 @@ static double evalFloat(StringRef op, ArrayRef<double> a, double alpha,
       .Case("Sin", [&] { return std::sin(x); })
       .Case("Cos", [&] { return std::cos(x); })
       .Case("Softplus", [&] { return std::log1p(std::exp(x)); })
+      .Case("Mish", [&] { return x * std::tanh(std::log1p(std::exp(x))); })
       .Case("Gelu",
             [&] { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); })
       .Case("Elu", [&] { return x >= 0 ? x : alpha * (std::exp(x) - 1.0); })
@@ -340,6 +343,13 @@ Value distir::onnx_import::emitScalar(OpBuilder &b, Location loc, StringRef op,
   }
   if (op == "Softplus")
     return math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+  if (op == "Mish") {
+    // x * tanh(softplus(x)) (opset 18).
+    Value softplus =
+        math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+    return arith::MulFOp::create(b, loc, x,
+                                 math::TanhOp::create(b, loc, softplus));
+  }
   if (op == "Gelu") {
     Value s = arith::MulFOp::create(b, loc, x, cst(M_SQRT1_2));
     Value e =

@@ -244,6 +244,11 @@ LogicalResult Importer::importBatchNorm() {
 FailureOr<std::optional<SmallVector<int64_t>>>
 Importer::axesOperand(int inputSince) {
   if (opset >= inputSince) {
+    // (ONNX's checker sees opset-18 models restated at opset 17, where the
+    // attribute is still valid.)
+    if (attr("axes"))
+      return fail("axes is an input from opset " + Twine(inputSince) +
+                  ", not an attribute");
     if (!hasInput(1))
       return std::optional<SmallVector<int64_t>>();
     FailureOr<SmallVector<int64_t>> axes = knownInts(1, "axes");
@@ -259,8 +264,8 @@ LogicalResult Importer::importReduce(StringRef op) {
     return fail("expects an input");
   RankedTensorType type = inType(0);
   int64_t rank = type.getRank();
-  // The other reductions take axes as an input from opset 18, which is
-  // after ONNX 1.12's last opset (17): kept for a newer ONNX library.
+  // The other reductions take axes as an input from opset 18 (read from
+  // the original model; ONNX's checker sees it restated, Opset18.h).
   FailureOr<std::optional<SmallVector<int64_t>>> axesOr =
       axesOperand(op == "ReduceSum" ? 13 : 18);
   if (failed(axesOr))
@@ -289,7 +294,61 @@ LogicalResult Importer::importReduce(StringRef op) {
                         .Case("ReduceMin", ReduceKind::Min)
                         .Case("ReduceProd", ReduceKind::Prod)
                         .Default(ReduceKind::Sum);
-  Value r = reduce(inValue(0), axes, kind, keepDims, in(0).isUnsigned);
+  // L1, L2, SumSquare, LogSum and LogSumExp are sums of a map of the input,
+  // some with a map of the sum.
+  bool sumOfMap = llvm::is_contained({"ReduceL1", "ReduceL2", "ReduceSumSquare",
+                                      "ReduceLogSum", "ReduceLogSumExp"},
+                                     op);
+  Type elt = type.getElementType();
+  if (sumOfMap && !isa<FloatType>(elt))
+    return fail("integer operands are not supported");
+  Value x = inValue(0), shift;
+  auto map = [&](ArrayRef<Value> inputs, auto fn) -> FailureOr<Value> {
+    return elementwise(inputs, elt,
+                       [&](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                         return Value(fn(b, loc, v));
+                       });
+  };
+  FailureOr<Value> mapped = x;
+  if (op == "ReduceL1")
+    mapped = map({x}, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+      return math::AbsFOp::create(b, loc, v[0]);
+    });
+  else if (op == "ReduceL2" || op == "ReduceSumSquare")
+    mapped = map({x}, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+      return arith::MulFOp::create(b, loc, v[0], v[0]);
+    });
+  else if (op == "ReduceLogSumExp") {
+    // log(sum(exp(x - m))) + m with m the maximum: no overflow of exp.
+    shift = reduce(x, axes, ReduceKind::Max, /*keepDims=*/true);
+    mapped = map({x, broadcastTo(shift, type.getShape())},
+                 [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+                   return math::ExpOp::create(
+                       b, loc, arith::SubFOp::create(b, loc, v[0], v[1]));
+                 });
+  }
+  if (failed(mapped))
+    return failure();
+  Value r = reduce(*mapped, axes, kind, keepDims, in(0).isUnsigned);
+  FailureOr<Value> post = r;
+  if (op == "ReduceL2")
+    post = map({r}, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+      return math::SqrtOp::create(b, loc, v[0]);
+    });
+  else if (op == "ReduceLogSum")
+    post = map({r}, [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+      return math::LogOp::create(b, loc, v[0]);
+    });
+  else if (op == "ReduceLogSumExp")
+    post =
+        map({r, reshape(shift, cast<RankedTensorType>(r.getType()).getShape())},
+            [](OpBuilder &b, Location loc, ArrayRef<Value> v) {
+              return arith::AddFOp::create(
+                  b, loc, math::LogOp::create(b, loc, v[0]), v[1]);
+            });
+  if (failed(post))
+    return failure();
+  r = *post;
   if (op == "ReduceMean") {
     int64_t count = 1;
     for (int64_t a : axes)
@@ -799,6 +858,43 @@ LogicalResult Importer::importInstanceNorm() {
   if (failed(out))
     return failure();
   setOutput(0, *out);
+  return success();
+}
+
+LogicalResult Importer::importGroupNorm() {
+  if (!hasInput(0) || !hasInput(1) || !hasInput(2))
+    return fail("expects X, scale and bias");
+  RankedTensorType type = inType(0);
+  if (!isa<FloatType>(type.getElementType()))
+    return fail("integer operands are not supported");
+  if (type.getRank() < 3)
+    return fail("input must have rank >= 3 ([N, C, D1, ...]), got " +
+                Twine(type.getRank()));
+  if (!attr("num_groups"))
+    return fail("expects the num_groups attribute");
+  int64_t groups = attrInt("num_groups", 0), channels = type.getDimSize(1);
+  if (groups < 1 || channels % groups != 0)
+    return fail("num_groups " + Twine(groups) + " must divide the " +
+                Twine(channels) + " channels");
+  // Opset 18: one scale and one bias per group (opset 21: per channel).
+  for (unsigned i : {1u, 2u})
+    if (inType(i).getRank() != 1 || inShape(i)[0] != groups)
+      return fail(Twine(i == 1 ? "scale" : "bias") + " must have " +
+                  Twine(groups) + " elements (one per group), got shape " +
+                  shapeStr(inShape(i)));
+  // [N, C, D...] -> [N, G, C/G * D...]: normalized and scaled per (n, g)
+  // like InstanceNormalization's channels, then back.
+  int64_t perGroup = channels / groups;
+  for (int64_t d : type.getShape().drop_front(2))
+    perGroup *= d;
+  Value grouped = reshape(inValue(0), {type.getDimSize(0), groups, perGroup});
+  FailureOr<Value> y = normalizeFrom(grouped, 2, attrFloat("epsilon", 1e-5f));
+  if (failed(y))
+    return failure();
+  FailureOr<Value> scaled = scaleChannels(*y, 1, 2);
+  if (failed(scaled))
+    return failure();
+  setOutput(0, reshape(*scaled, type.getShape()));
   return success();
 }
 

@@ -153,6 +153,16 @@ LogicalResult Importer::importResize() {
     return fail("unsupported mode '" + mode + "'");
   if (v10 && mode == "cubic")
     return fail("cubic mode needs opset 11");
+  // Opset 18's additions, at their defaults only.
+  if (attrInt("antialias", 0) != 0)
+    return fail("antialias is not supported");
+  if (attr("axes"))
+    return fail("the axes attribute is not supported (give scales or sizes "
+                "for every dim)");
+  if (attrString("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return fail("keep_aspect_ratio_policy '" +
+                attrString("keep_aspect_ratio_policy", "") +
+                "' is not supported (only stretch)");
   // Opset 10 is the asymmetric transformation with floor rounding.
   std::string coordMode =
       v10 ? "asymmetric"

@@ -19,6 +19,7 @@
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Target/ONNX/ONNXImporter.h"
 #include "ONNXChecker.h"
+#include "Opset18.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -684,6 +685,7 @@ private:
   LogicalResult importRange();
   LogicalResult importCast(bool like = false);
   LogicalResult importConv();
+  LogicalResult importGroupNorm();
   LogicalResult importPool(StringRef op);
 
   /// Moves graph input `name` into an initializer holding `texts` parsed per
@@ -706,8 +708,12 @@ private:
   /// Outputs of the current node are unsigned by default (setOutput).
   bool outUnsigned = false;
   int64_t opset = 0;
-  /// The last opset of the default domain that the ONNX library knows.
+  /// The last opset of the default domain the importer accepts: the ONNX
+  /// library's, or kImportMaxOpset where that is later.
   int64_t maxOpset = 0;
+  /// The model's opset is past the ONNX library's: its checker and inference
+  /// see the model restated at opset 17 (Opset18.h).
+  bool restateForONNX = false;
   llvm::StringMap<TensorInfo> values;
   /// Graph inputs bound by --input-value: known values whatever their size.
   llvm::StringSet<> boundInputs;

@@ -797,6 +797,11 @@ static bool isImplementedOp(StringRef op) {
                              "BatchNormalization",
                              "ReduceMean",
                              "ReduceSum",
+                             "ReduceL1",
+                             "ReduceL2",
+                             "ReduceSumSquare",
+                             "ReduceLogSum",
+                             "ReduceLogSumExp",
                              "ReduceMax",
                              "ReduceMin",
                              "ReduceProd",
@@ -831,6 +836,7 @@ static bool isImplementedOp(StringRef op) {
                              "OneHot",
                              "GatherElements",
                              "InstanceNormalization",
+                             "GroupNormalization",
                              "Einsum",
                              "ConvTranspose",
                              "Pad",
@@ -921,17 +927,39 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   }
   // Ops whose result has their data input's element type keep its
   // signedness; the others set it per output.
-  bool keepsType =
-      (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
-      llvm::is_contained(
-          {"ReduceMean",     "ReduceSum", "ReduceMax", "ReduceMin",
-           "ReduceProd",     "Reshape",   "Flatten",   "Squeeze",
-           "Unsqueeze",      "Transpose", "Split",     "Slice",
-           "Concat",         "Gather",    "Expand",    "MaxPool",
-           "Clip",           "Trilu",     "CumSum",    "Tile",
-           "GatherElements", "Pad",       "TopK",      "ScatterElements",
-           "ScatterND",      "Scatter"},
-          op);
+  bool keepsType = (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
+                   llvm::is_contained({"ReduceMean",
+                                       "ReduceSum",
+                                       "ReduceMax",
+                                       "ReduceMin",
+                                       "ReduceProd",
+                                       "ReduceL1",
+                                       "ReduceL2",
+                                       "ReduceSumSquare",
+                                       "ReduceLogSum",
+                                       "ReduceLogSumExp",
+                                       "Reshape",
+                                       "Flatten",
+                                       "Squeeze",
+                                       "Unsqueeze",
+                                       "Transpose",
+                                       "Split",
+                                       "Slice",
+                                       "Concat",
+                                       "Gather",
+                                       "Expand",
+                                       "MaxPool",
+                                       "Clip",
+                                       "Trilu",
+                                       "CumSum",
+                                       "Tile",
+                                       "GatherElements",
+                                       "Pad",
+                                       "TopK",
+                                       "ScatterElements",
+                                       "ScatterND",
+                                       "Scatter"},
+                                      op);
   unsigned data = op == "Where" ? 1 : 0;
   outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
@@ -947,8 +975,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importLayerNorm();
   if (op == "BatchNormalization")
     return importBatchNorm();
-  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" ||
-      op == "ReduceMin" || op == "ReduceProd")
+  if (op.starts_with("Reduce"))
     return importReduce(op);
   if (op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
       op == "Unsqueeze")
@@ -1009,6 +1036,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importScatter(op == "ScatterND");
   if (op == "InstanceNormalization")
     return importInstanceNorm();
+  if (op == "GroupNormalization")
+    return importGroupNorm();
   if (op == "Einsum")
     return importEinsum();
   if (op == "ConvTranspose")
@@ -1178,10 +1207,14 @@ LogicalResult Importer::readOpset() {
     return failure();
   }
   // Opsets 1-6 are accepted per node, for ops unchanged since (importNode).
-  // The last one is the ONNX library's: the checker and shape inference
-  // know no later schemas (a later model would be checked, and its
-  // attributes read, against the wrong ones).
-  maxOpset = onnx_import::maxOpset();
+  // The last one is the ONNX library's, or opset 18 where the library stops
+  // at 17: the importer implements opset 18, and the checker and shape
+  // inference see the model restated at opset 17 (Opset18.h). A later
+  // model would be checked, and its attributes read, against the wrong
+  // schemas.
+  int64_t libraryOpset = onnx_import::maxOpset();
+  maxOpset = std::max<int64_t>(libraryOpset, onnx_import::kImportMaxOpset);
+  restateForONNX = opset > libraryOpset;
   if (opset < 1 || opset > maxOpset) {
     emitError(fileLoc) << "unsupported opset " << opset << " (supported: 7 to "
                        << maxOpset << ")";
@@ -1270,6 +1303,10 @@ LogicalResult Importer::checkBeforeONNX() {
     const onnx::NodeProto &node = graph->node(i);
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       continue;
+    // Ops new in opset 18 are known to the importer, not the library:
+    // checkImplementedOps lists those it does not implement.
+    if (restateForONNX && onnx_import::isNewInOpset18(node.op_type()))
+      continue;
     if (!onnx_import::checkSchema(node.op_type(), "", opset).empty()) {
       setCurrentNode(node, i);
       (void)fail("unknown operator: ONNX has no schema for it at opset " +
@@ -1328,7 +1365,11 @@ LogicalResult Importer::checkAndInferShapes() {
   onnx::GraphProto *graph = model.mutable_graph();
   onnx::ModelProto checked;
   const onnx::ModelProto *toCheck = &model;
-  if (!dataless.empty()) {
+  // Past the library's opset, ops it cannot know must be reported before
+  // its checker sees them (one line listing every unsupported op).
+  if (restateForONNX && failed(checkImplementedOps(*graph)))
+    return failure();
+  if (!dataless.empty() || restateForONNX) {
     checked = model;
     onnx::GraphProto *g = checked.mutable_graph();
     auto *inits = g->mutable_initializer();
@@ -1349,6 +1390,8 @@ LogicalResult Importer::checkAndInferShapes() {
       }
       inits->DeleteSubrange(i, 1);
     }
+    if (restateForONNX)
+      onnx_import::restateOpset18As17(checked);
     toCheck = &checked;
   }
   // The checker's and inference's messages name a node as `Node (NAME)`
