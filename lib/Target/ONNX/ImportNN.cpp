@@ -841,15 +841,23 @@ FailureOr<Value> Importer::scaleChannels(Value y, unsigned scaleInput,
       });
 }
 
-LogicalResult Importer::importInstanceNorm() {
+/// The input, scale and bias of InstanceNormalization and
+/// GroupNormalization: a float tensor [N, C, D1, ...].
+LogicalResult Importer::checkChannelNormOperands() {
   if (!hasInput(0) || !hasInput(1) || !hasInput(2))
-    return fail("expects input, scale and B");
+    return fail("expects input, scale and bias");
   RankedTensorType type = inType(0);
   if (!isa<FloatType>(type.getElementType()))
     return fail("integer operands are not supported");
   if (type.getRank() < 3)
     return fail("input must have rank >= 3 ([N, C, D1, ...]), got " +
                 Twine(type.getRank()));
+  return success();
+}
+
+LogicalResult Importer::importInstanceNorm() {
+  if (failed(checkChannelNormOperands()))
+    return failure();
   FailureOr<Value> y =
       normalizeFrom(inValue(0), 2, attrFloat("epsilon", 1e-5f));
   if (failed(y))
@@ -862,14 +870,9 @@ LogicalResult Importer::importInstanceNorm() {
 }
 
 LogicalResult Importer::importGroupNorm() {
-  if (!hasInput(0) || !hasInput(1) || !hasInput(2))
-    return fail("expects X, scale and bias");
+  if (failed(checkChannelNormOperands()))
+    return failure();
   RankedTensorType type = inType(0);
-  if (!isa<FloatType>(type.getElementType()))
-    return fail("integer operands are not supported");
-  if (type.getRank() < 3)
-    return fail("input must have rank >= 3 ([N, C, D1, ...]), got " +
-                Twine(type.getRank()));
   if (!attr("num_groups"))
     return fail("expects the num_groups attribute");
   int64_t groups = attrInt("num_groups", 0), channels = type.getDimSize(1);

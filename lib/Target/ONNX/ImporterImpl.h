@@ -686,6 +686,7 @@ private:
   LogicalResult importCast(bool like = false);
   LogicalResult importConv();
   LogicalResult importGroupNorm();
+  LogicalResult checkChannelNormOperands();
   LogicalResult importPool(StringRef op);
 
   /// Moves graph input `name` into an initializer holding `texts` parsed per

@@ -787,24 +787,23 @@ LogicalResult Importer::checkOutputType(StringRef name) {
 
 /// The ops of the default domain that importNode imports (for some
 /// attribute values and types only: it says which when it refuses).
+/// The reductions importReduce implements.
+static bool isReductionOp(StringRef op) {
+  return llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax",
+                             "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                             "ReduceSumSquare", "ReduceLogSum",
+                             "ReduceLogSumExp"},
+                            op);
+}
+
 static bool isImplementedOp(StringRef op) {
-  return elementwiseInfo(op).has_value() ||
+  return elementwiseInfo(op).has_value() || isReductionOp(op) ||
          llvm::is_contained({"MatMul",
                              "Gemm",
                              "Softmax",
                              "LogSoftmax",
                              "LayerNormalization",
                              "BatchNormalization",
-                             "ReduceMean",
-                             "ReduceSum",
-                             "ReduceL1",
-                             "ReduceL2",
-                             "ReduceSumSquare",
-                             "ReduceLogSum",
-                             "ReduceLogSumExp",
-                             "ReduceMax",
-                             "ReduceMin",
-                             "ReduceProd",
                              "Reshape",
                              "Flatten",
                              "Squeeze",
@@ -927,39 +926,17 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
   }
   // Ops whose result has their data input's element type keep its
   // signedness; the others set it per output.
-  bool keepsType = (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
-                   llvm::is_contained({"ReduceMean",
-                                       "ReduceSum",
-                                       "ReduceMax",
-                                       "ReduceMin",
-                                       "ReduceProd",
-                                       "ReduceL1",
-                                       "ReduceL2",
-                                       "ReduceSumSquare",
-                                       "ReduceLogSum",
-                                       "ReduceLogSumExp",
-                                       "Reshape",
-                                       "Flatten",
-                                       "Squeeze",
-                                       "Unsqueeze",
-                                       "Transpose",
-                                       "Split",
-                                       "Slice",
-                                       "Concat",
-                                       "Gather",
-                                       "Expand",
-                                       "MaxPool",
-                                       "Clip",
-                                       "Trilu",
-                                       "CumSum",
-                                       "Tile",
-                                       "GatherElements",
-                                       "Pad",
-                                       "TopK",
-                                       "ScatterElements",
-                                       "ScatterND",
-                                       "Scatter"},
-                                      op);
+  bool keepsType =
+      (elementwiseInfo(op) && !elementwiseInfo(op)->comparison) ||
+      isReductionOp(op) ||
+      llvm::is_contained({"Reshape",         "Flatten",   "Squeeze",
+                          "Unsqueeze",       "Transpose", "Split",
+                          "Slice",           "Concat",    "Gather",
+                          "Expand",          "MaxPool",   "Clip",
+                          "Trilu",           "CumSum",    "Tile",
+                          "GatherElements",  "Pad",       "TopK",
+                          "ScatterElements", "ScatterND", "Scatter"},
+                         op);
   unsigned data = op == "Where" ? 1 : 0;
   outUnsigned = keepsType && hasInput(data) && in(data).isUnsigned;
 
@@ -975,7 +952,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node,
     return importLayerNorm();
   if (op == "BatchNormalization")
     return importBatchNorm();
-  if (op.starts_with("Reduce"))
+  if (isReductionOp(op))
     return importReduce(op);
   if (op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
       op == "Unsqueeze")
