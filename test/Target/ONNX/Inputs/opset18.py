@@ -248,7 +248,7 @@ def torch_models(rng):
                                   [enc(x).numpy()], changed)
 
     cnn = CNN().eval()
-    x = torch.randn(2, 3, 8, 8)
+    x = torch.randn(4, 3, 8, 8)
     w = {k: v.detach().numpy() for k, v in cnn.state_dict().items()}
     nodes = [
         helper.make_node("Conv", ["x", "c1.weight", "c1.bias"], ["h1"],
@@ -262,7 +262,7 @@ def torch_models(rng):
     inits = [(k, v) for k, v in w.items()] + [
         ("gs", np.ones(4, np.float32)), ("gb", np.zeros(4, np.float32)),
         ("hw", np.array([2, 3], np.int64))]
-    m = model(nodes, [("x", [2, 3, 8, 8])], [("y", F, [2, 4])], inits)
+    m = model(nodes, [("x", [4, 3, 8, 8])], [("y", F, [4, 4])], inits)
     with torch.no_grad():
         cases["torch_cnn"] = (m, {"x": x.numpy()}, [cnn(x).numpy()], None)
     return cases
