@@ -98,9 +98,20 @@ OwningOpRef<ModuleOp> search::buildProgram(const ModelSource &source,
     // The imported forward program becomes a training step.
     PassManager pm(context);
     dist::DistAutodiffPassOptions autodiff;
-    autodiff.loss = source.loss;
-    autodiff.optimizer = source.optimizer;
-    autodiff.compute = source.dtype;
+    std::optional<dist::LossKind> loss = dist::symbolizeLossKind(source.loss);
+    std::optional<dist::OptimizerKind> optimizer =
+        dist::symbolizeOptimizerKind(source.optimizer);
+    std::optional<dist::ComputePrecision> compute =
+        dist::symbolizeComputePrecision(source.dtype);
+    if (!loss || !optimizer || !compute) {
+      emitError(UnknownLoc::get(context))
+          << "unknown loss '" << source.loss << "', optimizer '"
+          << source.optimizer << "' or dtype '" << source.dtype << "'";
+      return {};
+    }
+    autodiff.loss = *loss;
+    autodiff.optimizer = *optimizer;
+    autodiff.compute = *compute;
     pm.addPass(dist::createDistAutodiffPass(autodiff));
     if (failed(pm.run(*module)))
       return {};

@@ -37,7 +37,7 @@ using namespace distir::autodiff;
 
 namespace {
 
-enum class Optimizer { SGD, Momentum, Adam, AdamW };
+using Optimizer = dist::OptimizerKind;
 
 struct Hyper {
   Optimizer optimizer;
@@ -636,26 +636,6 @@ struct DistAutodiffPass
 
   void runOnOperation() final {
     ModuleOp module = getOperation();
-    if (loss != "mse" && loss != "cross-entropy") {
-      mlir::emitError(module.getLoc())
-          << "dist-autodiff: loss must be mse or cross-entropy, not '" << loss
-          << "'";
-      return signalPassFailure();
-    }
-    std::optional<Optimizer> opt =
-        llvm::StringSwitch<std::optional<Optimizer>>(optimizer)
-            .Case("sgd", Optimizer::SGD)
-            .Case("momentum", Optimizer::Momentum)
-            .Case("adam", Optimizer::Adam)
-            .Case("adamw", Optimizer::AdamW)
-            .Default(std::nullopt);
-    if (!opt) {
-      mlir::emitError(module.getLoc())
-          << "dist-autodiff: optimizer must be sgd, momentum, adam or adamw, "
-             "not '"
-          << optimizer << "'";
-      return signalPassFailure();
-    }
     if (!(lr > 0) || beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1 ||
         !(eps >= 0) || !(weightDecay >= 0) || momentum < 0) {
       mlir::emitError(module.getLoc())
@@ -663,18 +643,12 @@ struct DistAutodiffPass
              "weight-decay >= 0 and momentum >= 0";
       return signalPassFailure();
     }
-    Hyper hyper{*opt, lr, momentum, beta1, beta2, eps, weightDecay};
+    Hyper hyper{optimizer, lr, momentum, beta1, beta2, eps, weightDecay};
     FloatType computeType;
-    if (compute == "f16")
+    if (compute == dist::ComputePrecision::F16)
       computeType = Float16Type::get(&getContext());
-    else if (compute == "bf16")
+    else if (compute == dist::ComputePrecision::BF16)
       computeType = BFloat16Type::get(&getContext());
-    else if (compute != "f32") {
-      mlir::emitError(module.getLoc())
-          << "dist-autodiff: compute must be f32, f16 or bf16, not '" << compute
-          << "'";
-      return signalPassFailure();
-    }
     llvm::StringSet<> frozenNames, unmatched;
     for (const std::string &name : frozen) {
       frozenNames.insert(name);
@@ -685,8 +659,8 @@ struct DistAutodiffPass
       if (func.isExternal())
         continue;
       any = true;
-      StepBuilder builder(func, hyper, loss == "cross-entropy", computeType,
-                          frozenNames, unmatched);
+      StepBuilder builder(func, hyper, loss == dist::LossKind::CrossEntropy,
+                          computeType, frozenNames, unmatched);
       if (failed(builder.run()))
         return signalPassFailure();
     }

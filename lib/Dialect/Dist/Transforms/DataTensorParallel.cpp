@@ -2078,10 +2078,7 @@ void DistDTPPass::runOnOperation() {
       parseDeviceOrder(mapping, dp, tp, pp, orderError);
   if (!order)
     return fail("dist-dtp: " + orderError);
-  std::optional<Schedule> sched = symbolizePipelineSchedule(schedule);
-  if (!sched)
-    return fail("dist-dtp: unknown schedule '" + schedule +
-                "' (expected gpipe, 1f1b, eager-1f1b or pipedream)");
+  std::optional<Schedule> sched = schedule.getValue();
 
   func::FuncOp func;
   if (!entry.empty()) {

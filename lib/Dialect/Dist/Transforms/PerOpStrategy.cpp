@@ -31,11 +31,6 @@ struct DistPerOpStrategyPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto moduleError = [&](const Twine &msg) { module.emitError() << msg; };
-    if (order != "generate-seq" && order != "bfs") {
-      moduleError("dist-pase: order must be generate-seq or bfs, got '" +
-                  order + "'");
-      return signalPassFailure();
-    }
     FailureOr<Cluster> resolved = dist::resolveModuleCluster(
         module, cluster,
         "pass cluster=NAME or cluster=path.json to dist-pase, or attach one "
@@ -83,8 +78,9 @@ struct DistPerOpStrategyPass
       if (failed(problem))
         return signalPassFailure();
       std::vector<unsigned> sequence =
-          order == "bfs" ? pase::breadthFirstOrder(problem->graph)
-                         : pase::generateSeq(problem->graph);
+          order == dist::EliminationOrder::BFS
+              ? pase::breadthFirstOrder(problem->graph)
+              : pase::generateSeq(problem->graph);
       FailureOr<pase::Strategy> strategy = pase::solve(
           problem->graph, sequence, options.maxTableSize, functionError);
       if (failed(strategy))

@@ -49,17 +49,8 @@ struct DistSimulatePass
       return;
 
     SimulatorOptions options;
-    std::optional<CostModelKind> model = symbolizeCostModelKind(costModel);
-    if (!model)
-      return fail("unknown cost model '" + costModel +
-                  "' (expected analytic, distir-compat or calibrated)");
-    options.costModel = *model;
-    std::optional<CollectiveAlgorithm> algo =
-        symbolizeCollectiveAlgorithm(algorithm);
-    if (!algo)
-      return fail("unknown collective algorithm '" + algorithm +
-                  "' (expected ring or tree)");
-    options.algorithm = *algo;
+    options.costModel = costModel;
+    options.algorithm = algorithm;
     options.overlap = overlap;
     if (!calibration.empty()) {
       bool ok = true;
@@ -77,8 +68,6 @@ struct DistSimulatePass
     }
     if (batch > 0)
       options.batchSize = batch;
-    if (format != "text" && format != "json")
-      return fail("unknown format '" + format + "' (expected text or json)");
 
     func::FuncOp entryFunc;
     if (!entry.empty()) {
@@ -106,7 +95,7 @@ struct DistSimulatePass
         openOutputFile(output, &message);
     if (!file)
       return fail(message);
-    if (format == "json")
+    if (format == dist::ReportFormat::JSON)
       file->os() << llvm::formatv("{0:2}", result->toJSON()) << "\n";
     else
       result->printText(file->os());

@@ -359,13 +359,7 @@ void DistSynthesizeReductionsPass::runOnOperation() {
     mlir::emitError(module.getLoc(), msg);
   };
 
-  std::optional<CollectiveAlgorithm> algorithm =
-      symbolizeCollectiveAlgorithm(algo);
-  if (!algorithm) {
-    moduleError("unknown algo '" + algo +
-                "' for dist-synthesize-reductions (expected ring or tree)");
-    return signalPassFailure();
-  }
+  std::optional<CollectiveAlgorithm> algorithm = algo.getValue();
   if (maxSize < 1 || maxSize > 8) {
     moduleError("max-size must be in 1..8, got " + Twine(maxSize));
     return signalPassFailure();

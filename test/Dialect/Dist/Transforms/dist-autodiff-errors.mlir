@@ -4,12 +4,12 @@
 // RUN: not distir-opt --dist-autodiff=lr=0 %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=LR
 // RUN: not distir-opt --dist-autodiff=beta2=1 %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=LR
 // RUN: not distir-opt --dist-autodiff=compute=f8 %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=COMPUTE
-// COMPUTE: error: dist-autodiff: compute must be f32, f16 or bf16, not 'f8'
+// COMPUTE: for the --compute option: Cannot find option named 'f8'!
 // RUN: not distir-opt --dist-autodiff=compute=bf16 %S/Inputs/autodiff-mixed-types.mlir 2>&1 | FileCheck %s --check-prefix=MIXED
 // MIXED: autodiff-mixed-types.mlir:10:10: error: 'arith.extf' op dist-autodiff: compute= expects a program in one floating-point type (f32), not one with casts
 // RUN: not distir-opt --dist-autodiff=frozen=nothing %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=FROZEN
-// LOSS: error: dist-autodiff: loss must be mse or cross-entropy, not 'l1'
-// OPT: error: dist-autodiff: optimizer must be sgd, momentum, adam or adamw, not 'lamb'
+// LOSS: for the --loss option: Cannot find option named 'l1'!
+// OPT: for the --optimizer option: Cannot find option named 'lamb'!
 // LR: error: dist-autodiff: need lr > 0, 0 <= beta1, beta2 < 1, eps >= 0, weight-decay >= 0 and momentum >= 0
 // FROZEN: error: dist-autodiff: frozen=nothing: no argument has this dist.name
 // RUN: not distir-opt --dist-autodiff=loss=cross-entropy %S/Inputs/autodiff-scalar-output.mlir 2>&1 | FileCheck %s --check-prefix=CE

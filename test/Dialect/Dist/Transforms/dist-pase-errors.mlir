@@ -9,7 +9,7 @@
 
 // NOCLUSTER: error: no cluster: pass cluster=NAME or cluster=path.json to dist-pase, or attach one with dist-attach-cluster
 // DEVICES: error: dist-pase: devices=9 must be between 1 and the 8 devices of cluster 'dgx-h100'
-// ORDER: error: dist-pase: order must be generate-seq or bfs, got 'random'
+// ORDER: for the --order option: Cannot find option named 'random'!
 // UNKNOWN: error: {{.*}}no-such-cluster
 // CONFIGS: error: dist-pase: max-configs must be positive, got 0
 // BUDGET: error: dist-pase: the dependent set of vertex {{[0-9]+}} (1 vertices) needs a table of more than 2 entries

@@ -15,8 +15,7 @@
 // UNKNOWN-NOT: error:
 // MISSING: error: cannot open cluster file '{{.*}}missing.json'
 // MISSING-NOT: error:
-// ALGO: error: unknown algo 'butterfly' for dist-synthesize-reductions (expected ring or tree)
-// ALGO-NOT: error:
+// ALGO: for the --algo option: Cannot find option named 'butterfly'!
 // SIZE0: error: max-size must be in 1..8, got 0
 // SIZE9: error: max-size must be in 1..8, got 9
 

@@ -7,7 +7,11 @@
 #ifndef DISTIR_DIALECT_DIST_TRANSFORMS_PASSES_H
 #define DISTIR_DIALECT_DIST_TRANSFORMS_PASSES_H
 
+#include "DistIR/Analysis/CollectiveCost.h"
+#include "DistIR/Analysis/Simulator.h"
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
+#include "DistIR/Dialect/Dist/Transforms/PassEnums.h"
+#include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
