@@ -65,7 +65,7 @@ buildGPUCodePipeline(OpPassManager &pm,
                      const distir::DistToLLVMPipelineOptions &options) {
   if (options.blas) {
     distir::DistLinalgToBLASPassOptions blas;
-    blas.library = "cublas";
+    blas.library = distir::BLASLibrary::CUBLAS;
     pm.addPass(distir::createDistLinalgToBLASPass(blas));
   }
   pm.addPass(distir::createDistGPUPrepareKernelsPass());
@@ -149,7 +149,7 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   if (options.communication == CommLibrary::MPI &&
-      options.mpiImplementation.getValue() == "OpenMPI")
+      options.mpiImplementation == distir::MPIImplementation::OpenMPI)
     pm.addPass(createDistFixOpenMPISymbolsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

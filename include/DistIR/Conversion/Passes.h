@@ -28,6 +28,14 @@
 
 namespace distir {
 
+/// The MPI ABI a lowering targets (convert-dist-to-mpi's
+/// mpi-implementation; the `MPI:Implementation` entry of `dlti.map`).
+enum class MPIImplementation { OpenMPI, MPICH };
+
+/// The GEMM dist-linalg-to-blas calls: CBLAS on host buffers, or the CUDA
+/// runtime's cuBLAS wrappers on device buffers.
+enum class BLASLibrary { CBLAS, CUBLAS };
+
 #define GEN_PASS_DECL
 #include "DistIR/Conversion/Passes.h.inc"
 

@@ -119,9 +119,14 @@ def ConvertDistToMPIPass : Pass<"convert-dist-to-mpi", "::mlir::ModuleOp"> {
     needs.
   }];
   let options = [
-    Option<"implementation", "mpi-implementation", "std::string",
-           /*default=*/"\"OpenMPI\"",
-           "MPI ABI of the lowering: OpenMPI or MPICH">
+    Option<"implementation", "mpi-implementation",
+           "::distir::MPIImplementation",
+           /*default=*/"::distir::MPIImplementation::OpenMPI",
+           "MPI ABI of the lowering: OpenMPI or MPICH", [{::llvm::cl::values(
+             clEnumValN(::distir::MPIImplementation::OpenMPI, "OpenMPI",
+                        "Open MPI's ABI"),
+             clEnumValN(::distir::MPIImplementation::MPICH, "MPICH",
+                        "MPICH's ABI"))}]>
   ];
   let dependentDialects = ["::mlir::mpi::MPIDialect",
                            "::mlir::bufferization::BufferizationDialect",
@@ -243,9 +248,14 @@ def DistLinalgToBLASPass : Pass<"dist-linalg-to-blas", "::mlir::ModuleOp"> {
     `dist-lower-to-llvm{blas=true}`, after buffer deallocation.
   }];
   let options = [
-    Option<"library", "library", "std::string", /*default=*/"\"cblas\"",
+    Option<"library", "library", "::distir::BLASLibrary",
+           /*default=*/"::distir::BLASLibrary::CBLAS",
            "Which GEMM to call: cblas (host buffers) or cublas (device "
-           "buffers, device=gpu code)">,
+           "buffers, device=gpu code)", [{::llvm::cl::values(
+             clEnumValN(::distir::BLASLibrary::CBLAS, "cblas",
+                        "CBLAS on host buffers"),
+             clEnumValN(::distir::BLASLibrary::CUBLAS, "cublas",
+                        "cuBLAS on device buffers"))}]>,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

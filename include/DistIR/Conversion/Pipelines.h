@@ -7,6 +7,7 @@
 #ifndef DISTIR_CONVERSION_PIPELINES_H
 #define DISTIR_CONVERSION_PIPELINES_H
 
+#include "DistIR/Conversion/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -20,9 +21,12 @@ enum class ComputeDevice { CPU, GPU };
 
 struct DistToLLVMPipelineOptions
     : public mlir::PassPipelineOptions<DistToLLVMPipelineOptions> {
-  Option<std::string> mpiImplementation{
-      *this, "mpi-implementation", llvm::cl::desc("MPI ABI: OpenMPI or MPICH"),
-      llvm::cl::init("OpenMPI")};
+  Option<MPIImplementation> mpiImplementation{
+      *this, "mpi-implementation", llvm::cl::desc("MPI ABI"),
+      llvm::cl::init(MPIImplementation::OpenMPI),
+      llvm::cl::values(
+          clEnumValN(MPIImplementation::OpenMPI, "OpenMPI", "Open MPI's ABI"),
+          clEnumValN(MPIImplementation::MPICH, "MPICH", "MPICH's ABI"))};
   Option<CommLibrary> communication{
       *this, "comm", llvm::cl::desc("Communication library"),
       llvm::cl::init(CommLibrary::MPI),

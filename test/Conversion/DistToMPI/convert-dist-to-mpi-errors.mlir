@@ -1,7 +1,7 @@
 // RUN: distir-opt --convert-dist-to-mpi -split-input-file -verify-diagnostics %s
 // RUN: not distir-opt --convert-dist-to-mpi=mpi-implementation=LAM %s 2>&1 | FileCheck %s
 
-// CHECK: unknown MPI implementation 'LAM'; expected OpenMPI or MPICH
+// CHECK: for the --mpi-implementation option: Cannot find option named 'LAM'!
 
 !t0 = tensor<4xf32, #dist.device<0>>
 !t1 = tensor<4xf32, #dist.device<1>>

@@ -7,7 +7,7 @@
 // CUBLAS-NOT: cblas_
 // CUBLAS: func.call @distir_cublas_sgemm(
 // CUBLAS: func.func private @distir_cublas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
-// BADLIB: error: dist-linalg-to-blas: unknown library 'mkl' (expected cblas or cublas)
+// BADLIB: for the --library option: Cannot find option named 'mkl'!
 
 // A matmul on contiguous buffers: one cblas_sgemm (row-major, no
 // transposes, M N K = 4 16 8, alpha = beta = 1, leading dimensions from the

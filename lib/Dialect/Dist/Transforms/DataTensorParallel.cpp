@@ -2124,18 +2124,17 @@ void DistDTPPass::runOnOperation() {
 
   std::optional<Cluster> plannedTransfers;
   std::optional<reshard::Strategy> transferStrategy =
-      reshard::symbolizeStrategy(stageTransfer);
-  if (stageTransfer == "planned" || transferStrategy) {
+      reshard::symbolizeStrategy(getPlannerStrategyName(stageTransfer));
+  std::string transferName = stageTransfer == StageTransfer::Planned
+                                 ? std::string("planned")
+                                 : getPlannerStrategyName(stageTransfer).str();
+  if (stageTransfer != StageTransfer::Send) {
     ClusterAttr cluster = getModuleCluster(module);
     if (!cluster)
-      return fail("dist-dtp: stage-transfer=" + stageTransfer +
+      return fail("dist-dtp: stage-transfer=" + transferName +
                   " needs the module's dist.cluster (attach one with "
                   "--dist-attach-cluster)");
     plannedTransfers = clusterFromAttr(cluster);
-  } else if (stageTransfer != "send") {
-    return fail("dist-dtp: unknown stage-transfer '" + stageTransfer +
-                "' (expected send, planned, send-recv, local-allgather, "
-                "global-allgather or broadcast)");
   }
   DTPRewriter rewriter(
       func, Config{dp, tp, pp, microbatches, *order, *sched, annotateSchedule,
@@ -2143,7 +2142,7 @@ void DistDTPPass::runOnOperation() {
   if (failed(rewriter.run()))
     return signalPassFailure();
   if (rewriter.unforcedTransfers > 0)
-    func.emitWarning() << "dist-dtp: stage-transfer=" << stageTransfer
+    func.emitWarning() << "dist-dtp: stage-transfer=" << transferName
                        << " does not apply to " << rewriter.unforcedTransfers
                        << " stage transfers (no dimension divides into "
                           "tp parts): they are sent point to point";

@@ -38,21 +38,42 @@ struct DistLowerReshardPass
       module.emitError() << message;
     };
     std::optional<reshard::Strategy> forced;
-    if (strategy != "auto") {
-      forced = reshard::symbolizeStrategy(strategy);
-      if (!forced) {
-        moduleError("dist-lower-reshard: unknown strategy '" + strategy +
-                    "' (expected auto, send-recv, local-allgather, "
-                    "global-allgather or broadcast)");
-        return signalPassFailure();
-      }
+    switch (strategy) {
+    case dist::ReshardStrategy::Auto:
+      break;
+    case dist::ReshardStrategy::SendRecv:
+      forced = reshard::Strategy::SendRecv;
+      break;
+    case dist::ReshardStrategy::LocalAllGather:
+      forced = reshard::Strategy::LocalAllGather;
+      break;
+    case dist::ReshardStrategy::GlobalAllGather:
+      forced = reshard::Strategy::GlobalAllGather;
+      break;
+    case dist::ReshardStrategy::Broadcast:
+      forced = reshard::Strategy::Broadcast;
+      break;
     }
-    std::optional<reshard::Balancer> balancer =
-        reshard::symbolizeBalancer(balance);
-    if (!balancer) {
-      moduleError("dist-lower-reshard: unknown balance '" + balance +
-                  "' (expected ensemble, lpt, greedy, dfs, random or none)");
-      return signalPassFailure();
+    std::optional<reshard::Balancer> balancer;
+    switch (balance) {
+    case dist::ReshardBalance::Ensemble:
+      balancer = reshard::Balancer::Ensemble;
+      break;
+    case dist::ReshardBalance::LongestFirst:
+      balancer = reshard::Balancer::LongestFirst;
+      break;
+    case dist::ReshardBalance::Greedy:
+      balancer = reshard::Balancer::Greedy;
+      break;
+    case dist::ReshardBalance::DepthFirst:
+      balancer = reshard::Balancer::DepthFirst;
+      break;
+    case dist::ReshardBalance::Random:
+      balancer = reshard::Balancer::Random;
+      break;
+    case dist::ReshardBalance::None:
+      balancer = reshard::Balancer::None;
+      break;
     }
     SmallVector<dist::ReshardOp> ops;
     module.walk([&](dist::ReshardOp op) { ops.push_back(op); });

@@ -55,7 +55,7 @@ func.func @uneven_to_replicated(%a: tensor<2x3xf32, #dist.device<0>>,
 }
 
 // NOCLUSTER: error: no cluster: pass cluster=NAME or cluster=path.json to dist-lower-reshard, or attach one with dist-attach-cluster
-// STRATEGY: error: dist-lower-reshard: unknown strategy 'fast' (expected auto, send-recv, local-allgather, global-allgather or broadcast)
-// BALANCE: error: dist-lower-reshard: unknown balance 'slow' (expected ensemble, lpt, greedy, dfs, random or none)
+// STRATEGY: for the --strategy option: Cannot find option named 'fast'!
+// BALANCE: for the --balance option: Cannot find option named 'slow'!
 // FORCED: error: 'dist.reshard' op strategy local-allgather does not apply: no dimension of the 3x3 piece divides into 2 equal parts
 // OUTSIDE: error: 'dist.reshard' op the destination mesh places position 0 on device 4, outside the 4 devices of cluster 'distir-uniform:devices=4'

@@ -39,6 +39,57 @@ enum class ReportFormat { Text, JSON };
 /// dist-pase's elimination order.
 enum class EliminationOrder { GenerateSeq, BFS };
 
+/// dist-dtp's stage-transfer: how a value every tensor-parallel rank holds
+/// crosses stages. Send: each rank to its counterpart; Planned: the
+/// resharding planner's fastest plan; the others force one planner strategy.
+enum class StageTransfer {
+  Send,
+  Planned,
+  SendRecv,
+  LocalAllGather,
+  GlobalAllGather,
+  Broadcast
+};
+
+/// dist-lower-reshard's strategy: the planner's fastest (Auto) or one forced.
+enum class ReshardStrategy {
+  Auto,
+  SendRecv,
+  LocalAllGather,
+  GlobalAllGather,
+  Broadcast
+};
+
+/// dist-lower-reshard's load balancing of unit tasks over senders
+/// (reshard::Balancer).
+enum class ReshardBalance {
+  Ensemble,
+  LongestFirst,
+  Greedy,
+  DepthFirst,
+  Random,
+  None
+};
+
+/// The option name of a strategy value ("" for Send, Planned and Auto): the
+/// name the resharding planner's symbolizeStrategy reads.
+inline llvm::StringRef getPlannerStrategyName(StageTransfer t) {
+  switch (t) {
+  case StageTransfer::SendRecv:
+    return "send-recv";
+  case StageTransfer::LocalAllGather:
+    return "local-allgather";
+  case StageTransfer::GlobalAllGather:
+    return "global-allgather";
+  case StageTransfer::Broadcast:
+    return "broadcast";
+  case StageTransfer::Send:
+  case StageTransfer::Planned:
+    break;
+  }
+  return "";
+}
+
 /// The values by their option names (for tools that take them as strings).
 inline std::optional<LossKind> symbolizeLossKind(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<LossKind>>(name)

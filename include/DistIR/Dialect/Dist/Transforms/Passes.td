@@ -113,11 +113,37 @@ def DistLowerReshardPass : Pass<"dist-lower-reshard", "::mlir::ModuleOp"> {
     Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
            "Cluster preset or JSON file (default: the module's "
            "dist.cluster)">,
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+    Option<"strategy", "strategy", "::distir::dist::ReshardStrategy",
+           /*default=*/"::distir::dist::ReshardStrategy::Auto",
            "auto, send-recv, local-allgather, global-allgather or "
-           "broadcast">,
-    Option<"balance", "balance", "std::string", /*default=*/"\"ensemble\"",
-           "ensemble, lpt, greedy, dfs, random or none">
+           "broadcast", [{::llvm::cl::values(
+             clEnumValN(::distir::dist::ReshardStrategy::Auto, "auto",
+                        "the fastest strategy that applies"),
+             clEnumValN(::distir::dist::ReshardStrategy::SendRecv, "send-recv",
+                        "point-to-point sends"),
+             clEnumValN(::distir::dist::ReshardStrategy::LocalAllGather,
+                        "local-allgather",
+                        "parts per receiving host, then an all-gather there"),
+             clEnumValN(::distir::dist::ReshardStrategy::GlobalAllGather,
+                        "global-allgather",
+                        "parts, then an all-gather over all receivers"),
+             clEnumValN(::distir::dist::ReshardStrategy::Broadcast, "broadcast",
+                        "one broadcast per piece"))}]>,
+    Option<"balance", "balance", "::distir::dist::ReshardBalance",
+           /*default=*/"::distir::dist::ReshardBalance::Ensemble",
+           "ensemble, lpt, greedy, dfs, random or none", [{::llvm::cl::values(
+             clEnumValN(::distir::dist::ReshardBalance::Ensemble, "ensemble",
+                        "the best of the others"),
+             clEnumValN(::distir::dist::ReshardBalance::LongestFirst, "lpt",
+                        "longest processing time first"),
+             clEnumValN(::distir::dist::ReshardBalance::Greedy, "greedy",
+                        "the (job, sender) that finishes first"),
+             clEnumValN(::distir::dist::ReshardBalance::DepthFirst, "dfs",
+                        "bounded depth-first search"),
+             clEnumValN(::distir::dist::ReshardBalance::Random, "random",
+                        "seeded random orders"),
+             clEnumValN(::distir::dist::ReshardBalance::None, "none",
+                        "decomposition order, first sender"))}]>
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
                            "::mlir::tensor::TensorDialect"];
@@ -339,15 +365,28 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "when it was created for a source op with `dist.layer`, that "
            "layer; a send between stages that runs at the start of its "
            "consumer's time step also gets `dist.receive`">,
-    Option<"stageTransfer", "stage-transfer", "std::string",
-           /*default=*/"\"send\"",
+    Option<"stageTransfer", "stage-transfer", "::distir::dist::StageTransfer",
+           /*default=*/"::distir::dist::StageTransfer::Send",
            "How a value replicated over the tensor-parallel group crosses "
            "stages: send (each rank sends its copy to its counterpart), "
            "planned (the cross-mesh resharding planner on the module's "
            "dist.cluster picks send-recv, scatter + all-gather or broadcast "
            "and balances the senders; docs/design/resharding.md), or one "
            "planner strategy forced: send-recv, local-allgather (Megatron's "
-           "scatter-gather), global-allgather, broadcast">,
+           "scatter-gather), global-allgather, broadcast", [{::llvm::cl::values(
+             clEnumValN(::distir::dist::StageTransfer::Send, "send",
+                        "each rank sends its copy to its counterpart"),
+             clEnumValN(::distir::dist::StageTransfer::Planned, "planned",
+                        "the resharding planner's fastest plan"),
+             clEnumValN(::distir::dist::StageTransfer::SendRecv, "send-recv",
+                        "point-to-point sends, balanced"),
+             clEnumValN(::distir::dist::StageTransfer::LocalAllGather,
+                        "local-allgather", "Megatron's scatter-gather"),
+             clEnumValN(::distir::dist::StageTransfer::GlobalAllGather,
+                        "global-allgather",
+                        "parts, then an all-gather over all receivers"),
+             clEnumValN(::distir::dist::StageTransfer::Broadcast, "broadcast",
+                        "one broadcast per piece"))}]>,
     Option<"report", "report", "bool", /*default=*/"false",
            "With tp > 1 on a program whose weights carry no dist.layer: a "
            "remark at every op that reads a weight, saying how tensor "
