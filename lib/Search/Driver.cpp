@@ -97,22 +97,18 @@ OwningOpRef<ModuleOp> search::buildProgram(const ModelSource &source,
   if (source.training) {
     // The imported forward program becomes a training step.
     PassManager pm(context);
-    dist::DistAutodiffPassOptions autodiff;
-    std::optional<dist::LossKind> loss = dist::symbolizeLossKind(source.loss);
-    std::optional<dist::OptimizerKind> optimizer =
-        dist::symbolizeOptimizerKind(source.optimizer);
-    std::optional<dist::ComputePrecision> compute =
-        dist::symbolizeComputePrecision(source.dtype);
-    if (!loss || !optimizer || !compute) {
-      emitError(UnknownLoc::get(context))
-          << "unknown loss '" << source.loss << "', optimizer '"
-          << source.optimizer << "' or dtype '" << source.dtype << "'";
+    // The names go through the pass's own option parser (one table of
+    // values, in Passes.td); the tools checked them already.
+    std::unique_ptr<Pass> autodiff = dist::createDistAutodiffPass();
+    auto reportOption = [&](const Twine &message) {
+      return emitError(UnknownLoc::get(context)) << message, failure();
+    };
+    if (failed(autodiff->initializeOptions(
+            "loss=" + source.loss + " optimizer=" + source.optimizer +
+                " compute=" + source.dtype,
+            reportOption)))
       return {};
-    }
-    autodiff.loss = *loss;
-    autodiff.optimizer = *optimizer;
-    autodiff.compute = *compute;
-    pm.addPass(dist::createDistAutodiffPass(autodiff));
+    pm.addPass(std::move(autodiff));
     if (failed(pm.run(*module)))
       return {};
   }

@@ -212,8 +212,13 @@ struct Options {
 };
 } // namespace
 
-static int fail(const Twine &msg) {
+static LogicalResult report(const Twine &msg) {
   llvm::errs() << "error: " << msg << "\n";
+  return failure();
+}
+
+static int fail(const Twine &msg) {
+  (void)report(msg);
   return 1;
 }
 
@@ -229,11 +234,6 @@ static FailureOr<SmallVector<int64_t>> parseIntList(StringRef text) {
     values.push_back(value);
   }
   return values;
-}
-
-static LogicalResult report(const Twine &msg) {
-  llvm::errs() << "error: " << msg << "\n";
-  return failure();
 }
 
 /// The model to search: --model, --dtype, --loss, --optimizer and

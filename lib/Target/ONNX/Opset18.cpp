@@ -167,14 +167,14 @@ void restate(const onnx::GraphProto &g, const onnx::NodeProto &node,
   }
   // Split's num_outputs (an uneven last chunk has no opset-17 form), Pad's
   // axes (pads for some axes only), Resize's antialias, axes and
-  // keep_aspect_ratio_policy, LpPool's ceil_mode: what ONNX 1.12 would
-  // infer without them could be wrong, so it infers nothing.
+  // keep_aspect_ratio_policy: what ONNX 1.12 would infer without them could
+  // be wrong, so it infers nothing. (LpPool, whose ceil_mode is new too, is
+  // not implemented and is refused before the checker runs.)
   if ((op == "Split" && findAttribute(node, "num_outputs")) ||
       (op == "Pad" && node.input_size() > 3 && !node.input(3).empty()) ||
       (op == "Resize" &&
        (findAttribute(node, "antialias") || findAttribute(node, "axes") ||
-        findAttribute(node, "keep_aspect_ratio_policy"))) ||
-      (op == "LpPool" && findAttribute(node, "ceil_mode"))) {
+        findAttribute(node, "keep_aspect_ratio_policy")))) {
     out.push_back(opaque(node));
     return;
   }

@@ -28,7 +28,7 @@ bool isNewInOpset18(const std::string &op);
 /// constant axes as an attribute, Mish and GroupNormalization become their
 /// opset-17 expansions, and nodes whose opset-18 meaning has no opset-17
 /// form (non-constant axes, Split's num_outputs, Pad's axes, Resize's and
-/// LpPool's new attributes) move to a custom domain, whose outputs
+/// new attributes) move to a custom domain, whose outputs
 /// inference leaves unknown. The importer reads the original.
 void restateOpset18As17(onnx::ModelProto &model);
 

@@ -2078,7 +2078,6 @@ void DistDTPPass::runOnOperation() {
       parseDeviceOrder(mapping, dp, tp, pp, orderError);
   if (!order)
     return fail("dist-dtp: " + orderError);
-  std::optional<Schedule> sched = schedule.getValue();
 
   func::FuncOp func;
   if (!entry.empty()) {
@@ -2123,11 +2122,28 @@ void DistDTPPass::runOnOperation() {
     return signalPassFailure();
 
   std::optional<Cluster> plannedTransfers;
-  std::optional<reshard::Strategy> transferStrategy =
-      reshard::symbolizeStrategy(getPlannerStrategyName(stageTransfer));
-  std::string transferName = stageTransfer == StageTransfer::Planned
-                                 ? std::string("planned")
-                                 : getPlannerStrategyName(stageTransfer).str();
+  // A forced planner strategy; Planned leaves the choice to the planner.
+  std::optional<reshard::Strategy> transferStrategy;
+  switch (stageTransfer) {
+  case StageTransfer::Send:
+  case StageTransfer::Planned:
+    break;
+  case StageTransfer::SendRecv:
+    transferStrategy = reshard::Strategy::SendRecv;
+    break;
+  case StageTransfer::LocalAllGather:
+    transferStrategy = reshard::Strategy::LocalAllGather;
+    break;
+  case StageTransfer::GlobalAllGather:
+    transferStrategy = reshard::Strategy::GlobalAllGather;
+    break;
+  case StageTransfer::Broadcast:
+    transferStrategy = reshard::Strategy::Broadcast;
+    break;
+  }
+  std::string transferName =
+      transferStrategy ? reshard::stringifyStrategy(*transferStrategy).str()
+                       : std::string("planned");
   if (stageTransfer != StageTransfer::Send) {
     ClusterAttr cluster = getModuleCluster(module);
     if (!cluster)
@@ -2137,7 +2153,7 @@ void DistDTPPass::runOnOperation() {
     plannedTransfers = clusterFromAttr(cluster);
   }
   DTPRewriter rewriter(
-      func, Config{dp, tp, pp, microbatches, *order, *sched, annotateSchedule,
+      func, Config{dp, tp, pp, microbatches, *order, schedule, annotateSchedule,
                    report, std::move(plannedTransfers), transferStrategy});
   if (failed(rewriter.run()))
     return signalPassFailure();

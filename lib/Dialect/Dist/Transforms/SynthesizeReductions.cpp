@@ -359,7 +359,6 @@ void DistSynthesizeReductionsPass::runOnOperation() {
     mlir::emitError(module.getLoc(), msg);
   };
 
-  std::optional<CollectiveAlgorithm> algorithm = algo.getValue();
   if (maxSize < 1 || maxSize > 8) {
     moduleError("max-size must be in 1..8, got " + Twine(maxSize));
     return signalPassFailure();
@@ -374,7 +373,7 @@ void DistSynthesizeReductionsPass::runOnOperation() {
     return signalPassFailure();
   Cluster &resolvedCluster = *resolved;
 
-  CollectiveCostModel model(resolvedCluster, *algorithm);
+  CollectiveCostModel model(resolvedCluster, algo);
   SmallVector<AllReduceOp> ops;
   module.walk([&](AllReduceOp op) { ops.push_back(op); });
   bool failedAny = false;

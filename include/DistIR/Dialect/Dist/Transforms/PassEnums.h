@@ -16,11 +16,6 @@
 #ifndef DISTIR_DIALECT_DIST_TRANSFORMS_PASSENUMS_H
 #define DISTIR_DIALECT_DIST_TRANSFORMS_PASSENUMS_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/ADT/StringSwitch.h"
-
-#include <optional>
-
 namespace distir::dist {
 
 /// dist-autodiff's loss (PyTorch's MSELoss and CrossEntropyLoss, mean).
@@ -70,50 +65,6 @@ enum class ReshardBalance {
   Random,
   None
 };
-
-/// The option name of a strategy value ("" for Send, Planned and Auto): the
-/// name the resharding planner's symbolizeStrategy reads.
-inline llvm::StringRef getPlannerStrategyName(StageTransfer t) {
-  switch (t) {
-  case StageTransfer::SendRecv:
-    return "send-recv";
-  case StageTransfer::LocalAllGather:
-    return "local-allgather";
-  case StageTransfer::GlobalAllGather:
-    return "global-allgather";
-  case StageTransfer::Broadcast:
-    return "broadcast";
-  case StageTransfer::Send:
-  case StageTransfer::Planned:
-    break;
-  }
-  return "";
-}
-
-/// The values by their option names (for tools that take them as strings).
-inline std::optional<LossKind> symbolizeLossKind(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<LossKind>>(name)
-      .Case("mse", LossKind::MSE)
-      .Case("cross-entropy", LossKind::CrossEntropy)
-      .Default(std::nullopt);
-}
-inline std::optional<OptimizerKind>
-symbolizeOptimizerKind(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<OptimizerKind>>(name)
-      .Case("sgd", OptimizerKind::SGD)
-      .Case("momentum", OptimizerKind::Momentum)
-      .Case("adam", OptimizerKind::Adam)
-      .Case("adamw", OptimizerKind::AdamW)
-      .Default(std::nullopt);
-}
-inline std::optional<ComputePrecision>
-symbolizeComputePrecision(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ComputePrecision>>(name)
-      .Case("f32", ComputePrecision::F32)
-      .Case("f16", ComputePrecision::F16)
-      .Case("bf16", ComputePrecision::BF16)
-      .Default(std::nullopt);
-}
 
 } // namespace distir::dist
 
