@@ -1,0 +1,440 @@
+//===- Dataflow.cpp - Join per-rank traces into one dataflow graph --------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Replay/Dataflow.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace distir::replay;
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static bool isIterationMarker(llvm::StringRef name) {
+  return name.starts_with("ProfilerStep#") || name == "ProfilerStep*";
+}
+
+/// Collectives as the process groups record them on their worker threads
+/// (`gloo:all_reduce`, `nccl:all_reduce`) or NCCL's kernels.
+static bool isCollective(llvm::StringRef name) {
+  return name.starts_with("gloo:") || name.starts_with("nccl:") ||
+         name.contains("ncclKernel_") || name.contains("ncclDevKernel_");
+}
+
+/// The call that hands a collective to the process group.
+static bool isLaunch(llvm::StringRef name) {
+  return name.starts_with("c10d::");
+}
+
+static bool isBackward(llvm::StringRef name) {
+  return name.starts_with("autograd::engine::evaluate_function");
+}
+
+/// Ring steps of a collective over `ranks` ranks.
+static int64_t ringSteps(llvm::StringRef name, int64_t ranks) {
+  bool allReduce = name.contains("all_reduce") || name.contains("allreduce") ||
+                   name.contains("AllReduce");
+  return (allReduce ? 2 : 1) * (ranks - 1);
+}
+
+namespace {
+/// A piece of a top-level op of the main thread (split where a collective
+/// is launched).
+struct Piece {
+  std::string name;
+  double start, end;
+  int64_t iteration;
+  bool backward;
+};
+
+struct CommEvent {
+  const TraceEvent *event;
+  int64_t iteration;
+  double launch;
+  int64_t launchPiece = -1;
+  int64_t waiter = -1;
+};
+
+/// One rank's trace cut into what the graph needs (clock-independent).
+struct RankPlan {
+  int64_t mainThread = 0;
+  std::vector<std::pair<double, double>> iterations;
+  std::vector<Piece> pieces;
+  std::vector<CommEvent> comms;
+  int64_t peak = -1;
+};
+} // namespace
+
+/// The iteration markers of the rank's main thread (the thread that
+/// records them).
+static llvm::Error findIterations(const RankTrace &trace, RankPlan &plan) {
+  for (const TraceEvent &event : trace.events)
+    if (isIterationMarker(event.name) &&
+        (plan.iterations.empty() || event.thread == plan.mainThread)) {
+      plan.mainThread = event.thread;
+      plan.iterations.push_back({event.start, event.end()});
+    }
+  if (plan.iterations.empty())
+    return fail(trace.path + ": no iteration markers (ProfilerStep#N); "
+                             "profile with torch.profiler.schedule and call "
+                             "step() after each iteration");
+  return llvm::Error::success();
+}
+
+/// Collectives launched and recorded in iteration `span`. A worker thread
+/// may record a collective after the profiler stopped collecting (the last
+/// iteration then lacks it), so iterations where the two differ cannot be
+/// replayed.
+static std::pair<int64_t, int64_t>
+countCollectives(const RankTrace &trace, const RankPlan &plan,
+                 std::pair<double, double> span) {
+  int64_t launched = 0, recorded = 0;
+  for (const TraceEvent &event : trace.events) {
+    if (event.start < span.first || event.start > span.second)
+      continue;
+    if (event.thread == plan.mainThread && isLaunch(event.name))
+      ++launched;
+    else if (event.thread != plan.mainThread && isCollective(event.name))
+      ++recorded;
+  }
+  return {launched, recorded};
+}
+
+/// Keeps the last `requested` iterations (all when unset) among those every
+/// rank recorded completely; incomplete iterations may only be at the ends.
+static llvm::Error selectIterations(llvm::ArrayRef<RankTrace> traces,
+                                    std::optional<int64_t> requested,
+                                    std::vector<RankPlan> &plans,
+                                    std::vector<std::string> &dropped) {
+  size_t count = plans.front().iterations.size();
+  for (size_t r = 1; r < plans.size(); ++r)
+    if (plans[r].iterations.size() != count)
+      return fail(llvm::formatv(
+          "{0} has {1} profiled iterations, {2} has {3}: traces of different "
+          "jobs or profiler schedules",
+          traces[r].path, plans[r].iterations.size(), traces[0].path, count));
+  std::vector<std::string> incomplete(count);
+  for (size_t i = 0; i < count; ++i)
+    for (size_t r = 0; r < plans.size() && incomplete[i].empty(); ++r) {
+      auto [launched, recorded] =
+          countCollectives(traces[r], plans[r], plans[r].iterations[i]);
+      if (launched != recorded && launched != 0)
+        incomplete[i] = llvm::formatv("iteration {0}: {1} launched {2} "
+                                      "collectives and recorded {3}",
+                                      i, traces[r].path, launched, recorded);
+    }
+  size_t first = 0, last = count;
+  while (first < last && !incomplete[first].empty())
+    dropped.push_back(incomplete[first++]);
+  while (last > first && !incomplete[last - 1].empty())
+    dropped.push_back(incomplete[--last]);
+  for (size_t i = first; i < last; ++i)
+    if (!incomplete[i].empty())
+      return fail(incomplete[i] + ", between complete iterations");
+  if (first == last)
+    return fail("no iteration was recorded completely (" + dropped.front() +
+                ")");
+  if (requested && *requested > (int64_t)(last - first))
+    return fail(llvm::formatv("{0} iterations requested, the traces have {1} "
+                              "complete ones",
+                              *requested, last - first));
+  if (requested)
+    first = last - *requested;
+  for (RankPlan &plan : plans)
+    plan.iterations = std::vector<std::pair<double, double>>(
+        plan.iterations.begin() + first, plan.iterations.begin() + last);
+  return llvm::Error::success();
+}
+
+static int64_t iterationOf(const RankPlan &plan, double time) {
+  for (auto [index, span] : llvm::enumerate(plan.iterations))
+    if (time >= span.first && time <= span.second)
+      return index;
+  return -1;
+}
+
+/// Top-level ops of the main thread in each iteration, split at launches;
+/// the collectives with their launches.
+static void cutPieces(const RankTrace &trace, RankPlan &plan) {
+  const double eps = 1e-9;
+  std::vector<std::vector<double>> launches(plan.iterations.size());
+  std::vector<const TraceEvent *> topLevel;
+  std::vector<int64_t> topIteration;
+  double coveredUntil = -1e300;
+  for (const TraceEvent &event : trace.events) {
+    int64_t iteration = iterationOf(plan, event.start);
+    if (iteration < 0)
+      continue;
+    if (event.thread != plan.mainThread) {
+      if (isCollective(event.name))
+        plan.comms.push_back({&event, iteration, event.start});
+      continue;
+    }
+    if (isIterationMarker(event.name))
+      continue;
+    if (isLaunch(event.name))
+      launches[iteration].push_back(event.start);
+    if (event.start >= coveredUntil - eps &&
+        event.end() <= plan.iterations[iteration].second + eps) {
+      topLevel.push_back(&event);
+      topIteration.push_back(iteration);
+      coveredUntil = event.end();
+    }
+  }
+  // The k-th launch of an iteration hands over its k-th collective; without
+  // recorded launches a collective is launched where it starts.
+  for (int64_t it = 0; it < (int64_t)plan.iterations.size(); ++it) {
+    int64_t k = 0;
+    int64_t count = llvm::count_if(
+        plan.comms, [&](const CommEvent &c) { return c.iteration == it; });
+    for (CommEvent &comm : plan.comms)
+      if (comm.iteration == it && count == (int64_t)launches[it].size())
+        comm.launch = launches[it][k++];
+  }
+  std::vector<double> splits;
+  for (const CommEvent &comm : plan.comms)
+    splits.push_back(comm.launch);
+  llvm::sort(splits);
+  for (auto [event, iteration] : llvm::zip(topLevel, topIteration)) {
+    double start = event->start;
+    for (double split : splits)
+      if (split > start && split < event->end()) {
+        plan.pieces.push_back(
+            {event->name, start, split, iteration, isBackward(event->name)});
+        start = split;
+      }
+    plan.pieces.push_back(
+        {event->name, start, event->end(), iteration, isBackward(event->name)});
+  }
+  // A collective depends on the piece that ends where it is launched (or the
+  // last one before it); the main thread waits for it in the first piece
+  // that starts after it ended and after the backward pass.
+  for (CommEvent &comm : plan.comms) {
+    for (auto [index, piece] : llvm::enumerate(plan.pieces))
+      if (piece.start < comm.launch)
+        comm.launchPiece = index;
+    double backwardEnd = comm.launch;
+    for (const Piece &piece : plan.pieces)
+      if (piece.iteration == comm.iteration && piece.backward)
+        backwardEnd = std::max(backwardEnd, piece.end);
+    double ready = std::max(comm.event->end(), backwardEnd);
+    for (auto [index, piece] : llvm::enumerate(plan.pieces))
+      if ((int64_t)index > comm.launchPiece && piece.start >= ready - eps) {
+        comm.waiter = index;
+        break;
+      }
+  }
+}
+
+static void measurePeak(const RankTrace &trace, RankPlan &plan) {
+  if (trace.memory.empty())
+    return;
+  int64_t live = 0;
+  plan.peak = 0;
+  for (const MemoryEvent &change : trace.memory) {
+    if (change.time < plan.iterations.front().first ||
+        change.time > plan.iterations.back().second)
+      continue;
+    live += change.bytes;
+    plan.peak = std::max(plan.peak, live);
+  }
+}
+
+/// Ranks of one job run the same iterations and the same collectives in the
+/// same order.
+static llvm::Error checkSameJob(llvm::ArrayRef<RankTrace> traces,
+                                llvm::ArrayRef<RankPlan> plans) {
+  const RankPlan &first = plans.front();
+  for (size_t r = 1; r < plans.size(); ++r) {
+    const RankPlan &plan = plans[r];
+    if (plan.comms.size() != first.comms.size())
+      return fail(llvm::formatv("{0} runs {1} collectives, {2} runs {3}: "
+                                "traces of different jobs",
+                                traces[r].path, plan.comms.size(),
+                                traces[0].path, first.comms.size()));
+    for (auto [mine, theirs] : llvm::zip(plan.comms, first.comms)) {
+      const TraceEvent &a = *mine.event, &b = *theirs.event;
+      if (mine.iteration != theirs.iteration || a.name != b.name ||
+          a.inputElements != b.inputElements)
+        return fail(llvm::formatv(
+            "{0}: collective {1} at {2:f6} s differs from {3}'s ({4} at "
+            "{5:f6} s): traces of different jobs",
+            traces[r].path, a.name, a.start, traces[0].path, b.name, b.start));
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<DataflowGraph>
+distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
+                                   std::optional<int64_t> iterations) {
+  if (iterations && *iterations < 1)
+    return fail("the number of iterations must be positive");
+  std::vector<RankPlan> plans(traces.size());
+  for (auto [trace, plan] : llvm::zip(traces, plans))
+    if (llvm::Error err = findIterations(trace, plan))
+      return std::move(err);
+  DataflowGraph graph;
+  if (llvm::Error err =
+          selectIterations(traces, iterations, plans, graph.droppedIterations))
+    return std::move(err);
+  for (auto [trace, plan] : llvm::zip(traces, plans)) {
+    cutPieces(trace, plan);
+    measurePeak(trace, plan);
+  }
+  if (llvm::Error err = checkSameJob(traces, plans))
+    return std::move(err);
+
+  int64_t ranks = traces.size();
+  graph.numRanks = ranks;
+  graph.numIterations = plans.front().iterations.size();
+  std::map<std::pair<int64_t, int64_t>, int64_t> streamIds;
+  auto streamOf = [&](int64_t rank, int64_t thread, bool communication) {
+    auto [it, inserted] =
+        streamIds.try_emplace({rank, thread}, (int64_t)graph.streams.size());
+    if (inserted)
+      graph.streams.push_back({rank, thread, communication});
+    return it->second;
+  };
+  std::vector<int64_t> lastOfStream;
+  auto append = [&](Node node) {
+    if (node.stream >= (int64_t)lastOfStream.size())
+      lastOfStream.resize(node.stream + 1, -1);
+    node.previous = lastOfStream[node.stream];
+    lastOfStream[node.stream] = graph.nodes.size();
+    graph.nodes.push_back(std::move(node));
+    return (int64_t)graph.nodes.size() - 1;
+  };
+
+  // Collectives and their transfer nodes first, so that compute nodes can
+  // name them.
+  for (size_t k = 0; k < plans.front().comms.size(); ++k) {
+    const TraceEvent &event = *plans.front().comms[k].event;
+    Collective collective;
+    collective.name = event.name;
+    collective.iteration = plans.front().comms[k].iteration;
+    if (!event.inputElements.empty()) {
+      collective.elements = 0;
+      for (int64_t n : event.inputElements)
+        collective.elements += n;
+    }
+    collective.steps = ringSteps(event.name, ranks);
+    graph.collectives.push_back(std::move(collective));
+  }
+  std::vector<int64_t> firstPiece(ranks);
+  for (int64_t r = 0; r < ranks; ++r) {
+    int64_t mainStream = streamOf(r, plans[r].mainThread, false);
+    firstPiece[r] = graph.nodes.size();
+    for (const Piece &piece : plans[r].pieces) {
+      Node node;
+      node.name = piece.name;
+      node.stream = mainStream;
+      node.rank = r;
+      node.iteration = piece.iteration;
+      node.duration = piece.end - piece.start;
+      append(std::move(node));
+    }
+  }
+  for (int64_t r = 0; r < ranks; ++r) {
+    for (auto [k, comm] : llvm::enumerate(plans[r].comms)) {
+      Collective &collective = graph.collectives[k];
+      collective.start.push_back(comm.event->start);
+      collective.end.push_back(comm.event->end());
+      collective.firstTransfer.push_back(graph.nodes.size());
+      int64_t stream = streamOf(r, comm.event->thread, true);
+      for (int64_t step = 0; step < collective.steps; ++step) {
+        Node node;
+        node.name = collective.name;
+        node.stream = stream;
+        node.rank = r;
+        node.iteration = collective.iteration;
+        node.communication = true;
+        node.collective = k;
+        node.step = step;
+        node.receiver = (r + 1) % ranks;
+        node.duration = -1;
+        append(std::move(node));
+      }
+    }
+  }
+  // Dependencies and gaps, measured on each rank's own clock.
+  for (int64_t r = 0; r < ranks; ++r) {
+    const RankPlan &plan = plans[r];
+    std::vector<double> waitedUntil(plan.pieces.size(), -1e300);
+    for (auto [k, comm] : llvm::enumerate(plan.comms)) {
+      const Collective &collective = graph.collectives[k];
+      int64_t first = collective.firstTransfer[r];
+      Node &step0 = graph.nodes[first];
+      double ready = comm.launch;
+      if (comm.launchPiece >= 0)
+        step0.dependencies.push_back(firstPiece[r] + comm.launchPiece);
+      if (step0.previous >= 0) {
+        const Node &before = graph.nodes[step0.previous];
+        ready = std::max(ready, graph.collectives[before.collective].end[r]);
+      }
+      step0.gap = std::max(0.0, comm.event->start - ready);
+      // -1: the previous rank's transfer, patched below once every rank's
+      // transfers exist.
+      for (int64_t step = 1; step < collective.steps; ++step)
+        graph.nodes[first + step].dependencies.push_back(-1);
+      if (comm.waiter >= 0) {
+        Node &waiter = graph.nodes[firstPiece[r] + comm.waiter];
+        waiter.dependencies.push_back(first + collective.steps - 1);
+        waiter.dependencies.push_back(-1 - (int64_t)k); // patched below
+        waitedUntil[comm.waiter] =
+            std::max(waitedUntil[comm.waiter], comm.event->end());
+      }
+    }
+    // The replay starts where the first iteration starts and ends where the
+    // last one ends.
+    for (auto [index, piece] : llvm::enumerate(plan.pieces)) {
+      double previousEnd =
+          index ? plan.pieces[index - 1].end : plan.iterations.front().first;
+      double ready = std::max(previousEnd, waitedUntil[index]);
+      graph.nodes[firstPiece[r] + index].gap =
+          std::max(0.0, piece.start - ready);
+    }
+  }
+  // Ring data dependencies: step j of rank r sends what it received from
+  // rank r - 1 at step j - 1; a rank's collective ends with the last
+  // transfer it receives.
+  for (Node &node : graph.nodes)
+    for (int64_t &dependency : node.dependencies) {
+      if (dependency >= 0)
+        continue;
+      if (node.communication) {
+        const Collective &collective = graph.collectives[node.collective];
+        int64_t sender = (node.rank + ranks - 1) % ranks;
+        dependency = collective.firstTransfer[sender] + node.step - 1;
+      } else {
+        const Collective &collective = graph.collectives[-1 - dependency];
+        int64_t sender = (node.rank + ranks - 1) % ranks;
+        dependency = collective.firstTransfer[sender] + collective.steps - 1;
+      }
+    }
+
+  graph.peakAllocatedBytes.resize(ranks);
+  graph.iterations.resize(ranks);
+  for (int64_t r = 0; r < ranks; ++r) {
+    graph.iterations[r] = plans[r].iterations;
+    graph.peakAllocatedBytes[r] = plans[r].peak;
+    graph.tails.push_back(
+        plans[r].pieces.empty()
+            ? 0.0
+            : std::max(0.0, plans[r].iterations.back().second -
+                                plans[r].pieces.back().end));
+    double span =
+        plans[r].iterations.back().second - plans[r].iterations.front().first;
+    graph.measuredIteration =
+        std::max(graph.measuredIteration, span / graph.numIterations);
+  }
+  return graph;
+}

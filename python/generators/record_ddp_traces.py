@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Runs a real data-parallel PyTorch job on the CPU and records its traces.
+
+Each rank (a process, gloo backend, torch.set_num_threads(1)) trains an MLP
+or a small nn.TransformerEncoder with DistributedDataParallel, warms up, then
+profiles a few iterations with torch.profiler (record_shapes, profile_memory)
+and writes its trace as Chrome-trace JSON in the layout of Kineto exports
+(what pip builds of PyTorch write): `cpu_op` events with "Input Dims",
+"Sequence number" and "Fwd thread id", `[memory]` instant events, the
+ProfilerStep#N iteration markers and "distributedInfo" (backend, rank,
+world_size). Debian's PyTorch is built without Kineto and its own exporter
+drops shapes and memory events, so the events are taken from the profiler
+(`prof.events()`) and written here; timestamps are each process's own
+profiler clock, as in a real job, which is why distir-replay aligns clocks.
+
+Also writes run.json: the configuration and the wall-clock step time
+measured without the profiler (the same number of iterations, timed with
+perf_counter between barriers).
+
+Usage:
+  record_ddp_traces.py --out DIR [--model mlp|transformer] [--ranks N]
+                       [--iterations N] [--bucket-cap-mb MB] [--gzip]
+                       [--legacy-export]
+
+Used for distir-replay's fixtures (test/Replay/Inputs) and bench/replay.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import socket
+import sys
+import time
+
+
+def build_model(name, torch, nn):
+    torch.manual_seed(0)
+    if name == "mlp":
+        layers = []
+        for _ in range(6):
+            layers += [nn.Linear(512, 512), nn.ReLU()]
+        model = nn.Sequential(*layers, nn.Linear(512, 10))
+
+        def batch():
+            return torch.randn(64, 512), torch.randint(0, 10, (64,))
+
+        return model, batch
+    if name == "transformer":
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(1000, 128)
+                layer = nn.TransformerEncoderLayer(128, 4, 256, dropout=0.0,
+                                                   batch_first=True)
+                self.encoder = nn.TransformerEncoder(layer, 2)
+                self.head = nn.Linear(128, 1000)
+
+            def forward(self, tokens):
+                return self.head(self.encoder(self.embed(tokens)))
+
+        def batch():
+            tokens = torch.randint(0, 1000, (8, 32))
+            return tokens, torch.randint(0, 1000, (8 * 32,))
+
+        return Encoder(), batch
+    raise SystemExit(f"unknown model '{name}' (expected mlp or transformer)")
+
+
+def trace_events(events, pid):
+    """Kineto-layout events from the profiler's FunctionEvents.
+
+    Without Kineto the profiler attributes each allocation and release to
+    the op that made it (self_cpu_memory_usage) and keeps only the others as
+    "[memory]" events; the net change of each op becomes one "[memory]"
+    instant at the op's end, so the running total is exact at op
+    boundaries."""
+    out = []
+    changes = []
+    step = 0
+    for e in sorted(events, key=lambda e: (e.time_range.start, e.id)):
+        if e.name == "[memory]":
+            changes.append((e.time_range.start, e.thread, e.cpu_memory_usage))
+            continue
+        if e.self_cpu_memory_usage:
+            changes.append((e.time_range.end, e.thread,
+                            e.self_cpu_memory_usage))
+        name = e.name
+        if name == "ProfilerStep*":
+            # Kineto names the iteration markers ProfilerStep#N.
+            name = f"ProfilerStep#{step}"
+            step += 1
+        args = {"Input Dims": e.input_shapes}
+        if e.sequence_nr >= 0:
+            args["Sequence number"] = e.sequence_nr
+            args["Fwd thread id"] = e.fwd_thread
+        out.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": pid,
+                    "tid": e.thread, "ts": e.time_range.start,
+                    "dur": e.time_range.end - e.time_range.start,
+                    "args": args})
+    allocated = 0
+    for time, thread, size in sorted(changes, key=lambda c: c[0]):
+        allocated += size
+        out.append({"ph": "i", "s": "t", "cat": "cpu_instant_event",
+                    "name": "[memory]", "pid": pid, "tid": thread,
+                    "ts": time,
+                    "args": {"Device Type": 0, "Device Id": -1,
+                             "Bytes": size, "Total Allocated": allocated}})
+    return out
+
+
+def run_rank(rank, opts):
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.set_num_threads(1)
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(opts.port)
+    dist.init_process_group("gloo", rank=rank, world_size=opts.ranks)
+    model, batch = build_model(opts.model, torch, nn)
+    ddp = DDP(model, bucket_cap_mb=opts.bucket_cap_mb)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    inputs, target = batch()
+
+    def step():
+        optimizer.zero_grad()
+        out = ddp(inputs)
+        loss_fn(out.reshape(-1, out.shape[-1]), target).backward()
+        optimizer.step()
+
+    for _ in range(opts.warmup):
+        step()
+    # Wall-clock step time without the profiler.
+    dist.barrier()
+    begin = time.perf_counter()
+    for _ in range(opts.iterations):
+        step()
+    dist.barrier()
+    unprofiled = (time.perf_counter() - begin) / opts.iterations
+
+    captured = []
+
+    def ready(prof):
+        captured.append(prof.events())
+        if opts.legacy_export:
+            # The profiler's own export (the legacy layout without Kineto).
+            name = os.path.join(opts.out, f"rank{rank}.legacy.json")
+            prof.export_chrome_trace(name)
+            with open(name, "rb") as f, gzip.open(name + ".gz", "wb") as g:
+                g.write(f.read())
+            os.remove(name)
+
+    schedule = torch.profiler.schedule(wait=0, warmup=1,
+                                       active=opts.iterations)
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CPU],
+            schedule=schedule, record_shapes=True, profile_memory=True,
+            on_trace_ready=ready) as prof:
+        for _ in range(opts.iterations + 1):
+            step()
+            prof.step()
+    trace = {"schemaVersion": 1,
+             "distributedInfo": {"backend": "gloo", "rank": rank,
+                                 "world_size": opts.ranks},
+             "traceEvents": trace_events(captured[0], os.getpid())}
+    name = os.path.join(opts.out, f"rank{rank}.json")
+    text = json.dumps(trace, separators=(",", ":"))
+    if opts.gzip:
+        with gzip.open(name + ".gz", "wt") as f:
+            f.write(text)
+    else:
+        with open(name, "w") as f:
+            f.write(text)
+    times = [None] * opts.ranks
+    dist.all_gather_object(times, unprofiled)
+    if rank == 0:
+        with open(os.path.join(opts.out, "run.json"), "w") as f:
+            json.dump({"model": opts.model, "ranks": opts.ranks,
+                       "iterations": opts.iterations,
+                       "bucket_cap_mb": opts.bucket_cap_mb,
+                       "threads_per_rank": 1, "backend": "gloo",
+                       "unprofiled_step_s": max(times)}, f, indent=1)
+    dist.destroy_process_group()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--model", default="mlp",
+                        choices=["mlp", "transformer"])
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--iterations", type=int, default=4)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--bucket-cap-mb", type=float, default=1.0)
+    parser.add_argument("--gzip", action="store_true")
+    parser.add_argument("--legacy-export", action="store_true",
+                        help="also write the profiler's own export "
+                        "(rankN.legacy.json.gz)")
+    opts = parser.parse_args()
+    opts.port = free_port()
+    os.makedirs(opts.out, exist_ok=True)
+    import torch.multiprocessing as mp
+    mp.spawn(run_rank, args=(opts,), nprocs=opts.ranks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
