@@ -69,6 +69,13 @@ struct RankPlan {
   std::vector<std::pair<double, double>> iterations;
   std::vector<Piece> pieces;
   std::vector<CommEvent> comms;
+  /// Per iteration: (elements, piece where the gradient is ready).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> gradients;
+  /// Per iteration: the first piece after the backward pass (-1: none).
+  std::vector<int64_t> syncPieces;
+  /// Per iteration: DDP's copies of the reduced buckets into the gradients,
+  /// one piece per gradient (empty unless they match the gradients).
+  std::vector<std::vector<int64_t>> copyPieces;
   int64_t peak = -1;
 };
 } // namespace
@@ -163,6 +170,63 @@ static int64_t iterationOf(const RankPlan &plan, double time) {
 
 /// Top-level ops of the main thread in each iteration, split at launches;
 /// the collectives with their launches.
+/// The last piece that starts at or before `time`.
+static int64_t pieceAt(const RankPlan &plan, double time) {
+  int64_t found = -1;
+  for (auto [index, piece] : llvm::enumerate(plan.pieces))
+    if (piece.start <= time)
+      found = index;
+  return found;
+}
+
+/// Gradients in the order they became ready (AccumulateGrad with its
+/// recorded shape) and where each iteration's backward pass ends.
+static void findGradients(const RankTrace &trace, RankPlan &plan) {
+  plan.gradients.resize(plan.iterations.size());
+  plan.syncPieces.assign(plan.iterations.size(), -1);
+  for (const TraceEvent &event : trace.events) {
+    int64_t iteration = iterationOf(plan, event.start);
+    if (iteration < 0 || event.thread != plan.mainThread ||
+        event.name != "torch::autograd::AccumulateGrad" ||
+        event.inputElements.empty())
+      continue;
+    plan.gradients[iteration].push_back(
+        {event.inputElements.front(), pieceAt(plan, event.end())});
+  }
+  for (size_t it = 0; it < plan.iterations.size(); ++it) {
+    int64_t lastBackward = -1;
+    for (auto [index, piece] : llvm::enumerate(plan.pieces))
+      if (piece.iteration == (int64_t)it && piece.backward)
+        lastBackward = index;
+    if (lastBackward >= 0 && lastBackward + 1 < (int64_t)plan.pieces.size() &&
+        plan.pieces[lastBackward + 1].iteration == (int64_t)it)
+      plan.syncPieces[it] = lastBackward + 1;
+  }
+  // DDP waits for each bucket right before copying it out, gradient by
+  // gradient in the order they became ready.
+  plan.copyPieces.resize(plan.iterations.size());
+  std::vector<std::vector<int64_t>> copied(plan.iterations.size());
+  for (const TraceEvent &event : trace.events) {
+    int64_t iteration = iterationOf(plan, event.start);
+    if (iteration < 0 || event.thread != plan.mainThread ||
+        event.name != "torch.distributed.ddp.reducer::copy_bucket_to_grad" ||
+        event.inputElements.empty())
+      continue;
+    int64_t piece = pieceAt(plan, event.start);
+    if (piece >= 0 && plan.pieces[piece].start == event.start) {
+      plan.copyPieces[iteration].push_back(piece);
+      copied[iteration].push_back(event.inputElements.front());
+    }
+  }
+  for (size_t it = 0; it < plan.iterations.size(); ++it) {
+    std::vector<int64_t> ready;
+    for (auto [elements, piece] : plan.gradients[it])
+      ready.push_back(elements);
+    if (copied[it] != ready)
+      plan.copyPieces[it].clear();
+  }
+}
+
 static void cutPieces(const RankTrace &trace, RankPlan &plan) {
   const double eps = 1e-9;
   std::vector<std::vector<double>> launches(plan.iterations.size());
@@ -231,6 +295,19 @@ static void cutPieces(const RankTrace &trace, RankPlan &plan) {
         comm.waiter = index;
         break;
       }
+    // A worker thread may close its record a while after the main thread's
+    // wait returned, but the optimizer step always needs the gradients: the
+    // wait is no later than the iteration's step (or its last op).
+    int64_t bound = -1;
+    for (auto [index, piece] : llvm::enumerate(plan.pieces)) {
+      if (piece.iteration != comm.iteration || piece.start < backwardEnd)
+        continue;
+      bound = index;
+      if (llvm::StringRef(piece.name).starts_with("Optimizer.step"))
+        break;
+    }
+    if (bound >= 0 && (comm.waiter < 0 || comm.waiter > bound))
+      comm.waiter = bound;
   }
 }
 
@@ -288,6 +365,7 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
     return std::move(err);
   for (auto [trace, plan] : llvm::zip(traces, plans)) {
     cutPieces(trace, plan);
+    findGradients(trace, plan);
     measurePeak(trace, plan);
   }
   if (llvm::Error err = checkSameJob(traces, plans))
@@ -340,9 +418,11 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
       node.rank = r;
       node.iteration = piece.iteration;
       node.duration = piece.end - piece.start;
+      node.measuredStart = piece.start;
       append(std::move(node));
     }
   }
+  graph.numComputeNodes = graph.nodes.size();
   for (int64_t r = 0; r < ranks; ++r) {
     for (auto [k, comm] : llvm::enumerate(plans[r].comms)) {
       Collective &collective = graph.collectives[k];
@@ -426,6 +506,22 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   for (int64_t r = 0; r < ranks; ++r) {
     graph.iterations[r] = plans[r].iterations;
     graph.peakAllocatedBytes[r] = plans[r].peak;
+    graph.gradients.emplace_back();
+    for (const auto &iteration : plans[r].gradients) {
+      graph.gradients.back().emplace_back();
+      for (auto [elements, piece] : iteration)
+        graph.gradients.back().back().push_back(
+            {elements, firstPiece[r] + piece});
+    }
+    graph.copyNodes.emplace_back();
+    for (const auto &iteration : plans[r].copyPieces) {
+      graph.copyNodes.back().emplace_back();
+      for (int64_t piece : iteration)
+        graph.copyNodes.back().back().push_back(firstPiece[r] + piece);
+    }
+    graph.syncNodes.emplace_back();
+    for (int64_t piece : plans[r].syncPieces)
+      graph.syncNodes.back().push_back(piece < 0 ? -1 : firstPiece[r] + piece);
     graph.tails.push_back(
         plans[r].pieces.empty()
             ? 0.0

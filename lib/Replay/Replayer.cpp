@@ -37,7 +37,9 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
                                     llvm::ArrayRef<double> offsets) {
   ReplayResult result;
   for (const Collective &collective : graph.collectives)
-    result.transferTimes.push_back(transferTime(collective, offsets));
+    result.transferTimes.push_back(collective.modelledTransfer >= 0
+                                       ? collective.modelledTransfer
+                                       : transferTime(collective, offsets));
 
   size_t count = graph.nodes.size();
   std::vector<int64_t> pending(count, 0);

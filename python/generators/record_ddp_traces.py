@@ -20,12 +20,13 @@ perf_counter between barriers).
 Usage:
   record_ddp_traces.py --out DIR [--model mlp|transformer] [--ranks N]
                        [--iterations N] [--bucket-cap-mb MB] [--gzip]
-                       [--legacy-export]
+                       [--legacy-export] [--no-trace]
 
 Used for distir-replay's fixtures (test/Replay/Inputs) and bench/replay.
 """
 
 import argparse
+import datetime
 import gzip
 import json
 import os
@@ -110,6 +111,16 @@ def trace_events(events, pid):
     return out
 
 
+def finish(dist):
+    """Ends the rank. gloo's destroy_process_group sometimes hangs when the
+    other ranks have already left, which leaves mp.spawn waiting forever:
+    meet once more, then exit."""
+    dist.barrier()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def run_rank(rank, opts):
     import torch
     import torch.distributed as dist
@@ -119,7 +130,8 @@ def run_rank(rank, opts):
     torch.set_num_threads(1)
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(opts.port)
-    dist.init_process_group("gloo", rank=rank, world_size=opts.ranks)
+    dist.init_process_group("gloo", rank=rank, world_size=opts.ranks,
+                            timeout=datetime.timedelta(seconds=120))
     model, batch = build_model(opts.model, torch, nn)
     ddp = DDP(model, bucket_cap_mb=opts.bucket_cap_mb)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
@@ -141,6 +153,18 @@ def run_rank(rank, opts):
         step()
     dist.barrier()
     unprofiled = (time.perf_counter() - begin) / opts.iterations
+
+    times = [None] * opts.ranks
+    dist.all_gather_object(times, unprofiled)
+    if rank == 0:
+        with open(os.path.join(opts.out, "run.json"), "w") as f:
+            json.dump({"model": opts.model, "ranks": opts.ranks,
+                       "iterations": opts.iterations,
+                       "bucket_cap_mb": opts.bucket_cap_mb,
+                       "threads_per_rank": 1, "backend": "gloo",
+                       "unprofiled_step_s": max(times)}, f, indent=1)
+    if opts.no_trace:
+        finish(dist)
 
     captured = []
 
@@ -175,16 +199,7 @@ def run_rank(rank, opts):
     else:
         with open(name, "w") as f:
             f.write(text)
-    times = [None] * opts.ranks
-    dist.all_gather_object(times, unprofiled)
-    if rank == 0:
-        with open(os.path.join(opts.out, "run.json"), "w") as f:
-            json.dump({"model": opts.model, "ranks": opts.ranks,
-                       "iterations": opts.iterations,
-                       "bucket_cap_mb": opts.bucket_cap_mb,
-                       "threads_per_rank": 1, "backend": "gloo",
-                       "unprofiled_step_s": max(times)}, f, indent=1)
-    dist.destroy_process_group()
+    finish(dist)
 
 
 def free_port():
@@ -203,6 +218,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--bucket-cap-mb", type=float, default=1.0)
     parser.add_argument("--gzip", action="store_true")
+    parser.add_argument("--no-trace", action="store_true",
+                        help="only time the iterations (run.json)")
     parser.add_argument("--legacy-export", action="store_true",
                         help="also write the profiler's own export "
                         "(rankN.legacy.json.gz)")

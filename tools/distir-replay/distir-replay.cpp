@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DistIR/Replay/Replayer.h"
+#include "DistIR/Replay/Optimizer.h"
 #include "DistIR/Tools/ToolUtils.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -49,6 +49,19 @@ static cl::opt<std::string>
     tracePath("trace",
               cl::desc("Write the replayed timeline as a Chrome trace"),
               cl::value_desc("file.json"), cl::cat(category));
+
+static cl::opt<bool> optimize(
+    "optimize",
+    cl::desc("Price DDP bucket sizes (tensor fusion and partition of the "
+             "gradient all-reduces) by replay and recommend bucket_cap_mb"),
+    cl::cat(category));
+
+static cl::opt<int64_t> ranksPerHost(
+    "ranks-per-host",
+    cl::desc("Consecutive ranks that share a host, whose collectives slow "
+             "down each other's compute under --optimize (default 0: all "
+             "ranks on one host)"),
+    cl::init(0), cl::cat(category));
 
 static int failWith(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "distir-replay") << message << "\n";
@@ -149,6 +162,99 @@ static json::Value toJSON(const DataflowGraph &graph,
       {"critical_path", std::move(path)}};
 }
 
+static std::string formatCap(double capMB) {
+  if (capMB < 0)
+    return "traced";
+  if (capMB >= 1e6)
+    return "one bucket";
+  return llvm::formatv("{0}", capMB).str();
+}
+
+static json::Value toJSON(const BucketAdvice &advice, double traced) {
+  auto candidate = [](const BucketCandidate &row) {
+    json::Array buckets;
+    for (int64_t elements : row.bucketElements)
+      buckets.push_back(elements);
+    json::Object object{{"buckets", (int64_t)buckets.size()},
+                        {"bucket_elements", std::move(buckets)},
+                        {"predicted_iteration_s", row.predictedIteration}};
+    if (row.capMB >= 1e6)
+      object["bucket_cap_mb"] = "one bucket";
+    else if (row.capMB >= 0)
+      object["bucket_cap_mb"] = row.capMB;
+    return object;
+  };
+  json::Array candidates;
+  for (const BucketCandidate &row : advice.candidates)
+    candidates.push_back(candidate(row));
+  const BucketCandidate &best = advice.keepTraced
+                                    ? advice.tracedModelled
+                                    : advice.candidates[advice.best];
+  json::Object recommended = candidate(best);
+  recommended["keep_traced"] = advice.keepTraced;
+  return json::Object{
+      {"transfer_model",
+       json::Object{{"latency_s", advice.model.latency},
+                    {"seconds_per_element", advice.model.secondsPerElement},
+                    {"latency_separable", advice.model.latencySeparable},
+                    {"samples", advice.model.samples},
+                    {"residual_s", advice.model.residual}}},
+      {"interference",
+       json::Object{{"estimated", advice.interference.estimated},
+                    {"slowdown", advice.interference.slowdown}}},
+      {"model_error", advice.modelError},
+      {"traced_modelled", candidate(advice.tracedModelled)},
+      {"candidates", std::move(candidates)},
+      {"recommended", std::move(recommended)},
+      {"predicted_speedup",
+       advice.tracedModelled.predictedIteration / best.predictedIteration}};
+}
+
+static void printAdvice(const BucketAdvice &advice, double traced) {
+  llvm::raw_ostream &os = llvm::outs();
+  const TransferModel &model = advice.model;
+  os << llvm::formatv("DDP bucket size (transfer model {0} + {1:e2} s/element "
+                      "fitted to {2} collectives, residual {3}{4}):\n",
+                      formatSeconds(model.latency), model.secondsPerElement,
+                      model.samples, formatSeconds(model.residual),
+                      model.latencySeparable
+                          ? ""
+                          : "; one bucket size traced, latency taken as 0");
+  os << llvm::formatv("  compute slowed down {0:f2}x while collectives run "
+                      "({1}); model error on the traced buckets {2:f1}%\n",
+                      advice.interference.slowdown,
+                      advice.interference.estimated
+                          ? "fitted to the trace"
+                          : "too little overlap traced to fit",
+                      advice.modelError * 100);
+  os << llvm::formatv("  {0,-14} {1,-8} {2}\n", "bucket_cap_mb", "buckets",
+                      "predicted iteration");
+  os << llvm::formatv("  {0,-14} {1,-8} {2} (model), {3} (measured "
+                      "transfers)\n",
+                      "traced", advice.tracedModelled.bucketElements.size(),
+                      formatSeconds(advice.tracedModelled.predictedIteration),
+                      formatSeconds(traced));
+  for (const BucketCandidate &row : advice.candidates)
+    os << llvm::formatv("  {0,-14} {1,-8} {2}\n", formatCap(row.capMB),
+                        row.bucketElements.size(),
+                        formatSeconds(row.predictedIteration));
+  const BucketCandidate &best = advice.candidates[advice.best];
+  if (advice.keepTraced) {
+    os << llvm::formatv("recommended: keep the traced buckets (the best, "
+                        "bucket_cap_mb={0} at {1}, is not faster by more than "
+                        "{2:f1}%)\n",
+                        formatCap(best.capMB),
+                        formatSeconds(best.predictedIteration),
+                        std::max(2.0, advice.modelError * 100));
+    return;
+  }
+  os << llvm::formatv(
+      "recommended: bucket_cap_mb={0}: predicted {1}, {2:f2}x "
+      "the traced buckets' speed under the same model\n",
+      formatCap(best.capMB), formatSeconds(best.predictedIteration),
+      advice.tracedModelled.predictedIteration / best.predictedIteration);
+}
+
 static void printText(const DataflowGraph &graph,
                       const ClockAlignment &alignment,
                       const ReplayResult &aligned,
@@ -210,6 +316,8 @@ int main(int argc, char **argv) {
                       iterationsSpec + "'");
     iterations = n;
   }
+  if (ranksPerHost < 0)
+    return failWith("--ranks-per-host must not be negative");
   if (!tracePath.empty() && failed(prepareOutputFile(tracePath)))
     return 1;
   llvm::Expected<std::vector<RankTrace>> traces = readJobTraces(tracePaths);
@@ -229,11 +337,24 @@ int main(int argc, char **argv) {
     if (failed(writeFile(tracePath, text)))
       return 1;
   }
-  if (format == Format::JSON)
-    llvm::outs() << llvm::formatv("{0:2}",
-                                  toJSON(*graph, alignment, aligned, recorded))
-                 << "\n";
-  else
-    printText(*graph, alignment, aligned, recorded);
+  std::optional<BucketAdvice> advice;
+  if (optimize) {
+    llvm::Expected<BucketAdvice> advised =
+        adviseBucketSize(*graph, alignment.offsets, ranksPerHost);
+    if (!advised)
+      return failWith("--optimize: " + llvm::toString(advised.takeError()));
+    advice = std::move(*advised);
+  }
+  if (format == Format::JSON) {
+    json::Value report = toJSON(*graph, alignment, aligned, recorded);
+    if (advice)
+      (*report.getAsObject())["optimization"] =
+          toJSON(*advice, aligned.predictedIteration);
+    llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
+    return 0;
+  }
+  printText(*graph, alignment, aligned, recorded);
+  if (advice)
+    printAdvice(*advice, aligned.predictedIteration);
   return 0;
 }

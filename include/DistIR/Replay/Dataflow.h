@@ -48,6 +48,16 @@ struct Collective {
   /// Per rank: the node of its first transfer (step 0); step j of rank r is
   /// node firstTransfer[r] + j.
   std::vector<int64_t> firstTransfer;
+  /// When non-negative, the transfer time to replay (a what-if collective
+  /// priced by a model) instead of the one measured from the spans.
+  double modelledTransfer = -1;
+};
+
+/// A gradient as it became ready in the backward pass.
+struct Gradient {
+  int64_t elements = 0;
+  /// The compute node at whose end it is ready.
+  int64_t node = -1;
 };
 
 struct Node {
@@ -61,6 +71,8 @@ struct Node {
   int64_t collective = -1, step = -1, receiver = -1;
   /// Measured duration (compute) or -1 for transfers (set at replay).
   double duration = 0;
+  /// Compute nodes: the measured start on the rank's own clock.
+  double measuredStart = 0;
   /// Time the thread spent before this node beyond waiting for its
   /// dependencies (framework overhead between ops), measured.
   double gap = 0;
@@ -78,6 +90,19 @@ struct DataflowGraph {
   /// rank's), so the replay orders nodes itself.
   std::vector<Node> nodes;
   std::vector<Collective> collectives;
+  /// Compute nodes are nodes[0, numComputeNodes); transfers follow.
+  int64_t numComputeNodes = 0;
+  /// Per rank and iteration: the gradients in the order they became ready
+  /// (from AccumulateGrad's recorded shapes; empty without shapes).
+  std::vector<std::vector<std::vector<Gradient>>> gradients;
+  /// Per rank and iteration: the first node after the backward pass (where
+  /// DDP waits for its buckets), -1 when the iteration has no backward.
+  std::vector<std::vector<int64_t>> syncNodes;
+  /// Per rank and iteration: where DDP copies each reduced gradient back
+  /// (top-level copy_bucket_to_grad ops, one per gradient in the order
+  /// they became ready; empty when the trace does not show that), i.e.
+  /// where it waits for the gradient's bucket.
+  std::vector<std::vector<std::vector<int64_t>>> copyNodes;
   /// Per rank: each replayed iteration's (start, end) on the rank's clock.
   std::vector<std::vector<std::pair<double, double>>> iterations;
   /// Per rank: the largest increase of allocated bytes over the level at

@@ -6,6 +6,9 @@
                                             (negative: from the end)
   edit_trace.py unlaunch IN OUT K           without the K-th collective and
                                             its launch (c10d::*)
+  edit_trace.py swap-dims IN OUT NAME I J   swap the "Input Dims" of the I-th
+                                            and J-th events named NAME
+  edit_trace.py drop-name IN OUT NAME K     without the K-th event named NAME
   edit_trace.py check JSON MAX_ERROR        the replay report's relative error
                                             is within MAX_ERROR, fields present
 Output files are plain JSON (the replay reads .json and .json.gz alike).
@@ -53,6 +56,15 @@ def main():
             matches = [i for i, e in enumerate(events)
                        if e.get("name", "").startswith(prefix)]
             del events[matches[k]]
+    elif command == "swap-dims":
+        named = [e for e in events if e.get("name") == sys.argv[4]]
+        a, b = named[int(sys.argv[5])], named[int(sys.argv[6])]
+        a["args"]["Input Dims"], b["args"]["Input Dims"] = \
+            b["args"]["Input Dims"], a["args"]["Input Dims"]
+    elif command == "drop-name":
+        named = [i for i, e in enumerate(events)
+                 if e.get("name") == sys.argv[4]]
+        del events[named[int(sys.argv[5])]]
     else:
         raise SystemExit(f"unknown command {command}")
     with open(sys.argv[3], "w") as f:
