@@ -2,14 +2,15 @@
 # dPRO's question on real jobs: records PyTorch DDP (gloo, one thread per
 # rank) with the default bucket_cap_mb (25), replays the traces
 # (distir-replay --optimize), then times real unprofiled runs with the
-# default and with the recommended cap, alternating, and prints the median
-# step times side by side (each run: 3 warm-up and 20 timed iterations).
+# default and with the recommended cap (the default again when it advises
+# keeping the traced buckets: the two columns then show the noise),
+# alternating, and prints the median step times side by side (each run: 3 warm-up and 40 timed iterations; REPEATS runs each).
 # usage: bench/replay/run.sh [BUILD_DIR] [WORK_DIR] [REPEATS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bin="${1:-$root/build}/bin"
 work="${2:-$(mktemp -d)}"
-repeats="${3:-7}"
+repeats="${3:-10}"
 record="$root/python/generators/record_ddp_traces.py"
 py=/usr/bin/python3
 mkdir -p "$work"
@@ -17,7 +18,7 @@ quiet() { timeout 300 "$@" 2> >(grep -v "^W[0-9]\|WARNING\|leaked semaphore\|war
 
 step_time() { # MODEL RANKS CAP: one unprofiled run's step time
   quiet $py "$record" --out "$work/time" --model "$1" --ranks "$2" \
-    --iterations 20 --bucket-cap-mb "$3" --no-trace
+    --iterations 40 --bucket-cap-mb "$3" --no-trace
   $py -c "import json; print(json.load(open('$work/time/run.json'))['unprofiled_step_s'])"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -32,14 +33,23 @@ for model in mlp transformer; do
     "$bin/distir-replay" "$dir"/rank?.json --optimize --format json > "$dir/replay.json"
     read -r measured predicted error unaligned cap speedup < <($py -c "
 import json; r = json.load(open('$dir/replay.json')); o = r['optimization']
-cap = o['recommended'].get('bucket_cap_mb', 25)
+rec = o['recommended']
+# Keeping the traced buckets means the traced (default) cap.
+cap = 25 if rec['keep_traced'] else rec['bucket_cap_mb']
 print(r['measured_iteration_s'], r['predicted_iteration_s'], r['relative_error'],
-      r['relative_error_unaligned'], 1e4 if cap == 'one bucket' else cap, o['predicted_speedup'])")
-    # Alternate the two caps so that load on the machine hits both alike.
+      r['relative_error_unaligned'], 1e4 if cap == 'one bucket' else cap,
+      1.0 if rec['keep_traced'] else o['predicted_speedup'])")
+    # Alternate the two caps in ABBA order so that drifting load and the
+    # position in a pair hit both alike.
     : > "$dir/default.txt"; : > "$dir/recommended.txt"
     for i in $(seq "$repeats"); do
-      step_time "$model" "$ranks" 25 >> "$dir/default.txt"
-      step_time "$model" "$ranks" "$cap" >> "$dir/recommended.txt"
+      if [ $((i % 2)) = 1 ]; then
+        step_time "$model" "$ranks" 25 >> "$dir/default.txt"
+        step_time "$model" "$ranks" "$cap" >> "$dir/recommended.txt"
+      else
+        step_time "$model" "$ranks" "$cap" >> "$dir/recommended.txt"
+        step_time "$model" "$ranks" 25 >> "$dir/default.txt"
+      fi
     done
     default=$(median < "$dir/default.txt")
     recommended=$(median < "$dir/recommended.txt")

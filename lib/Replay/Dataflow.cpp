@@ -168,8 +168,6 @@ static int64_t iterationOf(const RankPlan &plan, double time) {
   return -1;
 }
 
-/// Top-level ops of the main thread in each iteration, split at launches;
-/// the collectives with their launches.
 /// The last piece that starts at or before `time`.
 static int64_t pieceAt(const RankPlan &plan, double time) {
   int64_t found = -1;
@@ -227,6 +225,8 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
   }
 }
 
+/// Top-level ops of the main thread in each iteration, split at launches;
+/// the collectives with their launches and waits.
 static void cutPieces(const RankTrace &trace, RankPlan &plan) {
   const double eps = 1e-9;
   std::vector<std::vector<double>> launches(plan.iterations.size());

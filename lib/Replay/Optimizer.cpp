@@ -114,22 +114,12 @@ distir::replay::assignBuckets(llvm::ArrayRef<int64_t> gradientElements,
   return counts;
 }
 
-/// Merged [start, end) intervals.
 using Intervals = std::vector<std::pair<double, double>>;
-static Intervals merge(Intervals intervals) {
-  llvm::sort(intervals);
-  Intervals merged;
-  for (auto [start, end] : intervals) {
-    if (!merged.empty() && start <= merged.back().second)
-      merged.back().second = std::max(merged.back().second, end);
-    else
-      merged.push_back({start, end});
-  }
-  return merged;
-}
 
-/// Fraction of [start, end) covered by `busy`.
-static double overlapFraction(const Intervals &busy, double start, double end) {
+/// The mean number of `busy` intervals active during [start, end): the
+/// communication load on the host while an op runs (two collectives in
+/// flight count twice).
+static double meanLoad(const Intervals &busy, double start, double end) {
   if (end <= start)
     return 0;
   double covered = 0;
@@ -167,18 +157,14 @@ distir::replay::estimateInterference(const DataflowGraph &graph,
     int64_t k = seen[{node.rank, node.iteration, node.name}]++;
     instances[{node.rank, node.name, k}].push_back(i);
   }
-  std::vector<Intervals> merged;
-  for (Intervals &intervals : busy)
-    merged.push_back(merge(std::move(intervals)));
   double sxx = 0, sxy = 0, overlapped = 0, total = 0;
   for (const auto &[key, nodes] : instances) {
     std::vector<double> fraction, quiet, all;
     for (int64_t i : nodes) {
       const Node &node = graph.nodes[i];
       double start = node.measuredStart + offsets[node.rank];
-      fraction.push_back(
-          overlapFraction(merged[hostOf(node.rank, ranksPerHost)], start,
-                          start + node.duration));
+      fraction.push_back(meanLoad(busy[hostOf(node.rank, ranksPerHost)], start,
+                                  start + node.duration));
       all.push_back(node.duration);
       if (fraction.back() < 0.05)
         quiet.push_back(node.duration);
@@ -226,14 +212,11 @@ static double replayWithInterference(DataflowGraph graph,
       if (event.isCommunication)
         busy[hostOf(event.devices.front(), ranksPerHost)].push_back(
             {event.start, event.end});
-    for (Intervals &intervals : busy)
-      intervals = merge(std::move(intervals));
     // Damped: half the old overlap, half the new.
     for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
       const SimEvent &event = result.timeline.events[i];
       const Intervals &host = busy[hostOf(graph.nodes[i].rank, ranksPerHost)];
-      fraction[i] =
-          (fraction[i] + overlapFraction(host, event.start, event.end)) / 2;
+      fraction[i] = (fraction[i] + meanLoad(host, event.start, event.end)) / 2;
     }
   }
   return predicted;

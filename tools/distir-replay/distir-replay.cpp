@@ -68,14 +68,6 @@ static int failWith(const llvm::Twine &message) {
   return 1;
 }
 
-static std::string formatSeconds(double seconds) {
-  if (seconds >= 1)
-    return llvm::formatv("{0:f3} s", seconds).str();
-  if (seconds >= 1e-3)
-    return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:f1} us", seconds * 1e6).str();
-}
-
 /// The relative difference of `predicted` from `measured`, e.g. "+1.2%".
 static std::string formatError(double predicted, double measured) {
   double percent = (predicted / measured - 1) * 100;

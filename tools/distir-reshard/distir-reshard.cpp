@@ -353,14 +353,6 @@ static std::string formatBytes(double bytes) {
   return llvm::formatv("{0:f2} {1}", bytes, units[unit]).str();
 }
 
-static std::string formatSeconds(double seconds) {
-  if (seconds >= 1)
-    return llvm::formatv("{0:f3} s", seconds).str();
-  if (seconds >= 1e-3)
-    return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:f3} us", seconds * 1e6).str();
-}
-
 /// Simulates `plan`'s emitted function (overlapping streams, shared links
 /// contended): the time the program would take.
 static FailureOr<double> simulatePlan(MLIRContext *context,

@@ -15,6 +15,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <memory>
+#include <string>
 
 namespace distir {
 
@@ -42,6 +43,9 @@ mlir::LogicalResult writeFile(llvm::StringRef path, llvm::StringRef text);
 /// nothing to do), so that tools check their outputs before the work and
 /// write into new directories. Prints one error line on failure.
 mlir::LogicalResult prepareOutputFile(llvm::StringRef path);
+
+/// A duration for people: "1.250 s", "12.500 ms" or "830.000 us".
+std::string formatSeconds(double seconds);
 
 } // namespace distir
 
