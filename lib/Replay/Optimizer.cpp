@@ -159,20 +159,20 @@ distir::replay::estimateInterference(const DataflowGraph &graph,
   }
   double sxx = 0, sxy = 0, overlapped = 0, total = 0;
   for (const auto &[key, nodes] : instances) {
-    std::vector<double> fraction, quiet, all;
+    std::vector<double> loads, quiet, all;
     for (int64_t i : nodes) {
       const Node &node = graph.nodes[i];
       double start = node.measuredStart + offsets[node.rank];
-      fraction.push_back(meanLoad(busy[hostOf(node.rank, ranksPerHost)], start,
-                                  start + node.duration));
+      loads.push_back(meanLoad(busy[hostOf(node.rank, ranksPerHost)], start,
+                               start + node.duration));
       all.push_back(node.duration);
-      if (fraction.back() < 0.05)
+      if (loads.back() < 0.05)
         quiet.push_back(node.duration);
     }
     std::vector<double> &pool = quiet.empty() ? all : quiet;
     llvm::sort(pool);
     double base = quiet.empty() ? pool.front() : pool[pool.size() / 2];
-    for (auto [i, x] : llvm::zip(nodes, fraction)) {
+    for (auto [i, x] : llvm::zip(nodes, loads)) {
       result.quietDurations[i] = base;
       if (base <= 0)
         continue;
@@ -191,32 +191,43 @@ distir::replay::estimateInterference(const DataflowGraph &graph,
   return result;
 }
 
-/// Replays `graph` with compute durations slowed down where they overlap
-/// the rank's communication, iterated to a fixed point of the overlaps.
+/// Replays `graph` with compute durations slowed down by the communication
+/// load on their host, iterated to a fixed point of the loads.
 static double replayWithInterference(DataflowGraph graph,
                                      const Interference &interference,
                                      llvm::ArrayRef<double> offsets,
                                      int64_t ranksPerHost) {
-  std::vector<double> fraction(graph.numComputeNodes, 0.0);
+  std::vector<double> load(graph.numComputeNodes, 0.0);
   double predicted = 0;
   for (int round = 0; round < 6; ++round) {
     for (int64_t i = 0; i < graph.numComputeNodes; ++i)
       graph.nodes[i].duration = interference.quietDurations[i] *
-                                (1 + (interference.slowdown - 1) * fraction[i]);
+                                (1 + (interference.slowdown - 1) * load[i]);
     ReplayResult result = replay(graph, offsets);
     predicted = result.predictedIteration;
     if (interference.slowdown == 1)
       break;
+    // A collective occupies a rank from its first step's start to its last
+    // step's end, waits between steps included (as its traced span does).
+    std::map<std::pair<int64_t, int64_t>, std::pair<double, double>> spans;
+    for (size_t i = graph.numComputeNodes; i < graph.nodes.size(); ++i) {
+      const Node &node = graph.nodes[i];
+      const SimEvent &event = result.timeline.events[i];
+      auto [it, inserted] = spans.try_emplace({node.collective, node.rank},
+                                              event.start, event.end);
+      if (!inserted) {
+        it->second.first = std::min(it->second.first, event.start);
+        it->second.second = std::max(it->second.second, event.end);
+      }
+    }
     std::vector<Intervals> busy(graph.numRanks);
-    for (const SimEvent &event : result.timeline.events)
-      if (event.isCommunication)
-        busy[hostOf(event.devices.front(), ranksPerHost)].push_back(
-            {event.start, event.end});
-    // Damped: half the old overlap, half the new.
+    for (const auto &[key, span] : spans)
+      busy[hostOf(key.second, ranksPerHost)].push_back(span);
+    // Damped: half the old load, half the new.
     for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
       const SimEvent &event = result.timeline.events[i];
       const Intervals &host = busy[hostOf(graph.nodes[i].rank, ranksPerHost)];
-      fraction[i] = (fraction[i] + meanLoad(host, event.start, event.end)) / 2;
+      load[i] = (load[i] + meanLoad(host, event.start, event.end)) / 2;
     }
   }
   return predicted;
