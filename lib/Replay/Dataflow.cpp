@@ -180,18 +180,31 @@ static int64_t pieceAt(const RankPlan &plan, double time) {
 /// Gradients in the order they became ready (AccumulateGrad with its
 /// recorded shape) and where each iteration's backward pass ends.
 static void findGradients(const RankTrace &trace, RankPlan &plan) {
-  plan.gradients.resize(plan.iterations.size());
-  plan.syncPieces.assign(plan.iterations.size(), -1);
+  size_t iterations = plan.iterations.size();
+  plan.gradients.resize(iterations);
+  plan.syncPieces.assign(iterations, -1);
+  plan.copyPieces.resize(iterations);
+  // DDP copies each reduced bucket out gradient by gradient, in the order
+  // they became ready, right after waiting for it.
+  std::vector<std::vector<int64_t>> copied(iterations);
   for (const TraceEvent &event : trace.events) {
     int64_t iteration = iterationOf(plan, event.start);
     if (iteration < 0 || event.thread != plan.mainThread ||
-        event.name != "torch::autograd::AccumulateGrad" ||
         event.inputElements.empty())
       continue;
-    plan.gradients[iteration].push_back(
-        {event.inputElements.front(), pieceAt(plan, event.end())});
+    if (event.name == "torch::autograd::AccumulateGrad") {
+      plan.gradients[iteration].push_back(
+          {event.inputElements.front(), pieceAt(plan, event.end())});
+    } else if (event.name ==
+               "torch.distributed.ddp.reducer::copy_bucket_to_grad") {
+      int64_t piece = pieceAt(plan, event.start);
+      if (piece >= 0 && plan.pieces[piece].start == event.start) {
+        plan.copyPieces[iteration].push_back(piece);
+        copied[iteration].push_back(event.inputElements.front());
+      }
+    }
   }
-  for (size_t it = 0; it < plan.iterations.size(); ++it) {
+  for (size_t it = 0; it < iterations; ++it) {
     int64_t lastBackward = -1;
     for (auto [index, piece] : llvm::enumerate(plan.pieces))
       if (piece.iteration == (int64_t)it && piece.backward)
@@ -199,24 +212,6 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
     if (lastBackward >= 0 && lastBackward + 1 < (int64_t)plan.pieces.size() &&
         plan.pieces[lastBackward + 1].iteration == (int64_t)it)
       plan.syncPieces[it] = lastBackward + 1;
-  }
-  // DDP waits for each bucket right before copying it out, gradient by
-  // gradient in the order they became ready.
-  plan.copyPieces.resize(plan.iterations.size());
-  std::vector<std::vector<int64_t>> copied(plan.iterations.size());
-  for (const TraceEvent &event : trace.events) {
-    int64_t iteration = iterationOf(plan, event.start);
-    if (iteration < 0 || event.thread != plan.mainThread ||
-        event.name != "torch.distributed.ddp.reducer::copy_bucket_to_grad" ||
-        event.inputElements.empty())
-      continue;
-    int64_t piece = pieceAt(plan, event.start);
-    if (piece >= 0 && plan.pieces[piece].start == event.start) {
-      plan.copyPieces[iteration].push_back(piece);
-      copied[iteration].push_back(event.inputElements.front());
-    }
-  }
-  for (size_t it = 0; it < plan.iterations.size(); ++it) {
     std::vector<int64_t> ready;
     for (auto [elements, piece] : plan.gradients[it])
       ready.push_back(elements);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Search/Search.h"
+#include "DistIR/Support/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -30,14 +31,6 @@ std::string search::formatBytes(int64_t bytes) {
   if (unit == 0)
     return llvm::formatv("{0} B", bytes).str();
   return llvm::formatv("{0:f2} {1}", value, units[unit]).str();
-}
-
-std::string search::formatSeconds(double seconds) {
-  if (seconds >= 1)
-    return llvm::formatv("{0:f3} s", seconds).str();
-  if (seconds >= 1e-3)
-    return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:f3} us", seconds * 1e6).str();
 }
 
 static std::string formatNumber(double value) {

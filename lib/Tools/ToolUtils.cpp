@@ -13,7 +13,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -105,12 +104,4 @@ LogicalResult distir::writeFile(StringRef path, StringRef text) {
   file->os() << text;
   file->keep();
   return success();
-}
-
-std::string distir::formatSeconds(double seconds) {
-  if (seconds >= 1)
-    return llvm::formatv("{0:f3} s", seconds).str();
-  if (seconds >= 1e-3)
-    return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:f3} us", seconds * 1e6).str();
 }

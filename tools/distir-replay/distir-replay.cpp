@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Replay/Optimizer.h"
+#include "DistIR/Support/Format.h"
 #include "DistIR/Tools/ToolUtils.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -162,7 +163,7 @@ static std::string formatCap(double capMB) {
   return llvm::formatv("{0}", capMB).str();
 }
 
-static json::Value toJSON(const BucketAdvice &advice, double traced) {
+static json::Value toJSON(const BucketAdvice &advice) {
   auto candidate = [](const BucketCandidate &row) {
     json::Array buckets;
     for (int64_t elements : row.bucketElements)
@@ -340,8 +341,7 @@ int main(int argc, char **argv) {
   if (format == Format::JSON) {
     json::Value report = toJSON(*graph, alignment, aligned, recorded);
     if (advice)
-      (*report.getAsObject())["optimization"] =
-          toJSON(*advice, aligned.predictedIteration);
+      (*report.getAsObject())["optimization"] = toJSON(*advice);
     llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
     return 0;
   }

@@ -17,6 +17,7 @@
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Search/Reshard.h"
+#include "DistIR/Support/Format.h"
 #include "DistIR/Tools/ToolUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

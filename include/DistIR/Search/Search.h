@@ -415,9 +415,8 @@ void writeSVG(llvm::raw_ostream &os, const SearchSummary &summary,
               llvm::ArrayRef<ConfigResult> results,
               llvm::ArrayRef<size_t> ranking);
 
-/// Human-readable sizes and times ("1.50 GiB", "12.3 ms").
+/// Human-readable sizes ("1.50 GiB"); times: distir::formatSeconds.
 std::string formatBytes(int64_t bytes);
-std::string formatSeconds(double seconds);
 
 } // namespace search
 } // namespace distir

@@ -44,9 +44,6 @@ mlir::LogicalResult writeFile(llvm::StringRef path, llvm::StringRef text);
 /// write into new directories. Prints one error line on failure.
 mlir::LogicalResult prepareOutputFile(llvm::StringRef path);
 
-/// A duration for people: "1.250 s", "12.500 ms" or "830.000 us".
-std::string formatSeconds(double seconds);
-
 } // namespace distir
 
 #endif // DISTIR_TOOLS_TOOLUTILS_H
