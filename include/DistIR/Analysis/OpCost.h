@@ -54,7 +54,8 @@ int64_t getTensorBytes(mlir::Type type);
 std::string getDTypeName(mlir::Type elementType);
 
 /// Whether `op` is a `linalg.transpose` of the two innermost dimensions
-/// that only contractions read as an input: GEMM libraries read such an
+/// that only contractions read as an input (directly or through
+/// `tensor.extract_slice`s): GEMM libraries read such an
 /// operand transposed in place (cuBLAS/BLAS op flags, PyTorch's `t()` view),
 /// so it is a view of its input that costs nothing and allocates nothing.
 bool isTransposedOperandView(mlir::Operation *op);

@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -176,6 +177,37 @@ std::optional<Plan> planFastest(const Problem &problem, Balancer balancer,
                                 const CollectiveCostModel &model,
                                 std::optional<Strategy> only = std::nullopt,
                                 std::string *whyNot = nullptr);
+
+/// A quick estimate of a send/recv plan, for callers that price many
+/// reshardings (the per-op search's cost graph): each receiver's piece comes
+/// from the candidate sender whose resources (both communication streams,
+/// the shared links the send holds) are least loaded so far, and the
+/// estimate is the load of the busiest resource. It ignores waits between
+/// transfers, so it bounds from below every send/recv schedule of the same
+/// senders (where each piece has one holder: every send/recv plan); it
+/// ignores the other strategies, which may do better where a piece has many
+/// receivers. Transfer prices are kept across estimates.
+class SendRecvEstimator {
+public:
+  explicit SendRecvEstimator(const CollectiveCostModel &model);
+  ~SendRecvEstimator();
+
+  /// Starts a new estimate.
+  void reset();
+  /// One piece of `bytes` for `receiver`, from one of `senders`.
+  void add(llvm::ArrayRef<int64_t> senders, int64_t receiver, double bytes);
+  /// The load of the busiest resource so far (seconds).
+  double getBusiest() const { return busiest; }
+
+  /// The estimate of `problem`'s unit tasks.
+  double estimate(const Problem &problem);
+
+private:
+  struct Cache;
+  const CollectiveCostModel &model;
+  std::unique_ptr<Cache> cache;
+  double busiest = 0;
+};
 
 /// Prices transfers in program order: each starts when its devices'
 /// communication streams and its shared links are free; fills start/end

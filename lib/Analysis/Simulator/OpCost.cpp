@@ -74,6 +74,26 @@ static bool isFusedAccumulatorInit(linalg::FillOp fill) {
   return true;
 }
 
+/// Whether `value` is read only as contraction inputs, directly or through
+/// slices (a slice of a view is a view: the tile a device reads of a
+/// distributed GEMM's transposed weight).
+static bool isReadOnlyByContractions(Value value) {
+  if (value.use_empty())
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner())) {
+      if (!isReadOnlyByContractions(slice.getResult()))
+        return false;
+      continue;
+    }
+    auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!consumer || !consumer.isDpsInput(&use) ||
+        consumer.getNumReductionLoops() == 0)
+      return false;
+  }
+  return true;
+}
+
 bool distir::isTransposedOperandView(Operation *op) {
   auto transpose = dyn_cast<linalg::TransposeOp>(op);
   if (!transpose)
@@ -85,16 +105,7 @@ bool distir::isTransposedOperandView(Operation *op) {
   for (int64_t d = 0; d < rank - 2; ++d)
     if (perm[d] != d)
       return false;
-  Value result = transpose.getResult()[0];
-  if (result.use_empty())
-    return false;
-  for (OpOperand &use : result.getUses()) {
-    auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    if (!consumer || !consumer.isDpsInput(&use) ||
-        consumer.getNumReductionLoops() == 0)
-      return false;
-  }
-  return true;
+  return isReadOnlyByContractions(transpose.getResult()[0]);
 }
 
 /// The static loop ranges, read off the operand dims that a loop indexes

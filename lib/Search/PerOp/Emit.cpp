@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // Every op of the strategy runs once per device on its tiles (what
-// tileOf() says, the same the cost graph priced). A tile a device lacks is
-// assembled from the producer's distinct tiles: slices of the overlapping
-// parts, sent where they are needed and inserted into place. A split
-// reduction is summed by one all-reduce per group of partial tiles; only the
-// group's first device starts from the original accumulator, the others
-// from zeros.
+// tileOf() says, the same the cost graph priced). When devices lack the
+// tiles an op reads, the producer's tiles move as one collective step, as a
+// runtime would group them: an all-gather per replica group where every
+// device reads the value whole, else one dist.reshard from the producer's
+// layout to the consumer's (planned and priced as a whole by the resharding
+// planner; dist-lower-reshard writes it as sends, broadcasts and
+// all-gathers). A split reduction is summed by one all-reduce per group of
+// partial tiles; only the group's first device starts from the original
+// accumulator, the others from zeros.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,13 +45,6 @@ bool contains(const Tile &outer, const Tile &inner) {
     if (i.first < o.first || i.second > o.second)
       return false;
   return true;
-}
-
-int64_t volumeOf(const Tile &tile) {
-  int64_t volume = 1;
-  for (auto [lo, hi] : tile)
-    volume *= hi - lo;
-  return volume;
 }
 
 Tile boundingBox(const Tile &a, const Tile &b) {
@@ -126,33 +122,9 @@ public:
     for (const Piece &piece : available)
       if (piece.device == q && contains(piece.tile, want))
         return slice(piece.value, piece.tile, want, q);
-    // Every other piece list is a producer's tiles, one per device
-    // (arguments and constants are always local, gathered values whole):
-    // move what is missing by the transfers the cost graph assumed.
-    SmallVector<Tile> have;
-    for (auto [d, piece] : llvm::enumerate(available)) {
-      if (piece.device != static_cast<int64_t>(d)) {
-        error("internal: a value's tiles are not one per device");
-        return failure();
-      }
-      have.push_back(piece.tile);
-    }
-    Value result = tensor::EmptyOp::create(
-        b, loc, tileType(original.getType(), want, q), ValueRange());
-    int64_t covered = 0;
-    for (const Transfer &transfer : transfersTo(groupTiles(have), q, want)) {
-      const Piece &piece = available[transfer.from];
-      covered += volumeOf(transfer.part);
-      Value moved =
-          send(slice(piece.value, piece.tile, transfer.part, piece.device), q);
-      result = insert(moved, result, transfer.part, want);
-    }
-    if (covered != volumeOf(want)) {
-      error("internal: the producer's tiles do not cover what a consumer "
-            "reads");
-      return failure();
-    }
-    return result;
+    // Moves were emitted before the op (gatherIfWhole, reshardIfMissing).
+    error("internal: a device lacks the tile it reads after the resharding");
+    return failure();
   }
 
   /// When every device needs `original` whole and its producer's tiles
@@ -191,6 +163,42 @@ public:
     return success();
   }
 
+  /// When some device lacks the tile it reads of `operand` under `split`
+  /// and the value is a producer's tiles: one dist.reshard from the
+  /// producer's layout to the one the consumer reads, whose results are
+  /// recorded as each device's own copy.
+  LogicalResult reshardIfMissing(OpOperand &operand, const LoopSplit &split,
+                                 int64_t devices) {
+    Value original = operand.get();
+    auto producer = produced.find(original);
+    if (producer == produced.end())
+      return success();
+    SmallVector<Piece> &list = pieces[original];
+    SmallVector<Tile> need;
+    bool missing = false;
+    for (int64_t q = 0; q < devices; ++q) {
+      need.push_back(operandTile(operand, split, q));
+      missing |= llvm::none_of(list, [&](const Piece &piece) {
+        return piece.device == q && contains(piece.tile, need.back());
+      });
+    }
+    if (!missing)
+      return success();
+    auto type = cast<RankedTensorType>(original.getType());
+    SmallVector<Type> types;
+    for (auto [q, tile] : llvm::enumerate(need))
+      types.push_back(tileType(type, tile, q));
+    auto reshard = dist::ReshardOp::create(
+        b, loc, types, producer->second.tiles, type.getShape(),
+        producer->second.layout,
+        layoutSharding(b.getContext(), operandMap(operand), split));
+    SmallVector<Piece> moved;
+    for (auto [q, tile] : llvm::enumerate(need))
+      moved.push_back({static_cast<int64_t>(q), tile, reshard->getResult(q)});
+    list.insert(list.begin(), moved.begin(), moved.end());
+    return success();
+  }
+
   /// A tensor constant is copied to each device that reads it.
   LogicalResult materializeConstant(Value original, int64_t q) {
     auto constant = original.getDefiningOp<arith::ConstantOp>();
@@ -215,6 +223,13 @@ public:
   Location loc;
   ErrorFn error;
   llvm::DenseMap<Value, SmallVector<Piece>> pieces;
+  /// Values produced by the strategy's ops: their layout (mesh position p
+  /// is device p) and each device's tile.
+  struct Produced {
+    dist::ShardingAttr layout;
+    SmallVector<Value> tiles;
+  };
+  llvm::DenseMap<Value, Produced> produced;
 };
 
 } // namespace
@@ -343,6 +358,14 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
               devices)))
         return failure();
     }
+    // Operands some device lacks: one resharding each (as priced).
+    for (OpOperand &operand : op.getOpOperands()) {
+      if (!isa<RankedTensorType>(operand.get().getType()) ||
+          operand.get().getDefiningOp<tensor::EmptyOp>())
+        continue;
+      if (failed(emitter.reshardIfMissing(operand, split, devices)))
+        return failure();
+    }
     SmallVector<Value> results; // [device * numResults + result]
     for (int64_t q = 0; q < devices; ++q) {
       // Per operand, not per value: one value may be read through two maps
@@ -425,12 +448,17 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       for (auto [i, q] : llvm::enumerate(group))
         results[q * numResults] = reduce->getResult(i);
     }
-    for (int64_t q = 0; q < devices; ++q)
-      for (unsigned r = 0; r < numResults; ++r) {
-        OpResult result = op.getResult(r);
+    for (unsigned r = 0; r < numResults; ++r) {
+      OpResult result = op.getResult(r);
+      Emitter::Produced &record = emitter.produced[result];
+      record.layout = layoutSharding(context, resultMap(result), split);
+      for (int64_t q = 0; q < devices; ++q) {
+        Value tile = results[q * numResults + r];
         emitter.pieces[result].push_back(
-            {q, resultTile(result, split, q), results[q * numResults + r]});
+            {q, resultTile(result, split, q), tile});
+        record.tiles.push_back(tile);
       }
+    }
   }
 
   // Returned values leave as their distinct tiles, one holder each.

@@ -7,6 +7,7 @@
 #include "DistIR/Analysis/CollectiveCost.h"
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Search/PerOp.h"
+#include "DistIR/Search/Reshard.h"
 #include "Tiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,13 +57,6 @@ SmallVector<bool> splittableLoops(linalg::LinalgOp op) {
         ok[l] = false;
   }
   return ok;
-}
-
-int64_t volume(ArrayRef<std::pair<int64_t, int64_t>> tile) {
-  int64_t v = 1;
-  for (auto [lo, hi] : tile)
-    v *= std::max<int64_t>(0, hi - lo);
-  return v;
 }
 
 /// Product of the factors of the loops `map` reads as plain dimensions.
@@ -150,29 +144,115 @@ double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
          collectives.getConcurrentTime(CollectiveKind::AllReduce, all, outTile);
 }
 
+/// Whether every device holds, of the producer's tiles, what it reads.
+bool allLocal(ArrayRef<Tile> have, ArrayRef<Tile> need) {
+  for (auto [h, n] : llvm::zip(have, need))
+    for (auto [x, y] : llvm::zip(h, n))
+      if (y.first < x.first || y.second > x.second)
+        return false;
+  return true;
+}
+
 /// Time to turn the producer's tiles of a tensor into the consumer's (one
-/// tile per device each): an all-gather per replica group where that is what
-/// it is (as emitted); else every device receiving what its consumer tile
-/// lacks at once, over the slowest link of the group — optimistic: the
-/// emitted point-to-point transfers queue (docs/design/pase.md).
-double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
-                const LinkSpec *link, const CollectiveCostModel &collectives) {
+/// tile per device each), as the emitter moves it: nothing where every
+/// device holds what it reads, an all-gather per replica group where that
+/// is what it is, else one dist.reshard. The simulator prices that op by
+/// the resharding planner's best plan; the cost graph, which prices
+/// thousands of layout pairs, by the send/recv estimate (the load of the
+/// busiest stream or link) of every device receiving, from each producer
+/// tile it overlaps, the overlap (docs/design/pase.md).
+double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need,
+                 RankedTensorType type, const CollectiveCostModel &collectives,
+                 reshard::SendRecvEstimator &estimator) {
   if (std::optional<GatherPlan> plan = gatherPlan(have, need, fullTile(type)))
     return collectives.getConcurrentTime(
         CollectiveKind::AllGather, plan->groups, double(getTensorBytes(type)));
-  int64_t maxMissing = 0;
-  for (auto [h, n] : llvm::zip(have, need)) {
-    int64_t shared = 1;
-    for (auto [x, y] : llvm::zip(h, n))
-      shared *= std::max<int64_t>(0, std::min(x.second, y.second) -
-                                         std::max(x.first, y.first));
-    maxMissing = std::max(maxMissing, volume(n) - shared);
+  double elementBytes = double(getTensorBytes(type)) /
+                        double(std::max<int64_t>(1, type.getNumElements()));
+  // The producer's tiles are the blocks of a grid (tileOf): block sizes
+  // from any tile; the holders of each block.
+  Tile first = have.front();
+  SmallVector<int64_t> block, blocks, stride;
+  int64_t numBlocks = 1;
+  for (auto [d, range] : llvm::enumerate(first)) {
+    block.push_back(std::max<int64_t>(1, range.second - range.first));
+    blocks.push_back(std::max<int64_t>(1, type.getDimSize(d) / block.back()));
   }
-  if (maxMissing == 0 || !link)
+  stride.assign(blocks.size(), 1);
+  for (size_t d = blocks.size(); d-- > 0;) {
+    stride[d] = numBlocks;
+    numBlocks *= blocks[d];
+  }
+  std::vector<SmallVector<int64_t>> holders(numBlocks);
+  for (auto [device, tile] : llvm::enumerate(have)) {
+    int64_t id = 0;
+    for (size_t d = 0; d < tile.size(); ++d)
+      id += tile[d].first / block[d] * stride[d];
+    holders[id].push_back(device);
+  }
+  // Replicated blocks: the receiver's nearest holder (device ids differing
+  // in the fewest high bits: the same node first) or holder `q mod
+  // holders`, whichever is less loaded; not every holder, which would
+  // price devices x blocks x holders sends.
+  auto nearest = [&](ArrayRef<int64_t> from, int64_t q) {
+    int64_t best = from.front();
+    for (int64_t h : from)
+      if ((h ^ q) < (best ^ q))
+        best = h;
+    return best;
+  };
+  estimator.reset();
+  SmallVector<int64_t> lo(blocks.size()), hi(blocks.size()), at(blocks.size());
+  for (auto [q, want] : llvm::enumerate(need)) {
+    int64_t receiver = static_cast<int64_t>(q);
+    // The blocks `want` overlaps, per dimension.
+    for (size_t d = 0; d < want.size(); ++d) {
+      lo[d] = want[d].first / block[d];
+      hi[d] = std::max(lo[d], (want[d].second - 1) / block[d]);
+    }
+    at = lo;
+    while (true) {
+      int64_t id = 0, volume = 1;
+      for (size_t d = 0; d < at.size(); ++d) {
+        id += at[d] * stride[d];
+        volume *= std::max<int64_t>(
+            0, std::min(want[d].second, (at[d] + 1) * block[d]) -
+                   std::max(want[d].first, at[d] * block[d]));
+      }
+      ArrayRef<int64_t> from = holders[id];
+      if (volume > 0 && !from.empty() && !llvm::is_contained(from, receiver)) {
+        SmallVector<int64_t, 2> senders = {nearest(from, receiver)};
+        int64_t spread = from[receiver % static_cast<int64_t>(from.size())];
+        if (spread != senders.front())
+          senders.push_back(spread);
+        estimator.add(senders, receiver, double(volume) * elementBytes);
+      }
+      // Odometer over the overlapped blocks.
+      size_t d = at.size();
+      while (d-- > 0 && ++at[d] > hi[d])
+        at[d] = lo[d];
+      if (d == size_t(-1))
+        break;
+    }
+  }
+  return estimator.getBusiest();
+}
+
+/// Layouts (layoutKey) of both sides and the tensor type.
+using MoveKey =
+    std::tuple<SmallVector<int64_t>, SmallVector<int64_t>, const void *>;
+
+/// priceMove where anything moves, once per type and layout pair.
+double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
+                MoveKey key, const CollectiveCostModel &collectives,
+                std::map<MoveKey, double> &moves,
+                reshard::SendRecvEstimator &estimator) {
+  if (allLocal(have, need))
     return 0;
-  double bytes = double(maxMissing) * getTensorBytes(type) /
-                 std::max<int64_t>(1, type.getNumElements());
-  return link->latency + bytes * link->sharedBy / link->bandwidth;
+  auto [it, inserted] = moves.try_emplace(std::move(key), 0.0);
+  if (inserted)
+    it->second = priceMove(have, need, type, collectives, estimator);
+  return it->second;
 }
 
 } // namespace
@@ -211,14 +291,9 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   }
   PerOpProblem problem;
   CollectiveCostModel collectives(cluster);
-  // The slowest link among the devices: what a resharding crosses.
-  const LinkSpec *link = nullptr;
-  {
-    SmallVector<int64_t> group(options.devices);
-    std::iota(group.begin(), group.end(), 0);
-    if (std::optional<unsigned> level = cluster.getSpanningLevel(group))
-      link = &cluster.levels[*level].link;
-  }
+  // Tensors of one type between the same layouts recur along the program.
+  std::map<MoveKey, double> moves;
+  reshard::SendRecvEstimator estimator(collectives);
   llvm::DenseMap<Operation *, unsigned> vertexOf;
   for (Operation &op : function.getBody().front()) {
     if (isa<tensor::EmptyOp, arith::ConstantOp>(op) ||
@@ -366,7 +441,11 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       for (size_t a = 0; a < fromRep.size(); ++a)
         for (size_t b = 0; b < toRep.size(); ++b)
           pairCost[a * toRep.size() + b] =
-              edgeCost(fromTiles[a], toTiles[b], type, link, collectives);
+              edgeCost(fromTiles[a], toTiles[b], type,
+                       {resultLayoutKey(produced, from[fromRep[a]]),
+                        operandLayoutKey(operand, to[toRep[b]]),
+                        type.getAsOpaquePointer()},
+                       collectives, moves, estimator);
       std::vector<double> cost(from.size() * to.size());
       for (size_t a = 0; a < from.size(); ++a)
         for (size_t b = 0; b < to.size(); ++b)
@@ -380,27 +459,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
 
 dist::ShardingAttr
 pase::getResultSharding(Operation *op, const LoopSplit &split, unsigned index) {
-  MLIRContext *context = op->getContext();
-  MeshLayout mesh = meshOf(split);
-  AffineMap map = resultMap(op->getResult(index));
-  if (!map)
-    return dist::ShardingAttr::get(
-        context, dist::MeshAttr::get(context, "", mesh.shape, {}), {}, {},
-        dist::ReductionKind::Sum, {});
-  SmallVector<DenseI64ArrayAttr> dims;
-  for (AffineExpr expr : map.getResults()) {
-    SmallVector<int64_t> axes;
-    if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      if (split.factors[dim.getPosition()] > 1)
-        axes.push_back(mesh.axisOfLoop[dim.getPosition()]);
-    dims.push_back(DenseI64ArrayAttr::get(context, axes));
-  }
-  // Trailing replicated dimensions are implied.
-  while (!dims.empty() && dims.back().empty())
-    dims.pop_back();
-  auto meshAttr = dist::MeshAttr::get(context, "", mesh.shape, {});
-  return dist::ShardingAttr::get(context, meshAttr, dims, {},
-                                 dist::ReductionKind::Sum, {});
+  return layoutSharding(op->getContext(), resultMap(op->getResult(index)),
+                        split);
 }
 
 void pase::annotateStrategy(const PerOpProblem &problem,

@@ -141,6 +141,31 @@ inline Tile resultTile(mlir::OpResult result, const LoopSplit &split,
                 split, meshOf(split), position);
 }
 
+/// The tiles tileOf() gives for `map` under `split` as a sharding: the
+/// mesh is meshOf(split) with position p on device p, each tensor dimension
+/// read as a split loop is split along that loop's axis (null map: the
+/// value read whole on every position).
+inline dist::ShardingAttr layoutSharding(mlir::MLIRContext *context,
+                                         mlir::AffineMap map,
+                                         const LoopSplit &split) {
+  MeshLayout mesh = meshOf(split);
+  llvm::SmallVector<mlir::DenseI64ArrayAttr> dims;
+  if (map)
+    for (mlir::AffineExpr expr : map.getResults()) {
+      llvm::SmallVector<int64_t> axes;
+      if (auto dim = llvm::dyn_cast<mlir::AffineDimExpr>(expr))
+        if (split.factors[dim.getPosition()] > 1)
+          axes.push_back(mesh.axisOfLoop[dim.getPosition()]);
+      dims.push_back(mlir::DenseI64ArrayAttr::get(context, axes));
+    }
+  // Trailing replicated dimensions are implied.
+  while (!dims.empty() && dims.back().empty())
+    dims.pop_back();
+  auto meshAttr = dist::MeshAttr::get(context, "", mesh.shape, {});
+  return dist::ShardingAttr::get(context, meshAttr, dims, {},
+                                 dist::ReductionKind::Sum, {});
+}
+
 /// What decides which tile each device holds of a value read or written
 /// through `map` (null: the whole value): per tensor dimension, its split
 /// factor and the position stride of its mesh axis. Configurations with
@@ -174,59 +199,6 @@ inline llvm::SmallVector<int64_t> operandLayoutKey(mlir::OpOperand &operand,
 inline llvm::SmallVector<int64_t> resultLayoutKey(mlir::OpResult result,
                                                   const LoopSplit &split) {
   return layoutKey(resultMap(result), split);
-}
-
-/// One point-to-point transfer of a resharding: `part` (global coordinates)
-/// goes from device `from` to device `to` (equal: already local).
-struct Transfer {
-  int64_t from, to;
-  Tile part;
-};
-
-/// A producer's distinct tiles and, for each, the devices holding it.
-struct ProducerTiles {
-  llvm::SmallVector<Tile> distinct;
-  llvm::SmallVector<llvm::SmallVector<int64_t>> holders;
-};
-
-inline ProducerTiles groupTiles(llvm::ArrayRef<Tile> have) {
-  ProducerTiles result;
-  std::map<Tile, size_t> index;
-  for (auto [device, tile] : llvm::enumerate(have)) {
-    auto [it, inserted] = index.try_emplace(tile, result.distinct.size());
-    if (inserted) {
-      result.distinct.push_back(tile);
-      result.holders.emplace_back();
-    }
-    result.holders[it->second].push_back(device);
-  }
-  return result;
-}
-
-/// The transfers that give device `q` its `need` tile from a producer's
-/// tiles: for each distinct tile that overlaps, `q`'s own copy if it holds
-/// one, else the copy of holder number `q mod holders` (replicas share the
-/// sending).
-inline llvm::SmallVector<Transfer> transfersTo(const ProducerTiles &producer,
-                                               int64_t q, const Tile &need) {
-  llvm::SmallVector<Transfer> result;
-  for (auto [tile, holders] : llvm::zip(producer.distinct, producer.holders)) {
-    Tile part;
-    for (auto [x, y] : llvm::zip(tile, need)) {
-      int64_t lo = std::max(x.first, y.first);
-      int64_t hi = std::min(x.second, y.second);
-      if (lo >= hi)
-        break;
-      part.push_back({lo, hi});
-    }
-    if (part.size() != need.size())
-      continue;
-    int64_t from = llvm::is_contained(holders, q)
-                       ? q
-                       : holders[q % static_cast<int64_t>(holders.size())];
-    result.push_back({from, q, std::move(part)});
-  }
-  return result;
 }
 
 /// A resharding that is an all-gather: every device needs the whole tensor,

@@ -16,8 +16,11 @@
 #include "DistIR/Search/Reshard.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <limits>
@@ -113,26 +116,39 @@ public:
            static_cast<double>(elementBytes);
   }
 
-  /// The resources `transfer` holds.
-  SmallVector<int64_t> getResources(const Transfer &transfer) const {
+  /// The resources `transfer` holds and its duration, computed once per
+  /// (kind, group, bytes): the balancers price the same sends many times.
+  struct Cost {
     SmallVector<int64_t> resources;
-    for (int64_t device : transfer.group)
-      resources.push_back(-1 - device);
-    llvm::append_range(resources,
-                       model.getHeldLinks(transfer.kind, transfer.group));
-    return resources;
+    double time = 0;
+  };
+  const Cost &getCost(const Transfer &transfer) const {
+    double bytes = getBytes(transfer);
+    SmallVector<int64_t, 8> key = {static_cast<int64_t>(transfer.kind),
+                                   llvm::bit_cast<int64_t>(bytes)};
+    llvm::append_range(key, transfer.group);
+    auto [it, inserted] =
+        costs.try_emplace(StringRef(reinterpret_cast<const char *>(key.data()),
+                                    key.size() * sizeof(int64_t)));
+    if (inserted) {
+      for (int64_t device : transfer.group)
+        it->second.resources.push_back(-1 - device);
+      llvm::append_range(it->second.resources,
+                         model.getHeldLinks(transfer.kind, transfer.group));
+      it->second.time = model.getTime(transfer.kind, transfer.group, bytes);
+    }
+    return it->second;
   }
 
   /// Places `transfer` on `state`; returns its end.
   double place(ScheduleState &state, Transfer &transfer) const {
-    SmallVector<int64_t> resources = getResources(transfer);
+    const Cost &cost = getCost(transfer);
     double start = 0;
-    for (int64_t resource : resources)
+    for (int64_t resource : cost.resources)
       start = std::max(start, state.free.lookup(resource));
     transfer.start = start;
-    transfer.end = start + model.getTime(transfer.kind, transfer.group,
-                                         getBytes(transfer));
-    for (int64_t resource : resources)
+    transfer.end = start + cost.time;
+    for (int64_t resource : cost.resources)
       state.free[resource] = transfer.end;
     state.makespan = std::max(state.makespan, transfer.end);
     return transfer.end;
@@ -145,17 +161,16 @@ public:
     llvm::SmallDenseMap<int64_t, double, 16> overlay;
     double end = 0;
     for (const Transfer &transfer : transfers) {
-      SmallVector<int64_t> resources = getResources(transfer);
+      const Cost &cost = getCost(transfer);
       double start = 0;
-      for (int64_t resource : resources) {
+      for (int64_t resource : cost.resources) {
         auto it = overlay.find(resource);
         start =
             std::max(start, it != overlay.end() ? it->second
                                                 : state.free.lookup(resource));
       }
-      end = start +
-            model.getTime(transfer.kind, transfer.group, getBytes(transfer));
-      for (int64_t resource : resources)
+      end = start + cost.time;
+      for (int64_t resource : cost.resources)
         overlay[resource] = end;
     }
     return end;
@@ -164,8 +179,92 @@ public:
 private:
   const CollectiveCostModel &model;
   int64_t elementBytes;
+  mutable llvm::StringMap<Cost> costs;
 };
 } // namespace
+
+struct SendRecvEstimator::Cache {
+  /// A send's resources and its time, fixed + perByte x bytes (the cost
+  /// model's time of one group is affine in the bytes).
+  struct Send {
+    /// Slots in `load`: resource r (a stream -1 - d or a link id >= 0) is
+    /// slot 2(-1 - r) or 2r + 1.
+    SmallVector<int64_t, 4> slots;
+    double fixed = 0, perByte = 0;
+  };
+  std::vector<Send> sends;
+  /// Index in `sends` by (sender << 32 | receiver).
+  llvm::DenseMap<uint64_t, uint32_t> index;
+  /// Busy time of each slot in the current estimate, and the slots used.
+  std::vector<double> load;
+  SmallVector<int64_t> touched;
+};
+
+SendRecvEstimator::SendRecvEstimator(const CollectiveCostModel &model)
+    : model(model), cache(std::make_unique<Cache>()) {}
+SendRecvEstimator::~SendRecvEstimator() = default;
+
+void SendRecvEstimator::reset() {
+  for (int64_t slot : cache->touched)
+    cache->load[slot] = 0;
+  cache->touched.clear();
+  busiest = 0;
+}
+
+void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
+                            double bytes) {
+  SmallVector<uint32_t, 4> ids;
+  for (int64_t sender : senders) {
+    uint64_t pair = (uint64_t(sender) << 32) | uint64_t(receiver);
+    auto [it, inserted] = cache->index.try_emplace(pair, cache->sends.size());
+    ids.push_back(it->second);
+    if (!inserted)
+      continue;
+    Cache::Send send;
+    SmallVector<int64_t> group = {sender, receiver};
+    send.slots = {2 * sender, 2 * receiver};
+    for (int64_t link : model.getHeldLinks(CollectiveKind::SendRecv, group))
+      send.slots.push_back(2 * link + 1);
+    for (int64_t slot : send.slots)
+      if (slot >= static_cast<int64_t>(cache->load.size()))
+        cache->load.resize(slot + 1, 0.0);
+    constexpr double kProbe = 1 << 30;
+    send.fixed = model.getTime(CollectiveKind::SendRecv, group, 0);
+    send.perByte =
+        (model.getTime(CollectiveKind::SendRecv, group, kProbe) - send.fixed) /
+        kProbe;
+    cache->sends.push_back(std::move(send));
+  }
+  const Cache::Send *best = nullptr;
+  double bestEnd = std::numeric_limits<double>::infinity();
+  for (uint32_t id : ids) {
+    const Cache::Send &send = cache->sends[id];
+    double end = 0;
+    for (int64_t slot : send.slots)
+      end = std::max(end, cache->load[slot]);
+    end += send.fixed + send.perByte * bytes;
+    if (end < bestEnd) {
+      best = &send;
+      bestEnd = end;
+    }
+  }
+  double time = best->fixed + best->perByte * bytes;
+  for (int64_t slot : best->slots) {
+    double &busy = cache->load[slot];
+    if (busy == 0)
+      cache->touched.push_back(slot);
+    busy += time;
+    busiest = std::max(busiest, busy);
+  }
+}
+
+double SendRecvEstimator::estimate(const Problem &problem) {
+  reset();
+  for (const UnitTask &task : problem.tasks)
+    for (int64_t receiver : task.receivers)
+      add(task.senders, receiver, task.bytes);
+  return busiest;
+}
 
 double reshard::schedulePlan(MutableArrayRef<Transfer> transfers,
                              const CollectiveCostModel &model,

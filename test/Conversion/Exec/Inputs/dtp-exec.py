@@ -4,6 +4,8 @@ usage: dtp-exec.py WORKDIR MODEL ENTRY [options] RANKS:DTP-OPTIONS...
 
 For each configuration (e.g. "8:dp=2 tp=2 pp=2 microbatches=2"):
   distir-opt MODEL --dist-dtp=OPTIONS          -> the distributed program
+    (--pipeline "--dist-pase={} --dist-lower-reshard" runs other passes: {}
+    is replaced by OPTIONS)
   distir-run PROGRAM --entry ENTRY             -> reference outputs
   mpirun -np RANKS distir-exec PROGRAM --entry ENTRY
 and checks that every reference output was written, by exactly one rank (the
@@ -103,6 +105,9 @@ def main():
                         help="NAME=file.npy, passed to both executors")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--pipeline", default="--dist-dtp={}",
+                        help="distir-opt arguments; {} is a configuration's "
+                        "options")
     parser.add_argument("--opt-level", type=int,
                         help="distir-exec's -O (default: its own)")
     args = parser.parse_args()
@@ -120,7 +125,8 @@ def main():
         work = os.path.join(args.work, "config%d" % i)
         os.makedirs(work, exist_ok=True)
         program = os.path.join(work, "program.mlir")
-        run(["distir-opt", args.model, "--dist-dtp=" + options, "-o", program])
+        passes = [a.replace("{}", options) for a in args.pipeline.split()]
+        run(["distir-opt", args.model] + passes + ["-o", program])
         ref_dir, mpi_dir = (os.path.join(work, d) for d in ("ref", "mpi"))
         run(["distir-run", program, "--entry", args.entry, "--output-dir",
              ref_dir] + args.inputs)
