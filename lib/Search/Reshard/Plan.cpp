@@ -193,15 +193,29 @@ struct SendRecvEstimator::Cache {
     double fixed = 0, perByte = 0;
   };
   std::vector<Send> sends;
-  /// Index in `sends` by (sender << 32 | receiver).
-  llvm::DenseMap<uint64_t, uint32_t> index;
+  /// Index in `sends` (+1; 0: not priced yet) of each device pair: a flat
+  /// table (sender * devices + receiver) up to kFlatDevices devices, a map
+  /// beyond.
+  static constexpr int64_t kFlatDevices = 2048;
+  std::vector<uint32_t> flat;
+  llvm::DenseMap<uint64_t, uint32_t> sparse;
+  int64_t devices = 0;
+  uint32_t &slotOf(int64_t sender, int64_t receiver) {
+    if (devices > kFlatDevices)
+      return sparse[(uint64_t(sender) << 32) | uint64_t(receiver)];
+    if (flat.empty())
+      flat.assign(devices * devices, 0);
+    return flat[sender * devices + receiver];
+  }
   /// Busy time of each slot in the current estimate, and the slots used.
   std::vector<double> load;
   SmallVector<int64_t> touched;
 };
 
 SendRecvEstimator::SendRecvEstimator(const CollectiveCostModel &model)
-    : model(model), cache(std::make_unique<Cache>()) {}
+    : model(model), cache(std::make_unique<Cache>()) {
+  cache->devices = model.getCluster().getNumDevices();
+}
 SendRecvEstimator::~SendRecvEstimator() = default;
 
 void SendRecvEstimator::reset() {
@@ -215,11 +229,13 @@ void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
                             double bytes) {
   SmallVector<uint32_t, 4> ids;
   for (int64_t sender : senders) {
-    uint64_t pair = (uint64_t(sender) << 32) | uint64_t(receiver);
-    auto [it, inserted] = cache->index.try_emplace(pair, cache->sends.size());
-    ids.push_back(it->second);
-    if (!inserted)
+    uint32_t &slot = cache->slotOf(sender, receiver);
+    if (slot) {
+      ids.push_back(slot - 1);
       continue;
+    }
+    slot = cache->sends.size() + 1;
+    ids.push_back(slot - 1);
     Cache::Send send;
     SmallVector<int64_t> group = {sender, receiver};
     send.slots = {2 * sender, 2 * receiver};
