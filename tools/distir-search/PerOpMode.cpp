@@ -97,11 +97,14 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   SmallVector<Baseline> baselines = {
       {"data parallel", pase::BaselineKind::DataParallel, {}},
       {"one weird trick", pase::BaselineKind::OneWeirdTrick, {}}};
+  // They are what a user would write by hand: they ignore annotations.
+  pase::PerOpOptions baselineOptions = options;
+  baselineOptions.followAnnotations = false;
   for (Baseline &baseline : baselines) {
     OwningOpRef<ModuleOp> copy = module->clone();
     auto entry = copy->lookupSymbol<func::FuncOp>(request.source->entry);
-    FailureOr<pase::PerOpProblem> problem =
-        pase::buildPerOpProblem(entry, request.cluster, options, record);
+    FailureOr<pase::PerOpProblem> problem = pase::buildPerOpProblem(
+        entry, request.cluster, baselineOptions, record);
     if (failed(problem))
       return error.empty() ? 1 : fail(error);
     FailureOr<pase::BaselineStrategy> chosen =

@@ -40,6 +40,10 @@ struct PerOpOptions {
   int64_t maxConfigsPerOp = 1024;
   /// Largest dynamic-programming table.
   int64_t maxTableSize = int64_t(1) << 24;
+  /// Ops that carry `dist.sharding` keep only the configurations that hold
+  /// their results that way (the search fills in the rest); arguments with
+  /// `dist.sharding` are refused.
+  bool followAnnotations = true;
 };
 
 /// One configuration of an op: a split factor per loop (product divides the

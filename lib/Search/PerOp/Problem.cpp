@@ -255,6 +255,123 @@ double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
   return it->second;
 }
 
+/// The tile each of devices 0 .. devices-1 holds of a `type` value sharded
+/// by `sharding`, or why it has no such tiles.
+FailureOr<SmallVector<Tile>> annotatedTiles(dist::ShardingAttr sharding,
+                                            RankedTensorType type,
+                                            int64_t devices, std::string &why) {
+  llvm::raw_string_ostream os(why);
+  if (!sharding.getPartial().empty()) {
+    os << "it has partial axes (per-op strategies sum a split reduction at "
+          "once; annotate the summed value)";
+    return failure();
+  }
+  dist::MeshAttr mesh = sharding.getMesh();
+  if (mesh.getNumPositions() != devices) {
+    os << "its mesh has " << mesh.getNumPositions()
+       << " positions, and dist-pase distributes over " << devices
+       << " devices";
+    return failure();
+  }
+  SmallVector<Tile> tiles(devices);
+  SmallVector<bool> seen(devices, false);
+  for (int64_t p = 0; p < devices; ++p) {
+    int64_t device = mesh.getDevice(p);
+    if (device < 0 || device >= devices || seen[device]) {
+      os << "its mesh does not place one position on each of devices 0 .. "
+         << devices - 1;
+      return failure();
+    }
+    seen[device] = true;
+    SmallVector<int64_t> coordinates = mesh.getCoordinates(p);
+    for (auto [d, size] : llvm::enumerate(type.getShape()))
+      tiles[device].push_back(sharding.getShardRange(
+          d, size, sharding.getShardIndex(d, coordinates)));
+  }
+  return tiles;
+}
+
+/// Keeps the configurations of `op` under which every device holds the
+/// tiles of its results that the op's `dist.sharding` (a user's or an
+/// imported annotation) says, and reads each function argument that
+/// carries `dist.sharding` exactly as that argument is distributed (an
+/// argument stays where it is; its readers follow it). None left is one
+/// error at the op.
+LogicalResult keepAnnotated(Operation *op, std::vector<LoopSplit> &splits,
+                            int64_t devices) {
+  auto function = op->getParentOfType<func::FuncOp>();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto arg = dyn_cast<BlockArgument>(operand.get());
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!arg || !type || arg.getOwner() != &function.getBody().front())
+      continue;
+    auto sharding = function.getArgAttrOfType<dist::ShardingAttr>(
+        arg.getArgNumber(), dist::kShardingAttrName);
+    if (!sharding)
+      continue;
+    std::string why;
+    FailureOr<SmallVector<Tile>> tiles =
+        annotatedTiles(sharding, type, devices, why);
+    if (failed(tiles))
+      return op->emitError() << "dist-pase: cannot follow the dist.sharding "
+                                "of argument #"
+                             << arg.getArgNumber() << ": " << why;
+    std::vector<LoopSplit> kept;
+    for (const LoopSplit &split : splits) {
+      bool matches = true;
+      for (int64_t q = 0; matches && q < devices; ++q)
+        matches = operandTile(operand, split, q) == (*tiles)[q];
+      if (matches)
+        kept.push_back(split);
+    }
+    if (kept.empty())
+      return op->emitError()
+             << "dist-pase: no configuration of this op reads argument #"
+             << arg.getArgNumber()
+             << " as its dist.sharding distributes it (arguments are not "
+                "moved; a split must divide the loop that reads it)";
+    splits = std::move(kept);
+  }
+  if (!op->hasAttr(dist::kShardingAttrName))
+    return success();
+  SmallVector<std::optional<SmallVector<Tile>>> wanted;
+  for (OpResult result : op->getResults()) {
+    wanted.emplace_back();
+    dist::ShardingAttr sharding =
+        dist::getResultSharding(op, result.getResultNumber());
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!sharding || !type)
+      continue;
+    std::string why;
+    FailureOr<SmallVector<Tile>> tiles =
+        annotatedTiles(sharding, type, devices, why);
+    if (failed(tiles))
+      return op->emitError()
+             << "dist-pase: cannot follow the dist.sharding of result #"
+             << result.getResultNumber() << ": " << why;
+    wanted.back() = std::move(*tiles);
+  }
+  std::vector<LoopSplit> kept;
+  for (const LoopSplit &split : splits) {
+    bool matches = true;
+    for (OpResult result : op->getResults()) {
+      const auto &tiles = wanted[result.getResultNumber()];
+      for (int64_t q = 0; matches && tiles && q < devices; ++q)
+        matches = resultTile(result, split, q) == (*tiles)[q];
+    }
+    if (matches)
+      kept.push_back(split);
+  }
+  if (kept.empty())
+    return op->emitError()
+           << "dist-pase: no configuration of this op holds its results as "
+              "its dist.sharding says (a split must divide its loop and "
+              "follow the loop order's mesh axes; an uneven split is not a "
+              "configuration)";
+  splits = std::move(kept);
+  return success();
+}
+
 } // namespace
 
 bool pase::isSumReduction(linalg::LinalgOp op) {
@@ -316,6 +433,9 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       enumerateSplits(rule->divisible, rule->splittable, options.devices,
                       current, 0, 1, splits);
       sortByReplicas(splits);
+      if (options.followAnnotations &&
+          failed(keepAnnotated(&op, splits, options.devices)))
+        return failure();
       ComputeWork work = getComputeWork(&op);
       std::vector<double> costs;
       for (const LoopSplit &split : splits) {
@@ -337,6 +457,10 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       // No split rule: the whole op on every device, priced and reported.
       LoopSplit whole;
       whole.replicas = options.devices;
+      std::vector<LoopSplit> only = {whole};
+      if (options.followAnnotations &&
+          failed(keepAnnotated(&op, only, options.devices)))
+        return failure();
       vertexOf[&op] = problem.graph.addVertex(
           {priceCompute(getComputeWork(&op), cluster.device, options.model)});
       problem.ops.push_back(&op);
@@ -357,6 +481,9 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     enumerateSplits(ranges, splittableLoops(linalgOp), options.devices, current,
                     0, 1, splits);
     sortByReplicas(splits);
+    if (options.followAnnotations &&
+        failed(keepAnnotated(&op, splits, options.devices)))
+      return failure();
     ComputeWork work = getComputeWork(&op);
     std::vector<double> costs;
     for (const LoopSplit &split : splits)

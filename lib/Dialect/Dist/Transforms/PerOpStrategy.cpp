@@ -64,6 +64,8 @@ struct DistPerOpStrategyPass
       return signalPassFailure();
     }
     options.maxConfigsPerOp = maxConfigs;
+    // The hand-written baselines ignore annotations.
+    options.followAnnotations = !baseline;
 
     // Emission adds functions: walk a snapshot.
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());

@@ -165,29 +165,39 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     recorded as `dist.sharding` on every op: the mesh is the split factors
     in loop order, then the replicas, over devices 0 .. devices-1.
 
+    Ops and arguments that already carry `dist.sharding` (written by hand,
+    or folded from upstream `shard.sharding` by `dist-import-shard`) are
+    constraints: an op keeps only the configurations that hold its results
+    as annotated, and the readers of an annotated argument read it where it
+    is; the search chooses everything else by cost, so an annotated
+    column-parallel matmul gets its row-parallel partner. An annotation no
+    configuration can follow (partial axes, another mesh size, an uneven or
+    differently ordered split) is one error at the op.
+
     A remark on each function gives the cost, the largest dependent set and
-    how many values reach a linalg op through other ops (reshapes, slices),
-    whose resharding is not priced yet; `report=true` adds one remark per op
-    with its loop factors. Errors: no cluster, `devices` outside the
-    cluster, dynamic loop sizes, a dependent set whose table exceeds
-    `max-table` entries.
+    the ops without a split rule (run whole on every device); `report=true`
+    adds one remark per op with its loop factors. Errors: no cluster,
+    `devices` outside the cluster, dynamic loop sizes, a dependent set whose
+    table exceeds `max-table` entries.
 
     With `emit=true` the function becomes the explicit `dist` program of
     the strategy: `<name>_pase` runs every op once per device on its tiles
     (arguments arrive as the tiles each device reads, results leave as
-    their distinct tiles), moving what a consumer's tile lacks from the
-    producer's tiles (slices, `dist.send`, `tensor.insert_slice`) and
-    summing split reductions with `dist.all_reduce`; the function itself
-    keeps its signature, scatters the arguments from device 0, calls it and
-    reassembles the results there, so `distir-run` compares it with the
-    sequential program. Emission needs arguments placed on device 0
-    (`dist-place`) and a body of linalg ops, `tensor.empty`, constants and
-    scalar ops; anything else is one error naming the op.
-    `pick=random:SEED` replaces the optimum by a random configuration per
-    op (tests of the emitter cover every kind of resharding that way);
-    `pick=data-parallel` and `pick=one-weird-trick` by the hand-written
-    baselines (the batch loop split everywhere; fully connected layers by
-    output features instead), priced in the same cost graph.
+    their distinct tiles); an operand some device lacks moves as one
+    `dist.all_gather` per replica group (read whole) or one `dist.reshard`
+    from the producer's layout to the consumer's (`dist-lower-reshard`
+    plans it for the per-rank lowering), and split reductions are summed
+    with `dist.all_reduce`. The function itself keeps its signature,
+    scatters the arguments from device 0, calls it and reassembles the
+    results there, so `distir-run` compares it with the sequential program.
+    Emission needs arguments placed on device 0 (`dist-place`) and a body of
+    linalg ops, `tensor.empty`, constants and scalar ops; anything else is
+    one error naming the op. `pick=random:SEED` replaces the optimum by a
+    random configuration per op (tests of the emitter cover every kind of
+    resharding that way); `pick=data-parallel` and `pick=one-weird-trick` by
+    the hand-written baselines (the batch loop split everywhere; fully
+    connected layers by output features instead), priced in the same cost
+    graph; the baselines ignore annotations.
 
     Example: `distir-opt --dist-pase='devices=8 cluster=dgx-h100 report=true'`
   }];
