@@ -111,6 +111,18 @@ OwningOpRef<ModuleOp> search::buildProgram(const ModelSource &source,
     pm.addPass(std::move(autodiff));
     if (failed(pm.run(*module)))
       return {};
+  } else if (source.dtype != "f32") {
+    // Inference in half precision, as after PyTorch's model.half().
+    PassManager pm(context);
+    std::unique_ptr<Pass> lower = dist::createDistLowPrecisionPass();
+    if (failed(lower->initializeOptions(
+            "type=" + source.dtype, [&](const Twine &message) {
+              return emitError(UnknownLoc::get(context)) << message, failure();
+            })))
+      return {};
+    pm.addPass(std::move(lower));
+    if (failed(pm.run(*module)))
+      return {};
   }
   return module;
 }

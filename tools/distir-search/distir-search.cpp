@@ -86,9 +86,11 @@ struct Options {
       cl::cat(category)};
   cl::opt<std::string> dtype{
       "dtype",
-      cl::desc("Element type of mlp: models: f32 (default), f16 or bf16, "
-               "priced at the cluster's peak flop/s for that type; for ONNX "
-               "--training, mixed precision (fp32 master weights and state)"),
+      cl::desc("Element type: f32 (default), f16 or bf16, priced at the "
+               "cluster's peak flop/s for that type. mlp: models are built in "
+               "it; ONNX inference runs in it as after model.half() "
+               "(dist-low-precision); ONNX --training is mixed precision "
+               "(fp32 master weights and state)"),
       cl::value_desc("f32|f16|bf16"), cl::init("f32"), cl::cat(category)};
   cl::list<std::string> inputShapes{
       "input-shape",
@@ -266,10 +268,6 @@ static LogicalResult readModelSource(const Options &opts, ModelSource &source) {
                             opts.optimizer))
       return report("--optimizer must be sgd, momentum, adam or adamw, not '" +
                     opts.optimizer + "'");
-    if (opts.dtype.getNumOccurrences() && !opts.training)
-      return report("--dtype applies to mlp: models and to ONNX training "
-                    "(mixed precision); ONNX inference keeps the element "
-                    "types the model was exported with");
   }
   for (const std::string &spec : opts.inputShapes) {
     if (source.kind != ModelSource::ONNX)
@@ -322,8 +320,7 @@ readCluster(const Options &opts, const ModelSource &source, int64_t &devices) {
     return report(clusterError.empty()
                       ? "invalid cluster '" + opts.clusterSpec + "'"
                       : clusterError);
-  if (source.kind == ModelSource::MLP &&
-      !cluster->device.getPeakFlops(source.dtype))
+  if (!cluster->device.getPeakFlops(source.dtype))
     return report("cluster '" + cluster->name + "' has no peak flop/s for " +
                   source.dtype + " (--dtype " + source.dtype + ")");
   int64_t available = cluster->getNumDevices();

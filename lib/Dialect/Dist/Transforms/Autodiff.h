@@ -39,6 +39,13 @@ mlir::LogicalResult
 lowerComputePrecision(mlir::func::FuncOp func, mlir::FloatType low,
                       llvm::DenseMap<mlir::Value, mlir::Value> &casts);
 
+/// Rewrites `func` to run in `low` as a model converted with `.half()` does:
+/// every f32 value, argument (inputs and weights alike) and result becomes
+/// `low`, without casts. Fails (with an error) on a program that already
+/// mixes float types.
+mlir::LogicalResult lowerProgramPrecision(mlir::func::FuncOp func,
+                                          mlir::FloatType low);
+
 /// A tensor of `type` (its device included) filled with `value`.
 mlir::Value createFilled(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType type, double value);

@@ -17,10 +17,17 @@
 
 #include "Autodiff.h"
 
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace distir::dist {
+#define GEN_PASS_DEF_DISTLOWPRECISIONPASS
+#include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace distir::dist
 
 using namespace mlir;
 using namespace distir::autodiff;
@@ -50,11 +57,11 @@ static Value castTensor(OpBuilder &b, Location loc, Value v,
       });
 }
 
-LogicalResult
-distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
-                                        DenseMap<Value, Value> &casts) {
+/// Every f32 value of the ops of `func`'s body (results, region arguments,
+/// constants) becomes `low`. Fails on a program that already has casts
+/// (`who` names the caller in the error).
+static LogicalResult lowerOps(func::FuncOp func, FloatType low, StringRef who) {
   Block &body = func.getBody().front();
-  Operation *returnOp = body.getTerminator();
   // Ops written by the model, before any cast is inserted.
   SmallVector<Operation *> modelOps;
   for (Operation &op : body.without_terminator())
@@ -63,8 +70,9 @@ distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
     WalkResult result = op->walk([&](Operation *nested) {
       if (isa<arith::ExtFOp, arith::TruncFOp>(nested)) {
         nested->emitOpError()
-            << "dist-autodiff: compute= expects a program in one floating-"
-               "point type (f32), not one with casts";
+            << who
+            << " expects a program in one floating-point type (f32), not "
+               "one with casts";
         return WalkResult::interrupt();
       }
       for (Value r : nested->getResults())
@@ -94,6 +102,16 @@ distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
     if (result.wasInterrupted())
       return failure();
   }
+  return success();
+}
+
+LogicalResult
+distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
+                                        DenseMap<Value, Value> &casts) {
+  if (failed(lowerOps(func, low, "dist-autodiff: compute=")))
+    return failure();
+  Block &body = func.getBody().front();
+  Operation *returnOp = body.getTerminator();
   // Casts of the f32 arguments (master weights, inputs) at the start.
   OpBuilder b(func.getContext());
   b.setInsertionPointToStart(&body);
@@ -118,3 +136,43 @@ distir::autodiff::lowerComputePrecision(func::FuncOp func, FloatType low,
   }
   return success();
 }
+
+LogicalResult distir::autodiff::lowerProgramPrecision(func::FuncOp func,
+                                                      FloatType low) {
+  if (failed(lowerOps(func, low, "dist-low-precision")))
+    return failure();
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    arg.setType(lowered(arg.getType(), low));
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), body.getArgumentTypes(),
+                        body.getTerminator()->getOperandTypes()));
+  return success();
+}
+
+namespace {
+struct DistLowPrecisionPass
+    : public distir::dist::impl::DistLowPrecisionPassBase<
+          DistLowPrecisionPass> {
+  using DistLowPrecisionPassBase::DistLowPrecisionPassBase;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    FloatType low;
+    switch (type) {
+    case distir::dist::ComputePrecision::F32:
+      return;
+    case distir::dist::ComputePrecision::F16:
+      low = Float16Type::get(context);
+      break;
+    case distir::dist::ComputePrecision::BF16:
+      low = BFloat16Type::get(context);
+      break;
+    }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isDeclaration() && !func.isPrivate() &&
+          failed(lowerProgramPrecision(func, low)))
+        return signalPassFailure();
+  }
+};
+} // namespace

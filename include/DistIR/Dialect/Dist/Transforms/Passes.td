@@ -410,6 +410,37 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def DistLowPrecisionPass : Pass<"dist-low-precision", "::mlir::ModuleOp"> {
+  let summary = "Run an inference program in f16 or bf16, as a model "
+                "converted with .half() runs";
+  let description = [{
+    Every f32 value of each public function becomes `type`: its float
+    arguments (inputs and weights alike, so weights are stored in 2 bytes),
+    constants, the values of every op and the results; integer arguments
+    (token ids) stay. No cast is inserted, as in PyTorch inference after
+    `model.half()` (or `.to(torch.bfloat16)`): the simulator then prices
+    the program with the cluster's peak flop/s for that type and counts 2
+    bytes per element. Training steps use `dist-autodiff{compute=...}`
+    instead (fp32 master weights). `type=f32` changes nothing. A program
+    that already mixes float types (casts) is one error at the cast.
+
+    ```
+    distir-opt model.mlir --dist-low-precision=type=bf16
+    ```
+  }];
+  let options = [
+    Option<"type", "type", "::distir::dist::ComputePrecision",
+           /*default=*/"::distir::dist::ComputePrecision::F16",
+           "Element type of every float value", [{::llvm::cl::values(
+             clEnumValN(::distir::dist::ComputePrecision::F32, "f32",
+                        "unchanged"),
+             clEnumValN(::distir::dist::ComputePrecision::F16, "f16",
+                        "float16"),
+             clEnumValN(::distir::dist::ComputePrecision::BF16, "bf16",
+                        "bfloat16"))}]>
+  ];
+}
+
 def DistInferLayersPass : Pass<"dist-infer-layers", "::mlir::ModuleOp"> {
   let summary = "Tag a forward program's ops with layers from its data flow, "
                 "for pipeline parallelism";
