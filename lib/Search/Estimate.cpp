@@ -952,7 +952,7 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     return result;
   };
   // dist-zero and dist-recompute add ops outside dist-dtp's task structure.
-  if (config.zero > 0 || config.recompute)
+  if (config.zero > 0 || config.recompute != Recompute::None)
     return simulateInFull("ZeRO and recomputation programs are not "
                           "templated");
   // With two or more microbatches the template itself shows what the probe

@@ -51,8 +51,8 @@ static std::string describe(const SearchConfig &config) {
     text += " " + config.mapping;
   if (config.zero > 0)
     text += " zero=" + std::to_string(config.zero);
-  if (config.recompute)
-    text += " recompute";
+  if (config.recompute != Recompute::None)
+    text += " recompute=" + stringifyRecompute(config.recompute).str();
   return text;
 }
 
@@ -89,7 +89,7 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
     os << llvm::formatv("{0,4}  ", "rank");
     if (summary.batchSweep)
       os << llvm::formatv("{0,6}  ", "batch");
-    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-6}  "
+    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  "
                         "{7,12}  {8,14}  {9,6}  {10,12}  {11}\n",
                         "D", "T", "P", "K", "schedule", padded("mapping"),
                         "memory", "latency", "throughput/s", "MFU",
@@ -102,12 +102,14 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
         os << llvm::formatv("{0,6}  ", c.batch);
       // Memory transforms: ZeRO stage and recomputation ("-" for none).
       std::string memory = c.zero > 0 ? "z" + std::to_string(c.zero) : "";
-      if (c.recompute)
-        memory += memory.empty() ? "rc" : "+rc";
+      if (c.recompute != Recompute::None) {
+        std::string rc = c.recompute == Recompute::Half ? "rc/2" : "rc";
+        memory += memory.empty() ? rc : "+" + rc;
+      }
       if (memory.empty())
         memory = "-";
       os << llvm::formatv(
-          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-6}  {7,12}  {8,14}  "
+          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  {7,12}  {8,14}  "
           "{9,6}  {10,12}  {11}\n",
           c.dp, c.tp, c.pp, c.microbatches, scheduleOrDash(c),
           padded(c.mapping), memory, formatSeconds(result.latency),
@@ -220,7 +222,7 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
     os << ",";
     if (simulated && result.peakFlopsPerDevice > 0)
       os << llvm::format("%.6g", result.getMFU());
-    os << "," << c.zero << "," << (c.recompute ? "all" : "none");
+    os << "," << c.zero << "," << stringifyRecompute(c.recompute);
     for (int64_t bytes : result.peakBreakdown) {
       os << ",";
       if (simulated)
@@ -254,7 +256,7 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
         {"devices", c.getNumDevices()},
         {"pass_options", c.getPassOptions()},
         {"zero", c.zero},
-        {"recompute", c.recompute ? "all" : "none"},
+        {"recompute", stringifyRecompute(c.recompute)},
         {"status", stringifyConfigStatus(result.status)},
     };
     row["microbatch_size"] = result.getMicrobatchSize();

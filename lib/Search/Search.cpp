@@ -205,11 +205,11 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
           int64_t maxZero = space.training && dp > 1
                                 ? std::min<int64_t>(space.maxZero, 3)
                                 : 0;
-          SmallVector<bool, 2> recomputes = {false};
+          SmallVector<Recompute, 3> recomputes = {Recompute::None};
           if (space.training && space.tryRecompute)
-            recomputes.push_back(true);
+            recomputes.append({Recompute::Half, Recompute::All});
           for (int64_t zero = 0; zero <= maxZero; ++zero)
-            for (bool recompute : recomputes)
+            for (Recompute recompute : recomputes)
               for (StringRef schedule : schedules) {
                 for (const std::string &mapping : mappings) {
                   SearchConfig config;
@@ -310,6 +310,50 @@ private:
 };
 } // namespace
 
+StringRef search::stringifyRecompute(Recompute recompute) {
+  switch (recompute) {
+  case Recompute::None:
+    return "none";
+  case Recompute::Half:
+    return "half";
+  case Recompute::All:
+    return "all";
+  }
+  llvm_unreachable("unknown recompute");
+}
+
+/// The layers Recompute::Half recomputes: the first half (rounded down) of
+/// each pipeline stage's layers, stages as dist-dtp cuts them (layer l in
+/// stage l * pp / layers). One stage of one layer each is an error: it
+/// would recompute nothing more than none, or the same as all.
+static FailureOr<SmallVector<int64_t>>
+getHalfRecomputeLayers(ModuleOp module, StringRef entry, int64_t pp,
+                       std::string &error) {
+  int64_t maxLayer = -1;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isDeclaration() || (!entry.empty() && func.getName() != entry))
+      continue;
+    func.walk([&](Operation *op) {
+      if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
+        maxLayer = std::max(maxLayer, layer.getInt());
+    });
+  }
+  int64_t numLayers = maxLayer + 1;
+  SmallVector<SmallVector<int64_t>> stages(pp);
+  for (int64_t l = 0; l < numLayers; ++l)
+    stages[l * pp / numLayers].push_back(l);
+  SmallVector<int64_t> chosen;
+  for (const SmallVector<int64_t> &stage : stages)
+    chosen.append(stage.begin(), stage.begin() + stage.size() / 2);
+  if (chosen.empty()) {
+    error = "recompute=half needs a stage of two layers or more (" +
+            std::to_string(std::max<int64_t>(numLayers, 0)) + " layers over " +
+            std::to_string(pp) + " stages)";
+    return failure();
+  }
+  return chosen;
+}
+
 OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
                                                const SearchConfig &config,
                                                const SearchOptions &options,
@@ -354,8 +398,17 @@ LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
         (optionError.empty() ? std::string("invalid options") : optionError);
     return failure();
   }
-  if (config.recompute)
-    pm.addPass(dist::createDistRecomputePass());
+  if (config.recompute != Recompute::None) {
+    dist::DistRecomputePassOptions recompute;
+    if (config.recompute == Recompute::Half) {
+      FailureOr<SmallVector<int64_t>> layers =
+          getHalfRecomputeLayers(module, entry, config.pp, error);
+      if (failed(layers))
+        return failure();
+      recompute.layers = *layers;
+    }
+    pm.addPass(dist::createDistRecomputePass(recompute));
+  }
   pm.addPass(std::move(dtp));
   if (config.zero > 0)
     pm.addPass(
@@ -366,7 +419,7 @@ LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
   }
   if (failed(pm.run(module))) {
     error = capture.first.empty()
-                ? std::string(config.zero || config.recompute
+                ? std::string(config.zero || config.recompute != Recompute::None
                                   ? "dist-dtp with the memory transforms failed"
                                   : "dist-dtp failed")
                 : capture.first;

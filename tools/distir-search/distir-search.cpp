@@ -128,8 +128,9 @@ struct Options {
       cl::init(0), cl::cat(category)};
   cl::opt<bool> recompute{
       "recompute",
-      cl::desc("Training: also try recomputing every layer's activations in "
-               "the backward pass (dist-recompute)"),
+      cl::desc("Training: also try recomputing activations in the backward "
+               "pass (dist-recompute) for the first half of each pipeline "
+               "stage's layers and for every layer"),
       cl::cat(category)};
   cl::opt<unsigned> top{"top", cl::desc("Rows of the table"), cl::init(10),
                         cl::cat(category)};

@@ -47,6 +47,19 @@ namespace distir {
 namespace search {
 
 /// One point of the search space.
+/// Which layers recompute their forward activations in the backward pass.
+enum class Recompute {
+  None,
+  /// The first half (rounded down) of each pipeline stage's layers, as
+  /// Megatron's block method with `--recompute-num-layers` half a stage:
+  /// the stage keeps the activations of its later layers, which its
+  /// backward pass needs first.
+  Half,
+  /// Every layer.
+  All,
+};
+llvm::StringRef stringifyRecompute(Recompute recompute);
+
 struct SearchConfig {
   /// Samples per step of the program this configuration transforms.
   int64_t batch = 1;
@@ -58,9 +71,9 @@ struct SearchConfig {
   std::string mapping = "tp-inner";
   /// ZeRO stage applied after dist-dtp (`dist-zero`; 0 = none; dp > 1).
   int64_t zero = 0;
-  /// Recompute every layer's forward activations in the backward pass
+  /// Layers whose forward activations are recomputed in the backward pass
   /// (`dist-recompute` before dist-dtp).
-  bool recompute = false;
+  Recompute recompute = Recompute::None;
 
   int64_t getNumDevices() const { return dp * tp * pp; }
   /// The `dist-dtp` option string, e.g. `dp=2 tp=4 pp=1 microbatches=1
