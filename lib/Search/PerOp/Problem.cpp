@@ -316,21 +316,18 @@ LogicalResult keepAnnotated(Operation *op, std::vector<LoopSplit> &splits,
       return op->emitError() << "dist-pase: cannot follow the dist.sharding "
                                 "of argument #"
                              << arg.getArgNumber() << ": " << why;
-    std::vector<LoopSplit> kept;
-    for (const LoopSplit &split : splits) {
-      bool matches = true;
-      for (int64_t q = 0; matches && q < devices; ++q)
-        matches = operandTile(operand, split, q) == (*tiles)[q];
-      if (matches)
-        kept.push_back(split);
-    }
-    if (kept.empty())
+    llvm::erase_if(splits, [&](const LoopSplit &split) {
+      for (int64_t q = 0; q < devices; ++q)
+        if (operandTile(operand, split, q) != (*tiles)[q])
+          return true;
+      return false;
+    });
+    if (splits.empty())
       return op->emitError()
              << "dist-pase: no configuration of this op reads argument #"
              << arg.getArgNumber()
              << " as its dist.sharding distributes it (arguments are not "
                 "moved; a split must divide the loop that reads it)";
-    splits = std::move(kept);
   }
   if (!op->hasAttr(dist::kShardingAttrName))
     return success();
@@ -351,24 +348,20 @@ LogicalResult keepAnnotated(Operation *op, std::vector<LoopSplit> &splits,
              << result.getResultNumber() << ": " << why;
     wanted.back() = std::move(*tiles);
   }
-  std::vector<LoopSplit> kept;
-  for (const LoopSplit &split : splits) {
-    bool matches = true;
-    for (OpResult result : op->getResults()) {
-      const auto &tiles = wanted[result.getResultNumber()];
-      for (int64_t q = 0; matches && tiles && q < devices; ++q)
-        matches = resultTile(result, split, q) == (*tiles)[q];
-    }
-    if (matches)
-      kept.push_back(split);
-  }
-  if (kept.empty())
+  llvm::erase_if(splits, [&](const LoopSplit &split) {
+    for (OpResult result : op->getResults())
+      if (const auto &tiles = wanted[result.getResultNumber()])
+        for (int64_t q = 0; q < devices; ++q)
+          if (resultTile(result, split, q) != (*tiles)[q])
+            return true;
+    return false;
+  });
+  if (splits.empty())
     return op->emitError()
            << "dist-pase: no configuration of this op holds its results as "
               "its dist.sharding says (a split must divide its loop and "
               "follow the loop order's mesh axes; an uneven split is not a "
               "configuration)";
-  splits = std::move(kept);
   return success();
 }
 
