@@ -44,10 +44,15 @@ struct PerOpOptions {
   /// their results that way (the search fills in the rest); arguments with
   /// `dist.sharding` are refused.
   bool followAnnotations = true;
+  /// Linalg loops may be split by factors that do not divide them
+  /// (balanced tiles: a 50257-word vocabulary over 4 devices is
+  /// 12564 + 12564 + 12564 + 12565 columns), priced by the largest tile.
+  bool unevenSplits = true;
 };
 
 /// One configuration of an op: a split factor per loop (product divides the
-/// device count; the rest of the devices replicate the tile).
+/// device count; the rest of the devices replicate the tile). Tile c of a
+/// loop of n split by f is [floor(c n / f), floor((c + 1) n / f)).
 struct LoopSplit {
   llvm::SmallVector<int64_t> factors;
   int64_t replicas = 1;

@@ -68,7 +68,8 @@ inline Tile tileOf(mlir::AffineMap map, llvm::ArrayRef<int64_t> shape,
     }
     int64_t f = split.factors[dim.getPosition()];
     int64_t c = coords[mesh.axisOfLoop[dim.getPosition()]];
-    tile.push_back({c * (size / f), (c + 1) * (size / f)});
+    // Balanced, as dist.sharding splits (even when f divides the size).
+    tile.push_back({c * size / f, (c + 1) * size / f});
   }
   return tile;
 }

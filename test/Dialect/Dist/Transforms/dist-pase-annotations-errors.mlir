@@ -41,16 +41,16 @@ func.func @placement(%x: !t, %w: !t) -> !t {
 
 // -----
 
-// Seven rows split in two (3 + 4): the attribute allows it, no
-// configuration is uneven.
+// Seven rows split 1 + 6 by explicit offsets: configurations split
+// unevenly only as balanced tiles (3 + 4).
 !x = tensor<7x8xf32, #dist.device<0>>
 !w = tensor<8x8xf32, #dist.device<0>>
 func.func @uneven(%x: !x, %w: !w) -> !x {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : !x
   %z = linalg.fill ins(%cst : f32) outs(%e : !x) -> !x
-  // CHECK: :[[@LINE+1]]:8: error: dist-pase: no configuration of this op holds its results as its dist.sharding says (a split must divide its loop and follow the loop order's mesh axes; an uneven split is not a configuration)
-  %y = linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]]>}
+  // CHECK: :[[@LINE+1]]:8: error: dist-pase: no configuration of this op holds its results as its dist.sharding says (splits are balanced and follow the loop order's mesh axes)
+  %y = linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], offsets = [0, 1, 7]>}
       ins(%x, %w : !x, !w) outs(%z : !x) -> !x
   return %y : !x
 }
