@@ -337,6 +337,10 @@ getHalfRecomputeLayers(ModuleOp module, StringRef entry, int64_t pp,
       if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
         maxLayer = std::max(maxLayer, layer.getInt());
     });
+    // As dist-dtp counts them: weights may carry layers too.
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto layer = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
+        maxLayer = std::max(maxLayer, layer.getInt());
   }
   int64_t numLayers = maxLayer + 1;
   SmallVector<SmallVector<int64_t>> stages(pp);

@@ -41,8 +41,8 @@ struct PerOpOptions {
   /// Largest dynamic-programming table.
   int64_t maxTableSize = int64_t(1) << 24;
   /// Ops that carry `dist.sharding` keep only the configurations that hold
-  /// their results that way (the search fills in the rest); arguments with
-  /// `dist.sharding` are refused.
+  /// their results that way, and the readers of an argument that carries
+  /// it read it in place (the search fills in the rest).
   bool followAnnotations = true;
   /// Linalg loops may be split by factors that do not divide them
   /// (balanced tiles: a 50257-word vocabulary over 4 devices is

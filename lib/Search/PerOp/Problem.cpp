@@ -303,6 +303,11 @@ FailureOr<SmallVector<Tile>> annotatedTiles(dist::ShardingAttr sharding,
           "once; annotate the summed value)";
     return failure();
   }
+  if (!sharding.getOffsets().empty()) {
+    os << "it has explicit offsets (dist-pase splits a loop only into "
+          "balanced tiles)";
+    return failure();
+  }
   dist::MeshAttr mesh = sharding.getMesh();
   if (mesh.getNumPositions() != devices) {
     os << "its mesh has " << mesh.getNumPositions()

@@ -227,6 +227,8 @@ void SendRecvEstimator::reset() {
 
 void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
                             double bytes) {
+  if (senders.empty())
+    return;
   SmallVector<uint32_t, 4> ids;
   for (int64_t sender : senders) {
     uint32_t &slot = cache->slotOf(sender, receiver);

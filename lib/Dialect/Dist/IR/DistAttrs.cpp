@@ -281,7 +281,8 @@ int64_t ShardingAttr::getShardIndex(unsigned dim,
 std::pair<int64_t, int64_t>
 ShardingAttr::getShardRange(unsigned dim, int64_t size, int64_t shard) const {
   int64_t shards = getNumShards(dim);
-  if (!getOffsets().empty()) {
+  // Offsets list only split dimensions: an unsplit one is whole.
+  if (!getOffsets().empty() && !getSplitAxes(dim).empty()) {
     size_t at = 0;
     for (unsigned d = 0; d < dim; ++d)
       if (int64_t k = getSplitAxes(d).empty() ? 0 : getNumShards(d))

@@ -169,10 +169,28 @@ struct DistLowPrecisionPass
       low = BFloat16Type::get(context);
       break;
     }
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isDeclaration() && !func.isPrivate() &&
-          failed(lowerProgramPrecision(func, low)))
+    // Every function, so that calls and callees keep matching types.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isDeclaration()) {
+        auto hasF32 = [](Type type) {
+          return getElementTypeOrSelf(type).isF32();
+        };
+        if (llvm::any_of(func.getArgumentTypes(), hasF32) ||
+            llvm::any_of(func.getResultTypes(), hasF32)) {
+          func.emitOpError() << "dist-low-precision cannot change the types "
+                                "of an external function";
+          return signalPassFailure();
+        }
+        continue;
+      }
+      if (!func.getBody().hasOneBlock()) {
+        func.emitOpError()
+            << "dist-low-precision expects functions of one block";
         return signalPassFailure();
+      }
+      if (failed(lowerProgramPrecision(func, low)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -65,7 +65,7 @@ struct DistPerOpStrategyPass
     }
     options.maxConfigsPerOp = maxConfigs;
     // The hand-written baselines ignore annotations.
-    options.followAnnotations = !baseline;
+    options.followAnnotations = followAnnotations && !baseline;
 
     // Emission adds functions: walk a snapshot.
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());

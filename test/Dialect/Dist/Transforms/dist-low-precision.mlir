@@ -30,4 +30,21 @@ func.func @mlp(%x: tensor<4x8xf32> {dist.batch_dim = 0 : i64}, %w: tensor<8x8xf3
   return %b, %ids : tensor<4x8xf32>, tensor<4xi64>
 }
 
+// -----
+
+// A private callee is lowered with its caller.
+// CHECK-LABEL: func.func private @double(
+// CHECK-SAME: tensor<4xbf16>) -> tensor<4xbf16>
+// CHECK-LABEL: func.func @caller(
+// CHECK: call @double(%{{.*}}) : (tensor<4xbf16>) -> tensor<4xbf16>
+func.func private @double(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.add ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @double(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
 // BADTYPE: for the --type option: Cannot find option named 'f8'!

@@ -49,7 +49,7 @@ func.func @uneven(%x: !x, %w: !w) -> !x {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : !x
   %z = linalg.fill ins(%cst : f32) outs(%e : !x) -> !x
-  // CHECK: :[[@LINE+1]]:8: error: dist-pase: no configuration of this op holds its results as its dist.sharding says (splits are balanced and follow the loop order's mesh axes)
+  // CHECK: :[[@LINE+1]]:8: error: dist-pase: cannot follow the dist.sharding of result #0: it has explicit offsets (dist-pase splits a loop only into balanced tiles)
   %y = linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], offsets = [0, 1, 7]>}
       ins(%x, %w : !x, !w) outs(%z : !x) -> !x
   return %y : !x

@@ -1,5 +1,5 @@
 // RUN: distir-opt %s --dist-pase='devices=8 report=true' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SLOW
-// RUN: distir-opt %s --dist-pase='devices=8' --dist-pase='devices=8 order=bfs' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: distir-opt %s --dist-pase='devices=8' --dist-pase='devices=8 order=bfs follow-annotations=false' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: distir-opt %s --dist-pase='devices=8 cluster=dgx-h100' | distir-opt | FileCheck %s --check-prefix=FAST
 // RUN: distir-opt %s --dist-pase='devices=8 max-configs=2' --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUT
 // RUN: distir-opt %s --dist-place --dist-pase='devices=8' --dist-pase='devices=8 pick=data-parallel report=true' --dist-pase='devices=8 pick=one-weird-trick report=true' --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=BASE

@@ -172,7 +172,9 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     is; the search chooses everything else by cost, so an annotated
     column-parallel matmul gets its row-parallel partner. An annotation no
     configuration can follow (partial axes, another mesh size, an uneven or
-    differently ordered split) is one error at the op.
+    differently ordered split) is one error at the op. The pass records its
+    own choices the same way, so a second `dist-pase` keeps them unless
+    `follow-annotations=false`.
 
     A remark on each function gives the cost, the largest dependent set and
     the ops without a split rule (run whole on every device); `report=true`
@@ -220,6 +222,11 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
            "remark says how many ops were cut)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per op with its loop split">,
+    Option<"followAnnotations", "follow-annotations", "bool",
+           /*default=*/"true",
+           "Keep the dist.sharding already on ops and arguments (a user's, "
+           "an imported one, or an earlier dist-pase's choice); false "
+           "searches every configuration">,
     Option<"emit", "emit", "bool", /*default=*/"false",
            "Rewrite the function into the strategy's dist program">,
     Option<"pick", "pick", "std::string", /*default=*/"\"optimal\"",
