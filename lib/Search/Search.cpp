@@ -329,20 +329,10 @@ StringRef search::stringifyRecompute(Recompute recompute) {
 static FailureOr<SmallVector<int64_t>>
 getHalfRecomputeLayers(ModuleOp module, StringRef entry, int64_t pp,
                        std::string &error) {
-  int64_t maxLayer = -1;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isDeclaration() || (!entry.empty() && func.getName() != entry))
-      continue;
-    func.walk([&](Operation *op) {
-      if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
-        maxLayer = std::max(maxLayer, layer.getInt());
-    });
-    // As dist-dtp counts them: weights may carry layers too.
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (auto layer = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
-        maxLayer = std::max(maxLayer, layer.getInt());
-  }
-  int64_t numLayers = maxLayer + 1;
+  int64_t numLayers = 0;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isDeclaration() && (entry.empty() || func.getName() == entry))
+      numLayers = std::max(numLayers, dist::getNumLayers(func));
   SmallVector<SmallVector<int64_t>> stages(pp);
   for (int64_t l = 0; l < numLayers; ++l)
     stages[l * pp / numLayers].push_back(l);

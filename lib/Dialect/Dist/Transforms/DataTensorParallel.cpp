@@ -1533,15 +1533,7 @@ LogicalResult DTPRewriter::findLayers() {
   bool inferred = c.pp > 1 && !argLayers && !hasLayerTags(func);
   if (inferred && failed(inferLayers(func, c.pp)))
     return failure();
-  int64_t maxLayer = -1;
-  func.walk([&](Operation *op) {
-    if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
-      maxLayer = std::max(maxLayer, layer.getInt());
-  });
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto layer = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
-      maxLayer = std::max(maxLayer, layer.getInt());
-  numLayers = maxLayer + 1;
+  numLayers = getNumLayers(func);
   // At the function's location: an error on the op would print the whole
   // function as a note.
   if (c.pp > 1 && c.pp > numLayers) {

@@ -27,6 +27,18 @@ using namespace mlir;
 using namespace distir;
 using namespace distir::dist;
 
+int64_t distir::dist::getNumLayers(func::FuncOp func) {
+  int64_t maxLayer = -1;
+  func.walk([&](Operation *op) {
+    if (auto layer = op->getAttrOfType<IntegerAttr>("dist.layer"))
+      maxLayer = std::max(maxLayer, layer.getInt());
+  });
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto layer = func.getArgAttrOfType<IntegerAttr>(i, "dist.layer"))
+      maxLayer = std::max(maxLayer, layer.getInt());
+  return maxLayer + 1;
+}
+
 bool distir::dist::hasLayerTags(func::FuncOp func) {
   bool found = false;
   func.walk([&](Operation *op) { found |= op->hasAttr("dist.layer"); });

@@ -12,6 +12,7 @@
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Dialect/Dist/Transforms/PassEnums.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -22,6 +23,10 @@ namespace distir::dist {
 
 #define GEN_PASS_REGISTRATION
 #include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
+
+/// 1 + the largest `dist.layer` on `func`'s ops and arguments (0 when none):
+/// the layers `dist-dtp` cuts into stages (layer l in stage l * pp / n).
+int64_t getNumLayers(mlir::func::FuncOp func);
 
 } // namespace distir::dist
 
