@@ -1334,7 +1334,12 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
 /// An insert keeps the source's split of every dimension that it covers
 /// whole (a concat along the features of batch-split values, the adjoint
 /// of a Split): each device inserts its shard into its block of the
-/// destination. Other dimensions are replicated.
+/// destination. A split source that covers whole groups of a dimension (the
+/// Q, K or V third of a fused projection's gradient, the adjoint of the
+/// grouped slice visitSlice keeps) makes the destination a grouped split:
+/// each device inserts its block of those groups among its blocks of all
+/// groups, so the fused gradient stays split as the forward's projection.
+/// Other dimensions are replicated.
 LogicalResult DTPRewriter::visitInsertSlice(tensor::InsertSliceOp op) {
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
   if (failed(role))
@@ -1348,16 +1353,41 @@ LogicalResult DTPRewriter::visitInsertSlice(tensor::InsertSliceOp op) {
                     strides = op.getStaticStrides();
   RankedTensorType destType = op.getDestType();
   Layout layout(destType.getRank(), kNone);
+  Layout srcLayout(destType.getRank(), kNone);
+  SmallVector<int64_t> localOffsets(offsets);
   if (!src.fresh)
-    for (auto [d, axis] : llvm::enumerate(src.layout))
-      if (axis != kNone && offsets[d] == 0 && strides[d] == 1 &&
-          sizes[d] == destType.getDimSize(d))
-        layout[d] = axis;
-  if (!divides(dest.fullType, layout))
+    for (auto [d, axis] : llvm::enumerate(src.layout)) {
+      if (axis == kNone || strides[d] != 1)
+        continue;
+      int64_t full = destType.getDimSize(d);
+      if (offsets[d] == 0 && sizes[d] == full) {
+        layout[d] = srcLayout[d] = axis;
+        continue;
+      }
+      // Whole groups of the source's own size: the destination holds
+      // full / groupSize groups, this one from offset / groupSize on.
+      int64_t groupSize = sizes[d] / groupsOf(axis);
+      if (full % groupSize != 0 || offsets[d] % groupSize != 0)
+        continue;
+      int64_t groups = full / groupSize;
+      int destAxis = groupedAxis(baseAxis(axis), groups);
+      // Only where the destination is fresh (zeros) or already so split:
+      // regrouping a computed destination would cost more than it saves.
+      if (!dest.fresh && dest.layout[d] != destAxis)
+        continue;
+      layout[d] = destAxis;
+      srcLayout[d] = axis;
+      localOffsets[d] = offsets[d] / axisSize(axis);
+    }
+  if (!divides(dest.fullType, layout)) {
     llvm::fill(layout, kNone);
+    llvm::fill(srcLayout, kNone);
+    localOffsets.assign(offsets.begin(), offsets.end());
+  }
   bool perMicrobatch = splitsBatch(layout);
   Task task = opTask(stage, phase, perMicrobatch);
-  SmallVector<Value> srcLocals = conform(op.getLoc(), src, layout, stage, task);
+  SmallVector<Value> srcLocals =
+      conform(op.getLoc(), src, srcLayout, stage, task);
   SmallVector<Value> destLocals =
       conform(op.getLoc(), dest, layout, stage, task);
   RankedTensorType outFull =
@@ -1367,7 +1397,8 @@ LogicalResult DTPRewriter::visitInsertSlice(tensor::InsertSliceOp op) {
         auto local = cast<RankedTensorType>(srcLocals[g].getType());
         return tensor::InsertSliceOp::create(
             builder, op.getLoc(), srcLocals[g], destLocals[g], ValueRange{},
-            ValueRange{}, ValueRange{}, offsets, local.getShape(), strides);
+            ValueRange{}, ValueRange{}, localOffsets, local.getShape(),
+            strides);
       });
   define(op.getResult(), outFull, layout, stage, std::move(results));
   return success();
@@ -1848,9 +1879,12 @@ LogicalResult DTPRewriter::emitResults(ArrayRef<Type> stepArgTypes) {
     int64_t stage = dv.fresh ? c.pp - 1 : dv.stage;
     Task last{stage, -1, Phase::Update};
     Layout layout = dv.fresh ? Layout(type.getRank(), kNone) : dv.layout;
-    // The wrapper reassembles contiguous splits only.
+    // The wrapper reassembles contiguous splits and grouped tensor splits
+    // (a fused Q/K/V weight stays split as the step uses it, as Megatron
+    // keeps it); a grouped batch split is gathered here, as microbatches
+    // concatenate along contiguous batch dimensions only.
     for (int &axis : layout)
-      if (groupsOf(axis) > 1)
+      if (groupsOf(axis) > 1 && isBatchAxis(axis))
         axis = kNone;
     SmallVector<Value> locals = conform(ret.getLoc(), dv, layout, stage, last);
     for (int64_t d = 0; d < c.dp; ++d)
@@ -1913,6 +1947,36 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
   auto deviceOf = [](Type t) { return getDevice(t).getId(); };
   auto coord = [&](int64_t j, int axis) {
     return axis == kBatchAxis ? j / tp : j % tp;
+  };
+
+  // A gathered grouped split holds point t's block of group j at
+  // (t * groups + j) * block; the whole tensor has it at (j * n + t) * block.
+  auto regroup = [&](Value gathered, int64_t d, int64_t groups,
+                     int64_t n) -> Value {
+    if (groups == 1)
+      return gathered;
+    auto type = cast<RankedTensorType>(gathered.getType());
+    SmallVector<int64_t> blockSizes(type.getShape());
+    int64_t block = type.getDimSize(d) / (groups * n);
+    blockSizes[d] = block;
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    auto blockType = RankedTensorType::get(blockSizes, type.getElementType(),
+                                           type.getEncoding());
+    Value acc = tensor::EmptyOp::create(
+        b, loc, type.getShape(), type.getElementType(), type.getEncoding());
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t j = 0; j < groups; ++j) {
+        SmallVector<int64_t> src(type.getRank(), 0), dst(type.getRank(), 0);
+        src[d] = (t * groups + j) * block;
+        dst[d] = (j * n + t) * block;
+        Value part = tensor::ExtractSliceOp::create(
+            b, loc, blockType, gathered, ValueRange{}, ValueRange{},
+            ValueRange{}, src, blockSizes, strides);
+        acc = tensor::InsertSliceOp::create(b, loc, part, acc, ValueRange{},
+                                            ValueRange{}, ValueRange{}, dst,
+                                            blockSizes, strides);
+      }
+    return acc;
   };
 
   SmallVector<Value> stepArgs;
@@ -2022,7 +2086,7 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
         auto gather =
             AllGatherOp::create(b, loc, group, static_cast<int64_t>(d));
         for (auto [x, m] : llvm::enumerate(members))
-          next[m] = gather.getResult(x);
+          next[m] = regroup(gather.getResult(x), d, groupsOf(axis), size);
       }
       locals = next;
     }
