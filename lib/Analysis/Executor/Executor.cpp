@@ -331,22 +331,45 @@ LogicalResult Execution::runStructured(linalg::LinalgOp op,
   for (unsigned i = 0; i < operands.size(); ++i)
     storage.push_back(i < numInputs ? operands[i].data.get()
                                     : outputs[i - numInputs].data.get());
-  SmallVector<int64_t> offsets(operands.size());
-  forEachIndex(loops, [&](ArrayRef<int64_t> index, int64_t) {
-    for (unsigned i = 0; i < operands.size(); ++i) {
-      int64_t offset = accesses[i].offset;
-      for (auto [l, c] : llvm::enumerate(accesses[i].coeff))
-        offset += c * index[l];
-      offsets[i] = offset;
-      body->slots[i] = (*storage[i])[offset];
+  SmallVector<Rounding> roundings;
+  for (RuntimeValue &out : outputs)
+    roundings.push_back(Rounding::get(out.elementType));
+  // Odometer over the loops with each operand's offset kept incrementally:
+  // when loop l steps and the loops inside it wrap to 0, offset i moves by
+  // carry[l][i] = coeff_i[l] - sum over l' > l of coeff_i[l'] (n_l' - 1).
+  int64_t total = 1;
+  for (int64_t n : loops)
+    total *= n;
+  size_t numOperands = operands.size(), numLoops = loops.size();
+  SmallVector<int64_t> carry(numLoops * numOperands, 0);
+  SmallVector<int64_t> offsets(numOperands);
+  for (size_t i = 0; i < numOperands; ++i) {
+    offsets[i] = accesses[i].offset;
+    int64_t inner = 0;
+    for (size_t l = numLoops; l-- > 0;) {
+      int64_t c = accesses[i].coeff[l];
+      carry[l * numOperands + i] = c - inner;
+      inner += c * (loops[l] - 1);
     }
+  }
+  SmallVector<int64_t> index(numLoops, 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    for (size_t i = 0; i < numOperands; ++i)
+      body->slots[i] = (*storage[i])[offsets[i]];
     runBody(*body, index);
-    for (auto [o, slot] : llvm::enumerate(body->yields)) {
-      RuntimeValue &out = outputs[o];
-      (*out.data)[offsets[numInputs + o]] =
-          roundToType(out.elementType, body->slots[slot]);
+    for (auto [o, slot] : llvm::enumerate(body->yields))
+      (*storage[numInputs + o])[offsets[numInputs + o]] =
+          roundings[o].apply(body->slots[slot]);
+    for (size_t l = numLoops; l-- > 0;) {
+      if (++index[l] < loops[l]) {
+        const int64_t *step = &carry[l * numOperands];
+        for (size_t i = 0; i < numOperands; ++i)
+          offsets[i] += step[i];
+        break;
+      }
+      index[l] = 0;
     }
-  });
+  }
   if (body->outOfBounds)
     return op->emitError()
            << "reference executor: tensor.extract index out of bounds";
@@ -590,27 +613,27 @@ LogicalResult Execution::runTensorOp(Operation *op,
               low = resolveMixed(pad.getMixedLowPad(), *this, lookupFn);
               srcStrides = getStrides(operands[0].shape);
             }
-            forEachIndex(
-                type.getShape(), [&](ArrayRef<int64_t> index, int64_t flat) {
-                  if (pad) {
-                    int64_t o = 0;
-                    bool inside = true;
-                    for (size_t d = 0; d < index.size() && inside; ++d) {
-                      int64_t s = index[d] - low[d];
-                      inside = s >= 0 && s < operands[0].shape[d];
-                      o += s * srcStrides[d];
-                    }
-                    if (inside) {
-                      (*out.data)[flat] = (*operands[0].data)[o];
-                      return;
-                    }
-                  }
-                  for (size_t d = 0; d < index.size(); ++d)
-                    body->slots[d] = static_cast<double>(index[d]);
-                  runBody(*body, index);
-                  (*out.data)[flat] = roundToType(type.getElementType(),
-                                                  body->slots[body->yields[0]]);
-                });
+            Rounding rounding = Rounding::get(type.getElementType());
+            forEachIndex(type.getShape(), [&](ArrayRef<int64_t> index,
+                                              int64_t flat) {
+              if (pad) {
+                int64_t o = 0;
+                bool inside = true;
+                for (size_t d = 0; d < index.size() && inside; ++d) {
+                  int64_t s = index[d] - low[d];
+                  inside = s >= 0 && s < operands[0].shape[d];
+                  o += s * srcStrides[d];
+                }
+                if (inside) {
+                  (*out.data)[flat] = (*operands[0].data)[o];
+                  return;
+                }
+              }
+              for (size_t d = 0; d < index.size(); ++d)
+                body->slots[d] = static_cast<double>(index[d]);
+              runBody(*body, index);
+              (*out.data)[flat] = rounding.apply(body->slots[body->yields[0]]);
+            });
             results.push_back(std::move(out));
             return success();
           })
@@ -777,6 +800,7 @@ LogicalResult Execution::visitOp(Operation *op, ArrayRef<RuntimeValue> operands,
     SmallVector<int64_t> strides = getStrides(in.shape);
     SmallVector<int64_t> outer(in.shape.begin(), in.shape.end());
     outer[dim] = 1;
+    Rounding rounding = Rounding::get(out.elementType);
     forEachIndex(outer, [&](ArrayRef<int64_t> index, int64_t) {
       int64_t base = 0;
       for (size_t d = 0; d < index.size(); ++d)
@@ -788,8 +812,8 @@ LogicalResult Execution::visitOp(Operation *op, ArrayRef<RuntimeValue> operands,
         sum += std::exp((*in.data)[base + k * strides[dim]] - maxValue);
       for (int64_t k = 0; k < in.shape[dim]; ++k) {
         int64_t o = base + k * strides[dim];
-        (*out.data)[o] = roundToType(out.elementType,
-                                     std::exp((*in.data)[o] - maxValue) / sum);
+        (*out.data)[o] =
+            rounding.apply(std::exp((*in.data)[o] - maxValue) / sum);
       }
     });
     results.push_back(std::move(out));

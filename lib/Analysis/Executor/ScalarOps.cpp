@@ -37,23 +37,35 @@ static unsigned widthOf(Type type) {
   return 64; // index
 }
 
-double distir::roundToType(Type elementType, double value) {
+Rounding Rounding::get(Type elementType) {
+  Rounding r;
   if (auto floatType = dyn_cast<FloatType>(elementType)) {
     if (floatType.isF64())
-      return value;
-    if (floatType.isF32())
-      return static_cast<double>(static_cast<float>(value));
+      r.kind = Kind::Exact;
+    else if (floatType.isF32())
+      r.kind = Kind::F32;
+    else {
+      r.kind = Kind::OtherFloat;
+      r.semantics = &floatType.getFloatSemantics();
+    }
+    return r;
+  }
+  r.kind = Kind::Integer;
+  r.width = widthOf(elementType);
+  return r;
+}
+
+double Rounding::applySlow(double value) const {
+  if (kind == Kind::OtherFloat) {
     bool losesInfo;
     llvm::APFloat f(value);
-    f.convert(floatType.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
-              &losesInfo);
+    f.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
     f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
               &losesInfo);
     return f.convertToDouble();
   }
   if (std::isnan(value))
     return 0;
-  unsigned width = widthOf(elementType);
   if (width == 1)
     return value != 0 ? 1 : 0;
   // Wrap to the width (two's complement), reading the result as signed.
@@ -85,6 +97,7 @@ FailureOr<ScalarOp> distir::detail::compileScalarOp(Operation *op) {
     return failure();
   }
   scalar.resultType = elementTypeOf(op->getResult(0).getType());
+  scalar.rounding = Rounding::get(scalar.resultType);
   if (op->getNumOperands())
     scalar.operandWidth = widthOf(op->getOperand(0).getType());
 
@@ -506,5 +519,5 @@ double distir::detail::evalScalarOp(const ScalarOp &op, ArrayRef<double> x) {
     r = std::copysign(x[0], x[1]);
     break;
   }
-  return roundToType(op.resultType, r);
+  return op.rounding.apply(r);
 }

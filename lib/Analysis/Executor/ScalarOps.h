@@ -12,6 +12,7 @@
 #ifndef DISTIR_LIB_ANALYSIS_EXECUTOR_SCALAROPS_H
 #define DISTIR_LIB_ANALYSIS_EXECUTOR_SCALAROPS_H
 
+#include "DistIR/Analysis/Executor.h"
 #include "mlir/IR/Operation.h"
 
 namespace distir::detail {
@@ -97,6 +98,7 @@ struct ScalarOp {
   ScalarKind kind;
   /// Element type of the result.
   mlir::Type resultType;
+  Rounding rounding;
   /// Bit width of the (first) operand, for unsigned interpretations.
   unsigned operandWidth = 64;
   /// Comparison predicate (arith::CmpFPredicate / CmpIPredicate value).
