@@ -492,7 +492,7 @@ int main(int argc, char **argv) {
                    "; pass --input NAME=file.npy or --random-inputs SEED");
         break;
       }
-      value = makeRandomInput(t, rng);
+      value = makeRandomArgument(entry, i, rng);
     } else if (needed) {
       std::string message;
       value = readNpy(*paths[i], &context, message);

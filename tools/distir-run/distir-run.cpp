@@ -50,7 +50,8 @@ static cl::list<std::string> inputs("input",
 static cl::opt<int64_t> randomSeed(
     "random-inputs",
     cl::desc("Fill arguments without --input with deterministic pseudo-random "
-             "values from this seed (floats in [-1, 1), integers in [0, 8))"),
+             "values from this seed (floats in [-1, 1), optimizer state in "
+             "[0, 1), integers in [0, 8))"),
     cl::init(-1), cl::cat(category));
 static cl::opt<std::string> weightsFrom(
     "weights-from",
@@ -162,7 +163,7 @@ int main(int argc, char **argv) {
                     getArgumentNames(entry, i).back() + ") of @" +
                     entry.getSymName() +
                     "; pass --input NAME=file.npy or --random-inputs SEED");
-      args[i] = makeRandomInput(entry.getArgumentTypes()[i], rng);
+      args[i] = makeRandomArgument(entry, i, rng);
     } else {
       // A scalar argument given as a 0-d array.
       if (!isa<TensorType>(entry.getArgumentTypes()[i]) &&

@@ -27,8 +27,16 @@ llvm::SmallVector<std::string> getArgumentNames(mlir::func::FuncOp func,
                                                 unsigned i);
 
 /// A pseudo-random value of `type` drawn from `rng`: floats uniform in
-/// [-1, 1), integers in [0, 8), rounded to the element type.
-RuntimeValue makeRandomInput(mlir::Type type, std::mt19937_64 &rng);
+/// [-1, 1) (in [0, 1) when `nonNegative`), integers in [0, 8), rounded to
+/// the element type.
+RuntimeValue makeRandomInput(mlir::Type type, std::mt19937_64 &rng,
+                             bool nonNegative = false);
+
+/// The random value of argument `i` of `func`: optimizer state
+/// (`dist.optimizer_state`) is drawn non-negative, so that Adam's second
+/// moments are valid and a random step is comparable between programs.
+RuntimeValue makeRandomArgument(mlir::func::FuncOp func, unsigned i,
+                                std::mt19937_64 &rng);
 
 /// Values an integer argument may hold because it is used as an index: a
 /// `tensor.extract` (an embedding lookup, an ONNX Gather) reads the

@@ -26,7 +26,14 @@ SmallVector<std::string> distir::getArgumentNames(func::FuncOp func,
   return names;
 }
 
-RuntimeValue distir::makeRandomInput(Type type, std::mt19937_64 &rng) {
+RuntimeValue distir::makeRandomArgument(func::FuncOp func, unsigned i,
+                                        std::mt19937_64 &rng) {
+  return makeRandomInput(func.getArgumentTypes()[i], rng,
+                         func.getArgAttr(i, "dist.optimizer_state") != nullptr);
+}
+
+RuntimeValue distir::makeRandomInput(Type type, std::mt19937_64 &rng,
+                                     bool nonNegative) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   Type element = tensor ? tensor.getElementType() : type;
   RuntimeValue value = tensor ? RuntimeValue::tensor(element, tensor.getShape())
@@ -35,10 +42,9 @@ RuntimeValue distir::makeRandomInput(Type type, std::mt19937_64 &rng) {
   for (double &x : *value.data) {
     uint64_t bits = rng();
     // 53 random mantissa bits -> [0, 1) -> [-1, 1).
+    double unit = static_cast<double>(bits >> 11) / 9007199254740992.0;
     x = isa<FloatType>(element)
-            ? roundToType(element, static_cast<double>(bits >> 11) /
-                                           9007199254740992.0 * 2.0 -
-                                       1.0)
+            ? roundToType(element, nonNegative ? unit : unit * 2.0 - 1.0)
             : roundToType(element, static_cast<double>(bits % 8));
   }
   return value;

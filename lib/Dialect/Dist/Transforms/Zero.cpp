@@ -30,6 +30,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace distir::dist {
@@ -88,19 +89,37 @@ Value sliceChunk(OpBuilder &b, Location loc, Value full, int64_t dim,
 /// Whether `op` is an element-wise update that can run on chunks: all
 /// loops parallel, identity indexing maps, one result, the init not read
 /// and no `linalg.index`.
+/// Whether `op` can run on chunks: parallel loops, identity maps but for
+/// scalars broadcast to every point (Adam's step count), inits not read,
+/// no linalg.index. Several results are the updated weight (the first)
+/// and its optimizer state (dist-autodiff's momentum / Adam updates).
 bool isElementwise(linalg::GenericOp op) {
-  if (op.getNumResults() != 1 || op.getNumDpsInits() != 1)
+  if (op.getNumResults() < 1)
     return false;
   if (op.getNumParallelLoops() != op.getNumLoops())
     return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return false;
-  if (op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
-    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool scalar = op.isDpsInput(&operand) && map.getNumResults() == 0;
+    if (!map.isIdentity() && !scalar)
+      return false;
+  }
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.payloadUsesValueFromOperand(&init))
+      return false;
   bool usesIndex = false;
   op.getRegion().walk([&](linalg::IndexOp) { usesIndex = true; });
   return !usesIndex;
+}
+
+/// Optimizer state (dist-autodiff's `dist.optimizer_state` arguments, kept
+/// by dist-dtp) of the same shape as the weight: ZeRO partitions it.
+bool isStateArgument(Value v, Block &body) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &body)
+    return false;
+  auto func = cast<func::FuncOp>(body.getParentOp());
+  return func.getArgAttr(arg.getArgNumber(), "dist.optimizer_state") != nullptr;
 }
 
 /// Chunk `index` of `n` along `dim`.
@@ -175,7 +194,8 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
         BlockArgument weight;
         for (Value input : update.getDpsInputs())
           if (auto arg = dyn_cast<BlockArgument>(input))
-            if (arg.getOwner() == &body && arg.getType() == result.getType())
+            if (arg.getOwner() == &body && arg.getType() == result.getType() &&
+                !isStateArgument(arg, body))
               weight = arg;
         if (!weight)
           break;
@@ -214,12 +234,32 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
       group.dim = dim;
       if (stage == 3)
         for (linalg::GenericOp update : group.updates)
-          if (!update->hasOneUse() ||
-              !isa<func::ReturnOp>(*update->getUsers().begin()))
+          if (!update->getResult(0).hasOneUse() ||
+              !isa<func::ReturnOp>(*update->getResult(0).getUsers().begin()))
             return update.emitError()
                    << "dist-zero: stage 3 returns the updated weight as a "
                       "chunk, so it must be returned once and not used "
                       "otherwise";
+      // The state an update reads is read by that update only, and what it
+      // writes is returned once: both become chunks of the step function.
+      for (linalg::GenericOp update : group.updates) {
+        for (Value input : update.getDpsInputs())
+          if (isStateArgument(input, body) &&
+              input.getType() == update.getResult(0).getType() &&
+              !input.hasOneUse())
+            return update.emitError()
+                   << "dist-zero: optimizer state argument #"
+                   << cast<BlockArgument>(input).getArgNumber()
+                   << " is read by more than its update, so it cannot be "
+                      "partitioned";
+        for (OpResult result : llvm::drop_begin(update->getResults()))
+          if (!result.hasOneUse() ||
+              !isa<func::ReturnOp>(*result.getUsers().begin()))
+            return update.emitError()
+                   << "dist-zero: updated optimizer state (result #"
+                   << result.getResultNumber()
+                   << ") must be returned once and not used otherwise";
+      }
       groups.push_back(group);
     }
     return groups;
@@ -347,6 +387,7 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
     // Stage 3: chunked arguments and results of the step function.
     DenseMap<unsigned, Chunk> chunkedArgs;
     SmallVector<ResultGroup> resultGroups;
+    SmallVector<BlockArgument> stateArgs;
 
     for (Group &group : groups) {
       int64_t n = group.size();
@@ -358,31 +399,56 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
         b.setInsertionPoint(update);
         Location loc = update.getLoc();
         IRMapping mapping;
-        for (Value input : update.getDpsInputs()) {
+        Block &body = func.getBody().front();
+        for (OpOperand *operand : update.getDpsInputOperands()) {
+          Value input = operand->get();
           if (mapping.contains(input))
             continue;
-          if (input == group.reduce.getResult(i))
+          if (update.getMatchingIndexingMap(operand).getNumResults() == 0)
+            mapping.map(input, input); // A scalar every point reads.
+          else if (input == group.reduce.getResult(i))
             mapping.map(input, gradChunks[i]);
           else if (stage == 3 && input == group.weights[i])
             mapping.map(input, input); // Retyped to the chunk below.
-          else
+          else if (isStateArgument(input, body) &&
+                   input.getType() == update.getResult(0).getType()) {
+            // Partitioned optimizer state: the argument becomes the chunk.
+            auto arg = cast<BlockArgument>(input);
+            stateArgs.push_back(arg);
+            chunkedArgs[arg.getArgNumber()] = {group.dim, i, n};
+            mapping.map(input, input);
+          } else
             mapping.map(input, sliceChunk(b, loc, input, group.dim, i, n));
         }
-        auto fullType = cast<RankedTensorType>(update.getResult(0).getType());
-        RankedTensorType chunk = chunkType(fullType, group.dim, n);
-        Value init = tensor::EmptyOp::create(b, loc, chunk.getShape(),
-                                             chunk.getElementType(),
-                                             chunk.getEncoding());
-        mapping.map(update.getDpsInits()[0], init);
+        for (Value init : update.getDpsInits()) {
+          RankedTensorType chunk =
+              chunkType(cast<RankedTensorType>(init.getType()), group.dim, n);
+          mapping.map(init, tensor::EmptyOp::create(b, loc, chunk.getShape(),
+                                                    chunk.getElementType(),
+                                                    chunk.getEncoding()));
+        }
         Operation *clone = b.clone(*update, mapping);
-        clone->getResult(0).setType(chunk);
+        for (OpResult result : clone->getResults())
+          result.setType(chunkType(cast<RankedTensorType>(result.getType()),
+                                   group.dim, n));
         updated.push_back(clone->getResult(0));
         group.chunkUpdates.push_back(clone);
+      }
+      // Updated optimizer state is returned as chunks (every stage).
+      for (unsigned r = 1; r < group.updates[0]->getNumResults(); ++r) {
+        ResultGroup results{group.dim, {}};
+        for (int64_t i = 0; i < n; ++i) {
+          OpOperand &use = *group.updates[i]->getResult(r).getUses().begin();
+          results.results.push_back(use.getOperandNumber());
+          group.updates[i]->getResult(r).replaceAllUsesWith(
+              group.chunkUpdates[i]->getResult(r));
+        }
+        resultGroups.push_back(results);
       }
       if (stage == 3) {
         ResultGroup results{group.dim, {}};
         for (int64_t i = 0; i < n; ++i) {
-          OpOperand &use = *group.updates[i]->getUses().begin();
+          OpOperand &use = *group.updates[i]->getResult(0).getUses().begin();
           results.results.push_back(use.getOperandNumber());
           group.updates[i].getResult(0).replaceAllUsesWith(updated[i]);
         }
@@ -399,11 +465,17 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
           group.updates[i].getResult(0).replaceAllUsesWith(gather.getResult(i));
       }
       for (linalg::GenericOp update : group.updates) {
-        Value init = update.getDpsInits()[0];
         dead.push_back(update);
-        if (Operation *def = init.getDefiningOp())
-          if (isa<tensor::EmptyOp>(def) && init.hasOneUse())
-            dead.push_back(def);
+        llvm::SmallPtrSet<Operation *, 4> inits;
+        for (Value init : update.getDpsInits())
+          if (Operation *def = init.getDefiningOp())
+            if (isa<tensor::EmptyOp>(def) &&
+                llvm::all_of(def->getUsers(),
+                             [&](Operation *user) {
+                               return user == update.getOperation();
+                             }) &&
+                inits.insert(def).second)
+              dead.push_back(def);
       }
       dead.push_back(group.reduce);
     }
@@ -413,11 +485,15 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
     for (Operation *op : dead)
       op->erase();
 
+    for (BlockArgument arg : stateArgs) {
+      Chunk c = chunkedArgs[arg.getArgNumber()];
+      arg.setType(chunkType(cast<RankedTensorType>(arg.getType()), c.dim, c.n));
+    }
     if (stage == 3)
       if (failed(chunkWeights(b, func, groups, chunkedArgs)))
         return failure();
     updateSignature(func);
-    if (stage == 3)
+    if (!chunkedArgs.empty() || !resultGroups.empty())
       return updateCallers(b, module, func, chunkedArgs, resultGroups);
     return success();
   }
