@@ -169,7 +169,15 @@ public:
   /// recorded as each device's own copy.
   LogicalResult reshardIfMissing(OpOperand &operand, const LoopSplit &split,
                                  int64_t devices) {
-    Value original = operand.get();
+    return reshardIfMissing(
+        operand.get(),
+        [&](int64_t q) { return operandTile(operand, split, q); },
+        layoutSharding(b.getContext(), operandMap(operand), split), devices);
+  }
+
+  LogicalResult reshardIfMissing(Value original,
+                                 llvm::function_ref<Tile(int64_t)> needOf,
+                                 dist::ShardingAttr target, int64_t devices) {
     auto producer = produced.find(original);
     if (producer == produced.end())
       return success();
@@ -177,7 +185,7 @@ public:
     SmallVector<Tile> need;
     bool missing = false;
     for (int64_t q = 0; q < devices; ++q) {
-      need.push_back(operandTile(operand, split, q));
+      need.push_back(needOf(q));
       missing |= llvm::none_of(list, [&](const Piece &piece) {
         return piece.device == q && contains(piece.tile, need.back());
       });
@@ -190,8 +198,7 @@ public:
       types.push_back(tileType(type, tile, q));
     auto reshard = dist::ReshardOp::create(
         b, loc, types, producer->second.tiles, type.getShape(),
-        producer->second.layout,
-        layoutSharding(b.getContext(), operandMap(operand), split));
+        producer->second.layout, target);
     SmallVector<Piece> moved;
     for (auto [q, tile] : llvm::enumerate(need))
       moved.push_back({static_cast<int64_t>(q), tile, reshard->getResult(q)});
@@ -302,6 +309,17 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
     }
   }
 
+  // Arguments a body reads by index are read whole by every device.
+  for (Operation *op : problem.ops)
+    for (Value captured : getCapturedTensors(op)) {
+      auto arg = dyn_cast<BlockArgument>(captured);
+      if (!arg || arg.getOwner() != &body)
+        continue;
+      for (int64_t q = 0; q < devices; ++q)
+        argumentTiles[std::make_pair(arg.getArgNumber(), q)] =
+            fullTile(arg.getType());
+    }
+
   // The per-device function.
   OpBuilder b(function);
   SmallVector<Type> innerInputs;
@@ -366,6 +384,15 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       if (failed(emitter.reshardIfMissing(operand, split, devices)))
         return failure();
     }
+    // Tensors the body reads by index: whole on every device (as priced).
+    SmallVector<Value> captured = getCapturedTensors(&op);
+    dist::ShardingAttr replicated = layoutSharding(context, AffineMap(), split);
+    for (Value value : captured) {
+      auto whole = [&](int64_t) { return fullTile(value.getType()); };
+      if (failed(emitter.gatherIfWhole(value, whole, devices)) ||
+          failed(emitter.reshardIfMissing(value, whole, replicated, devices)))
+        return failure();
+    }
     SmallVector<Value> results; // [device * numResults + result]
     for (int64_t q = 0; q < devices; ++q) {
       // Per operand, not per value: one value may be read through two maps
@@ -398,17 +425,29 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
       // A fresh mapping per copy: a region argument already mapped would be
       // dropped from the cloned block.
       IRMapping mapping = scalars;
+      for (Value value : captured) {
+        FailureOr<Value> tile =
+            emitter.getTile(value, fullTile(value.getType()), q);
+        if (failed(tile))
+          return failure();
+        mapping.map(value, *tile);
+      }
       SmallVector<Type> types;
       for (OpResult result : op.getResults())
         types.push_back(
             tileType(result.getType(), resultTile(result, split, q), q));
       Operation *copy;
-      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      // Ops without a split rule run whole: a plain copy.
+      bool ruled = linalgOp || getMovementRule(&op).has_value();
+      auto expand = ruled ? dyn_cast<tensor::ExpandShapeOp>(op) : nullptr;
+      auto slice = ruled ? dyn_cast<tensor::ExtractSliceOp>(op) : nullptr;
+      auto insert = ruled ? dyn_cast<tensor::InsertSliceOp>(op) : nullptr;
+      if (expand) {
         // The static output shape is an attribute: build it for the tile.
         copy = tensor::ExpandShapeOp::create(b, op.getLoc(), types[0],
                                              operands[0].second,
                                              expand.getReassociationIndices());
-      } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      } else if (slice) {
         // Split dims are whole dims of the source: offset 0, the tile's size.
         auto tileShape = cast<RankedTensorType>(types[0]).getShape();
         copy = tensor::ExtractSliceOp::create(
@@ -417,7 +456,7 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
             getAsIndexOpFoldResult(op.getContext(), slice.getStaticOffsets()),
             getAsIndexOpFoldResult(op.getContext(), tileShape),
             getAsIndexOpFoldResult(op.getContext(), slice.getStaticStrides()));
-      } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      } else if (insert) {
         // Split dims are filled whole by the slice: offset 0, its tile size.
         auto sourceShape =
             cast<RankedTensorType>(operands[0].second.getType()).getShape();

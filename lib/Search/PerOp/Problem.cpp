@@ -615,6 +615,36 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
               pairCost[fromClass[a] * toRep.size() + toClass[b]];
       problem.graph.addEdge(u, v, std::move(cost));
     }
+    // Tensors a body reads by index (a gather's table, ViT's class-token
+    // select, an embedding): every device needs them whole, whatever the
+    // consumer's configuration.
+    for (Value captured : getCapturedTensors(consumer)) {
+      Operation *def = captured.getDefiningOp();
+      auto it = def ? vertexOf.find(def) : vertexOf.end();
+      if (it == vertexOf.end())
+        continue;
+      unsigned u = it->second;
+      auto produced = cast<OpResult>(captured);
+      auto type = cast<RankedTensorType>(produced.getType());
+      const std::vector<LoopSplit> &from = problem.configs[u];
+      SmallVector<Tile> whole(options.devices, fullTile(type));
+      std::map<SmallVector<int64_t>, double> byLayout;
+      std::vector<double> cost;
+      for (const LoopSplit &split : from) {
+        SmallVector<int64_t> key = resultLayoutKey(produced, split);
+        auto [entry, inserted] = byLayout.try_emplace(key, 0.0);
+        if (inserted) {
+          SmallVector<Tile> have;
+          for (int64_t q = 0; q < options.devices; ++q)
+            have.push_back(resultTile(produced, split, q));
+          entry->second =
+              edgeCost(have, whole, type, {key, {}, type.getAsOpaquePointer()},
+                       collectives, moves, estimator);
+        }
+        cost.insert(cost.end(), problem.configs[v].size(), entry->second);
+      }
+      problem.graph.addEdge(u, v, std::move(cost));
+    }
   }
   return problem;
 }

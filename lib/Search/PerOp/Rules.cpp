@@ -14,6 +14,7 @@
 
 #include "Tiles.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -126,6 +127,18 @@ distir::pase::detail::getMovementRule(Operation *op) {
     }
     rule.operandMaps[0] = sourceMap(context, loops, source);
     rule.operandMaps[1] = sourceMap(context, loops, dest);
+    return rule;
+  }
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+    // Rows are independent: every dim but the normalized one splits, and
+    // input and output are read through the same blocks.
+    SmallVector<int64_t> same;
+    for (unsigned d = 0; d < loops; ++d) {
+      rule.splittable[d] = d != softmax.getDimension();
+      same.push_back(d);
+    }
+    rule.operandMaps[0] = sourceMap(context, loops, same);
+    rule.operandMaps[1] = sourceMap(context, loops, same);
     return rule;
   }
   return std::nullopt;

@@ -15,6 +15,7 @@
 #include "DistIR/Search/PerOp.h"
 
 #include "mlir/IR/AffineMap.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <map>
 #include <optional>
@@ -200,6 +201,18 @@ inline llvm::SmallVector<int64_t> operandLayoutKey(mlir::OpOperand &operand,
 inline llvm::SmallVector<int64_t> resultLayoutKey(mlir::OpResult result,
                                                   const LoopSplit &split) {
   return layoutKey(resultMap(result), split);
+}
+
+/// Tensors defined outside `op` that its regions read (a gather's table
+/// read by `tensor.extract` in a linalg body): each device reads them whole.
+inline llvm::SmallVector<mlir::Value> getCapturedTensors(mlir::Operation *op) {
+  llvm::SetVector<mlir::Value> captured;
+  mlir::getUsedValuesDefinedAbove(op->getRegions(), captured);
+  llvm::SmallVector<mlir::Value> tensors;
+  for (mlir::Value v : captured)
+    if (llvm::isa<mlir::RankedTensorType>(v.getType()))
+      tensors.push_back(v);
+  return tensors;
 }
 
 /// A resharding that is an all-gather: every device needs the whole tensor,
