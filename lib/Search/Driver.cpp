@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace distir;
@@ -187,6 +188,28 @@ FailureOr<SearchRun> search::searchModel(const ModelSource &source,
   run.ranking = rankResults(run.results);
   run.buildSeconds = seconds(start, built);
   run.searchSeconds = seconds(built, Clock::now());
+
+  // dist-dtp's tensor-parallel decisions, for the reports.
+  std::set<int64_t> tps;
+  for (const SearchConfig &config : configs)
+    if (config.tp > 1)
+      tps.insert(config.tp);
+  if (!run.modules.empty())
+    if (auto func =
+            run.modules.front()->lookupSymbol<func::FuncOp>(source.entry)) {
+      for (int64_t tp : tps)
+        for (const dist::TensorParallelDecisionInfo &d :
+             dist::getTensorParallelDecisions(func, tp)) {
+          std::string location;
+          llvm::raw_string_ostream os(location);
+          if (auto file = d.loc->findInstanceOf<FileLineColLoc>())
+            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+               << file.getColumn();
+          else
+            d.loc.print(os);
+          run.tensorParallel[tp].push_back({location, d.what});
+        }
+    }
 
   // The model's work per step, for achieved flop/s, MFU and tokens/s.
   std::map<int64_t, ModelWork> work;

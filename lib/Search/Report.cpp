@@ -126,6 +126,18 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
   os << results.size() << " configurations: " << counts[0] << " ok, "
      << counts[1] << " oom, " << counts[2] << " skipped, " << counts[3]
      << " failed\n";
+  // Replication is a decision the plan shows (reasons in --json).
+  for (const auto &[tp, decisions] : summary.tensorParallel) {
+    int64_t replicated =
+        llvm::count_if(decisions, [](const TensorParallelDecision &d) {
+          return d.isReplicated();
+        });
+    os << "tp=" << tp << ": " << decisions.size() - replicated << " of "
+       << decisions.size() << " weight-reading ops split";
+    if (replicated > 0)
+      os << ", " << replicated << " replicated (reasons in --json)";
+    os << "\n";
+  }
   if (summary.batchSweep) {
     // The best configuration of each batch size (the trend across batches).
     std::vector<int64_t> seen;
@@ -235,6 +247,26 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
   }
 }
 
+/// dist-dtp's tensor-parallel decisions per degree: every weight-reading
+/// op's split or the reason it stays replicated.
+static llvm::json::Array tensorParallelToJSON(const SearchSummary &summary) {
+  llvm::json::Array plans;
+  for (const auto &[tp, decisions] : summary.tensorParallel) {
+    llvm::json::Array list;
+    int64_t replicated = 0;
+    for (const TensorParallelDecision &d : decisions) {
+      replicated += d.isReplicated();
+      list.push_back(llvm::json::Object{{"location", d.location},
+                                        {"decision", d.what},
+                                        {"replicated", d.isReplicated()}});
+    }
+    plans.push_back(llvm::json::Object{{"tp", tp},
+                                       {"replicated", replicated},
+                                       {"decisions", std::move(list)}});
+  }
+  return plans;
+}
+
 llvm::json::Value search::toJSON(const SearchSummary &summary,
                                  ArrayRef<ConfigResult> results,
                                  ArrayRef<size_t> ranking) {
@@ -301,6 +333,7 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
                    ? llvm::json::Value(nullptr)
                    : llvm::json::Value(static_cast<int64_t>(ranking.front()))},
       {"configurations", std::move(configurations)},
+      {"tensor_parallel", tensorParallelToJSON(summary)},
   };
 }
 

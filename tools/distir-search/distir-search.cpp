@@ -690,6 +690,7 @@ int main(int argc, char **argv) {
   summary.training = opts.training;
   summary.costModel = opts.costModel;
   summary.batchSweep = !opts.batchSweep.empty();
+  summary.tensorParallel = run->tensorParallel;
   printTable(llvm::outs(), summary, results, ranking, opts.top);
   llvm::outs().flush();
 

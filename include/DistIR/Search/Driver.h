@@ -66,6 +66,10 @@ struct SearchRun {
   std::vector<size_t> ranking;
   /// D/T/P choices whose device mappings were cut to tp-inner and dp-inner.
   int64_t truncatedMappings = 0;
+  /// dist-dtp's decisions for each tensor-parallel degree searched (> 1) on
+  /// the first batch's program: each weight-reading op's split, or why it
+  /// stays replicated.
+  std::map<int64_t, std::vector<TensorParallelDecision>> tensorParallel;
   /// Seconds spent building the programs and searching.
   double buildSeconds = 0, searchSeconds = 0;
 

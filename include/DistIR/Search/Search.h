@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -398,6 +399,15 @@ std::vector<size_t> rankResults(llvm::ArrayRef<ConfigResult> results);
 // Reports
 //===----------------------------------------------------------------------===//
 
+/// One tensor-parallel decision of dist-dtp, as the reports list it.
+struct TensorParallelDecision {
+  std::string location; // file:line:col of the weight-reading op
+  std::string what;     // its split, or "replicated: <reason>"
+  bool isReplicated() const {
+    return llvm::StringRef(what).starts_with("replicated");
+  }
+};
+
 /// What the reports say about the search besides its results.
 struct SearchSummary {
   std::string model;
@@ -407,6 +417,8 @@ struct SearchSummary {
   bool training = false;
   std::string costModel;
   bool batchSweep = false;
+  /// dist-dtp's decisions per tensor-parallel degree searched (> 1).
+  std::map<int64_t, std::vector<TensorParallelDecision>> tensorParallel;
 };
 
 /// Prints the top `top` Ok configurations as a table, then one line of

@@ -12,6 +12,7 @@
 #include "TensorParallelPlan.h"
 
 #include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -611,4 +612,17 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     return position[a.op] < position[b.op];
   });
   return plan;
+}
+
+std::vector<TensorParallelDecisionInfo>
+distir::dist::getTensorParallelDecisions(func::FuncOp func, int64_t tp) {
+  std::vector<TensorParallelDecisionInfo> out;
+  if (tp <= 1)
+    return out;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, "dist.layer"))
+      return out; // dist-dtp splits tagged weights by their tags.
+  for (const TensorParallelDecision &d : planTensorParallel(func, tp).decisions)
+    out.push_back({d.op->getLoc(), d.what});
+  return out;
 }

@@ -16,6 +16,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <string>
+#include <vector>
+
 namespace distir::dist {
 
 #define GEN_PASS_DECL
@@ -27,6 +30,20 @@ namespace distir::dist {
 /// 1 + the largest `dist.layer` on `func`'s ops and arguments (0 when none):
 /// the layers `dist-dtp` cuts into stages (layer l in stage l * pp / n).
 int64_t getNumLayers(mlir::func::FuncOp func);
+
+/// One tensor-parallel decision of `dist-dtp`: a weight-reading op and what
+/// happens to it (its split, or "replicated: <reason>").
+struct TensorParallelDecisionInfo {
+  mlir::Location loc;
+  std::string what;
+};
+
+/// The decisions `dist-dtp{tp=N report=true}` reports for `func`: one per
+/// op that reads an untagged weight. Empty when tp <= 1 or when the
+/// weights carry `dist.layer` (the built-in MLP's tagged Megatron split,
+/// which splits every layer).
+std::vector<TensorParallelDecisionInfo>
+getTensorParallelDecisions(mlir::func::FuncOp func, int64_t tp);
 
 } // namespace distir::dist
 
