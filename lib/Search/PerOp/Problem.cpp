@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace distir;
@@ -279,15 +280,26 @@ double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need,
 using MoveKey =
     std::tuple<SmallVector<int64_t>, SmallVector<int64_t>, const void *>;
 
+struct MoveKeyHash {
+  size_t operator()(const MoveKey &key) const {
+    const auto &[from, to, type] = key;
+    return llvm::hash_combine(
+        llvm::hash_combine_range(from.begin(), from.end()),
+        llvm::hash_combine_range(to.begin(), to.end()), type);
+  }
+};
+
+/// Tiles follow from the layouts and the type, so one price per key: a
+/// hash lookup first (the ordered map's tuple comparisons and the locality
+/// check were a quarter of the search at 32 devices).
+using MoveCache = std::unordered_map<MoveKey, double, MoveKeyHash>;
+
 /// priceMove where anything moves, once per type and layout pair.
 double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
                 MoveKey key, const CollectiveCostModel &collectives,
-                std::map<MoveKey, double> &moves,
-                reshard::SendRecvEstimator &estimator) {
-  if (allLocal(have, need))
-    return 0;
+                MoveCache &moves, reshard::SendRecvEstimator &estimator) {
   auto [it, inserted] = moves.try_emplace(std::move(key), 0.0);
-  if (inserted)
+  if (inserted && !allLocal(have, need))
     it->second = priceMove(have, need, type, collectives, estimator);
   return it->second;
 }
@@ -443,7 +455,7 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   PerOpProblem problem;
   CollectiveCostModel collectives(cluster);
   // Tensors of one type between the same layouts recur along the program.
-  std::map<MoveKey, double> moves;
+  MoveCache moves;
   reshard::SendRecvEstimator estimator(collectives);
   llvm::DenseMap<Operation *, unsigned> vertexOf;
   for (Operation &op : function.getBody().front()) {
