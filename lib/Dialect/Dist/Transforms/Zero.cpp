@@ -240,6 +240,13 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
                    << "dist-zero: stage 3 returns the updated weight as a "
                       "chunk, so it must be returned once and not used "
                       "otherwise";
+      // Replicas update alike (dist-dtp's copies): their state results are
+      // chunked together.
+      for (linalg::GenericOp update : group.updates)
+        if (update->getNumResults() != group.updates.front()->getNumResults())
+          return update.emitError()
+                 << "dist-zero: the replicas' updates of this all-reduce "
+                    "have different numbers of results";
       // The state an update reads is read by that update only, and what it
       // writes is returned once: both become chunks of the step function.
       for (linalg::GenericOp update : group.updates) {
