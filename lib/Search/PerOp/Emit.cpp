@@ -393,6 +393,8 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
           failed(emitter.reshardIfMissing(value, whole, replicated, devices)))
         return failure();
     }
+    // Ops without a split rule run whole: a plain copy.
+    bool ruled = linalgOp || getMovementRule(&op).has_value();
     SmallVector<Value> results; // [device * numResults + result]
     for (int64_t q = 0; q < devices; ++q) {
       // Per operand, not per value: one value may be read through two maps
@@ -437,8 +439,6 @@ LogicalResult pase::emitStrategy(func::FuncOp function,
         types.push_back(
             tileType(result.getType(), resultTile(result, split, q), q));
       Operation *copy;
-      // Ops without a split rule run whole: a plain copy.
-      bool ruled = linalgOp || getMovementRule(&op).has_value();
       auto expand = ruled ? dyn_cast<tensor::ExpandShapeOp>(op) : nullptr;
       auto slice = ruled ? dyn_cast<tensor::ExtractSliceOp>(op) : nullptr;
       auto insert = ruled ? dyn_cast<tensor::InsertSliceOp>(op) : nullptr;

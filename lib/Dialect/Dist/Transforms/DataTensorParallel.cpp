@@ -1931,6 +1931,35 @@ struct DistDTPPass : public dist::impl::DistDTPPassBase<DistDTPPass> {
 };
 } // namespace
 
+/// The `count` blocks of `block` elements along `dim` of `v` that start at
+/// `offsetOf(k)`, concatenated in k order (the wrapper's grouped shards and
+/// their reassembly).
+static Value takeBlocks(OpBuilder &b, Location loc, Value v, int64_t dim,
+                        int64_t count, int64_t block,
+                        function_ref<int64_t(int64_t)> offsetOf) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> blockSizes(type.getShape()), outSizes(blockSizes),
+      strides(type.getRank(), 1);
+  blockSizes[dim] = block;
+  outSizes[dim] = block * count;
+  auto blockType = RankedTensorType::get(blockSizes, type.getElementType(),
+                                         type.getEncoding());
+  Value acc = tensor::EmptyOp::create(b, loc, outSizes, type.getElementType(),
+                                      type.getEncoding());
+  for (int64_t k = 0; k < count; ++k) {
+    SmallVector<int64_t> src(type.getRank(), 0), dst(type.getRank(), 0);
+    src[dim] = offsetOf(k);
+    dst[dim] = k * block;
+    Value part = tensor::ExtractSliceOp::create(
+        b, loc, blockType, v, ValueRange{}, ValueRange{}, ValueRange{}, src,
+        blockSizes, strides);
+    acc = tensor::InsertSliceOp::create(b, loc, part, acc, ValueRange{},
+                                        ValueRange{}, ValueRange{}, dst,
+                                        blockSizes, strides);
+  }
+  return acc;
+}
+
 /// Replaces the body of `func` by: distribute the inputs (broadcast from
 /// their device, keep each device's shard), call the step function, gather
 /// the results back to the device they were on.
@@ -1955,28 +1984,11 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
                      int64_t n) -> Value {
     if (groups == 1)
       return gathered;
-    auto type = cast<RankedTensorType>(gathered.getType());
-    SmallVector<int64_t> blockSizes(type.getShape());
-    int64_t block = type.getDimSize(d) / (groups * n);
-    blockSizes[d] = block;
-    SmallVector<int64_t> strides(type.getRank(), 1);
-    auto blockType = RankedTensorType::get(blockSizes, type.getElementType(),
-                                           type.getEncoding());
-    Value acc = tensor::EmptyOp::create(
-        b, loc, type.getShape(), type.getElementType(), type.getEncoding());
-    for (int64_t t = 0; t < n; ++t)
-      for (int64_t j = 0; j < groups; ++j) {
-        SmallVector<int64_t> src(type.getRank(), 0), dst(type.getRank(), 0);
-        src[d] = (t * groups + j) * block;
-        dst[d] = (j * n + t) * block;
-        Value part = tensor::ExtractSliceOp::create(
-            b, loc, blockType, gathered, ValueRange{}, ValueRange{},
-            ValueRange{}, src, blockSizes, strides);
-        acc = tensor::InsertSliceOp::create(b, loc, part, acc, ValueRange{},
-                                            ValueRange{}, ValueRange{}, dst,
-                                            blockSizes, strides);
-      }
-    return acc;
+    int64_t block =
+        cast<RankedTensorType>(gathered.getType()).getDimSize(d) / (groups * n);
+    return takeBlocks(b, loc, gathered, d, groups * n, block, [&](int64_t k) {
+      return ((k % n) * groups + k / n) * block;
+    });
   };
 
   SmallVector<Value> stepArgs;
@@ -2030,28 +2042,12 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
         int64_t groups = groupsOf(axis);
         if (groups == 1)
           continue;
-        auto from = cast<RankedTensorType>(shard.getType());
-        SmallVector<int64_t> blockSizes(from.getShape()), outSizes(blockSizes);
-        int64_t block = from.getDimSize(d) / (groups * tp);
-        blockSizes[d] = block;
-        outSizes[d] = block * groups;
-        Value acc = tensor::EmptyOp::create(
-            b, loc, outSizes, from.getElementType(), from.getEncoding());
-        for (int64_t g = 0; g < groups; ++g) {
-          SmallVector<int64_t> src(from.getRank(), 0), dst(from.getRank(), 0);
-          src[d] = (g * tp + coord(j, axis)) * block;
-          dst[d] = g * block;
-          Value part = tensor::ExtractSliceOp::create(
-              b, loc,
-              RankedTensorType::get(blockSizes, from.getElementType(),
-                                    from.getEncoding()),
-              shard, ValueRange{}, ValueRange{}, ValueRange{}, src, blockSizes,
-              strides);
-          acc = tensor::InsertSliceOp::create(b, loc, part, acc, ValueRange{},
-                                              ValueRange{}, ValueRange{}, dst,
-                                              blockSizes, strides);
-        }
-        shard = acc;
+        // This rank's block of every group, in group order.
+        int64_t block = cast<RankedTensorType>(shard.getType()).getDimSize(d) /
+                        (groups * tp);
+        int64_t mine = coord(j, axis);
+        shard = takeBlocks(b, loc, shard, d, groups, block,
+                           [&](int64_t g) { return (g * tp + mine) * block; });
       }
       stepArgs.push_back(shard);
     }
