@@ -118,6 +118,8 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   // accumulation, for instance) have no bufferization: make them linalg.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createDistDecomposeAggregatedLinalgPass());
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createDistFuseElementwisePass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

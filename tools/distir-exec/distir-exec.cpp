@@ -24,6 +24,7 @@
 #include "DistIR/Conversion/DistToRank.h"
 #include "DistIR/Conversion/Passes.h"
 #include "DistIR/Conversion/Pipelines.h"
+#include "DistIR/Target/ONNX/TensorProtoIO.h"
 #include "DistIR/Tools/ToolUtils.h"
 
 #include "DistIRMPIRuntime.h"
@@ -61,6 +62,11 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<program>"),
                                       cl::init("-"), cl::cat(category));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to run"),
                                       cl::cat(category));
+static cl::opt<std::string> weightsFrom(
+    "weights-from",
+    cl::desc("Bind arguments without --input to the initializers of this ONNX "
+             "model, by name (the model's own weights; like distir-run)"),
+    cl::value_desc("model.onnx"), cl::cat(category));
 static cl::list<std::string> inputs("input",
                                     cl::desc("Argument value: NAME=file.npy"),
                                     cl::value_desc("NAME=file.npy"),
@@ -94,6 +100,11 @@ static cl::opt<bool> useBLAS(
              "was built with OpenBLAS; one BLAS thread per rank unless "
              "OPENBLAS_NUM_THREADS says otherwise)"),
     cl::init(kHaveBLAS), cl::cat(category));
+static cl::opt<bool> fuseElementwise(
+    "fuse",
+    cl::desc("Fuse elementwise ops with their producers and consumers before "
+             "bufferization (one loop nest instead of one per op)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned>
     repeat("repeat",
            cl::desc("Run the step this many times on the same inputs (the "
@@ -472,6 +483,20 @@ int main(int argc, char **argv) {
     myResults.assign(resultMap.asArrayRef().begin(),
                      resultMap.asArrayRef().end());
   }
+  SmallVector<std::optional<RuntimeValue>> weights(numArgs);
+  if (ok && !weightsFrom.empty()) {
+    // Arguments given by --input are not looked up: a placeholder marks
+    // them bound.
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (paths[i])
+        weights[i] = RuntimeValue();
+    std::string message;
+    if (!bindModelInitializers(weightsFrom, entry, weights, message))
+      ok = error(message);
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (paths[i])
+        weights[i].reset();
+  }
   std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
   SmallVector<std::unique_ptr<Buffer>> buffers;
   SmallVector<Type> argTypes =
@@ -484,12 +509,15 @@ int main(int argc, char **argv) {
                                                   : ArrayRef<int64_t>());
     bool needed = llvm::is_contained(myArgs, i);
     std::optional<RuntimeValue> value;
-    if (!paths[i]) {
+    if (weights[i]) {
+      value = std::move(weights[i]);
+    } else if (!paths[i]) {
       if (randomSeed < 0) {
         ok = error("missing input for argument #" + Twine(i) + " (" +
                    getArgumentNames(entry, i).back() + ") of @" +
                    entry.getSymName() +
-                   "; pass --input NAME=file.npy or --random-inputs SEED");
+                   "; pass --input NAME=file.npy, --weights-from MODEL or "
+                   "--random-inputs SEED");
         break;
       }
       value = makeRandomArgument(entry, i, rng);
@@ -538,6 +566,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context);
     DistToLLVMPipelineOptions options;
     options.blas = useBLAS;
+    options.fuse = fuseElementwise;
     ConvertDistToMPIPassOptions mpi;
     pm.addPass(createConvertDistToMPIPass(mpi));
     ok = succeeded(pm.run(*module));

@@ -120,39 +120,9 @@ int main(int argc, char **argv) {
     args[*index] = std::move(*value);
   }
   if (!weightsFrom.empty()) {
-    // The names of the arguments still without a value.
-    llvm::StringSet<> wanted;
-    for (unsigned i = 0; i < numArgs; ++i)
-      if (!args[i])
-        for (const std::string &name : getArgumentNames(entry, i))
-          wanted.insert(name);
     std::string error;
-    std::optional<llvm::StringMap<RuntimeValue>> weights =
-        readModelInitializers(weightsFrom, &context, wanted, error);
-    if (!weights)
+    if (!bindModelInitializers(weightsFrom, entry, args, error))
       return fail(error);
-    for (unsigned i = 0; i < numArgs; ++i) {
-      if (args[i])
-        continue;
-      for (const std::string &name : getArgumentNames(entry, i)) {
-        auto it = weights->find(name);
-        if (it == weights->end())
-          continue;
-        auto type = dyn_cast<RankedTensorType>(entry.getArgumentTypes()[i]);
-        const RuntimeValue &value = it->second;
-        if (!type || type.getElementType() != value.elementType ||
-            type.getShape() != ArrayRef<int64_t>(value.shape)) {
-          std::string expected, got;
-          llvm::raw_string_ostream(expected) << entry.getArgumentTypes()[i];
-          llvm::raw_string_ostream(got)
-              << RankedTensorType::get(value.shape, value.elementType);
-          return fail(weightsFrom + ": initializer '" + name + "' is " + got +
-                      ", argument #" + Twine(i) + " expects " + expected);
-        }
-        args[i] = value;
-        break;
-      }
-    }
   }
   std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
   SmallVector<RuntimeValue> values;

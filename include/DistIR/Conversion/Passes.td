@@ -207,6 +207,27 @@ def DistDecomposeAggregatedLinalgPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DistFuseElementwisePass : Pass<"dist-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops into their consumers";
+  let description = [{
+    Merges each elementwise `linalg.generic` (all loops parallel, pure
+    tensor semantics) into the structured op that consumes its result, as
+    upstream's `linalg-fuse-elementwise-ops` does, so that a chain such as
+    GELU's or a bias add followed by an activation runs as one loop nest
+    (or one GPU kernel) with no intermediate buffer. Unlike the upstream
+    pass, it applies only the producer-consumer fusion itself (no reshape
+    propagation, which drops the `#dist.device` encodings of rank programs,
+    and no constant folding), and only where the producer has no other
+    user, so no work is duplicated. Part of `dist-lower-to-llvm` with
+    `fuse=true`.
+  }];
+  let options = [
+    Option<"maxFusions", "max-fusions", "int64_t", "-1",
+           "Stop after this many fusions (-1: no limit; for bisecting)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def DistOneHotToScatterPass : Pass<"dist-one-hot-to-scatter"> {
   let summary = "Run one-hot contractions on buffers as scatter-add loops";
   let description = [{

@@ -67,6 +67,12 @@ struct DistToLLVMPipelineOptions
       llvm::cl::desc("Threads per block of device=gpu kernels (innermost "
                      "parallel loop tile)"),
       llvm::cl::init(256)};
+  Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse elementwise ops into their producers and "
+                     "consumers before bufferization (one loop nest or "
+                     "kernel instead of one per op)"),
+      llvm::cl::init(false)};
 };
 
 /// dist-to-rank, convert-dist-to-mpi (or -nccl), one-shot-bufferize

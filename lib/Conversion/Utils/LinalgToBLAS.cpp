@@ -171,6 +171,20 @@ struct LinalgToBLASPass
     auto is = [](const OperandAxes &a, Role row, Role col) {
       return a.rowRole == row && a.colRole == col;
     };
+    // C stored as [n][m] (attention's dQ/dK products): C^T = B^T A^T, so
+    // the operands trade places and m and n their roles.
+    if (is(axes[2], Role::N, Role::M)) {
+      std::swap(buffers[0], buffers[1]);
+      std::swap(axes[0], axes[1]);
+      std::swap(c.dims.m, c.dims.n);
+      auto swapRole = [](Role &r) {
+        r = r == Role::M ? Role::N : r == Role::N ? Role::M : r;
+      };
+      for (OperandAxes &a : axes) {
+        swapRole(a.rowRole);
+        swapRole(a.colRole);
+      }
+    }
     bool transA = is(axes[0], Role::K, Role::M);
     bool transB = is(axes[1], Role::N, Role::K);
     if (!(transA || is(axes[0], Role::M, Role::K)) ||

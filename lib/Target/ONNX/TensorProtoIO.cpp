@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Target/ONNX/TensorProtoIO.h"
+#include "DistIR/Analysis/ProgramInputs.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -289,5 +291,45 @@ bool distir::writeTensorProtoFile(StringRef path, const RuntimeValue &value,
     return false;
   }
   os << bytes;
+  return true;
+}
+
+bool distir::bindModelInitializers(
+    StringRef path, func::FuncOp func,
+    MutableArrayRef<std::optional<RuntimeValue>> args, std::string &error) {
+  llvm::StringSet<> wanted;
+  for (unsigned i = 0; i < args.size(); ++i)
+    if (!args[i])
+      for (const std::string &name : getArgumentNames(func, i))
+        wanted.insert(name);
+  std::optional<llvm::StringMap<RuntimeValue>> weights =
+      readModelInitializers(path, func.getContext(), wanted, error);
+  if (!weights)
+    return false;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    if (args[i])
+      continue;
+    for (const std::string &name : getArgumentNames(func, i)) {
+      auto it = weights->find(name);
+      if (it == weights->end())
+        continue;
+      Type argType = func.getArgumentTypes()[i];
+      auto type = dyn_cast<RankedTensorType>(argType);
+      const RuntimeValue &value = it->second;
+      if (!type || type.getElementType() != value.elementType ||
+          type.getShape() != ArrayRef<int64_t>(value.shape)) {
+        std::string expected, got;
+        llvm::raw_string_ostream(expected) << argType;
+        llvm::raw_string_ostream(got)
+            << RankedTensorType::get(value.shape, value.elementType);
+        error = (path + ": initializer '" + name + "' is " + got +
+                 ", argument #" + Twine(i) + " expects " + expected)
+                    .str();
+        return false;
+      }
+      args[i] = value;
+      break;
+    }
+  }
   return true;
 }

@@ -6,7 +6,7 @@
 // RUN: not mpirun --allow-run-as-root --oversubscribe -np 2 distir-exec %S/Inputs/external-call.mlir --random-inputs 1 2>&1 | FileCheck %s --check-prefix=NOCALL
 
 // COUNT: error: rank {{[0-2]}}: @f runs on 2 devices but mpirun started 3 processes; run it with mpirun -np 2
-// MISSING: error: rank {{[01]}}: missing input for argument #0 (%arg0) of @f; pass --input NAME=file.npy or --random-inputs SEED
+// MISSING: error: rank {{[01]}}: missing input for argument #0 (%arg0) of @f; pass --input NAME=file.npy, --weights-from MODEL or --random-inputs SEED
 // NOFILE: error: rank {{[01]}}: input file '{{.*}}nonexistent.npy' does not exist
 // NOLOWER: error: rank {{[01]}}: 'mpi.comm_world' is not supported by distir-exec
 // NOCALL: error: 'func.call' op calls @ext, which has no body; a distributed program can only call functions that can be inlined into it

@@ -54,6 +54,34 @@ func.func @transposed(%a: memref<8x4xf64>, %b: memref<16x8xf64>, %c: memref<4x16
 
 // -----
 
+// The output stored as [n][m] (attention's key gradient: dK[j, d] summed
+// over queries i from dS[i, j] and Q[i, d] comes out as C[b, h, j, d] with
+// m = d after n = j): C^T = B^T A^T, so the operands trade places (B's
+// buffer is read first) and B is read transposed (112); values are checked
+// by the GPT-2 training step in test/Conversion/Exec/dtp-gpt2-training.test.
+// CHECK-LABEL: func.func @output_transposed(
+// CHECK: memref.extract_strided_metadata %arg1
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK: func.call @cblas_sgemm(%{{.*}}, %c112_i32{{.*}}, %c111_i32{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: } else {
+// CHECK: linalg.generic
+func.func @output_transposed(%a: memref<2x3x8x4xf32>, %b: memref<2x3x8x5xf32>, %c: memref<2x3x5x4xf32>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(b, h, k, m, n) -> (b, h, k, m)>,
+                       affine_map<(b, h, k, m, n) -> (b, h, k, n)>,
+                       affine_map<(b, h, k, m, n) -> (b, h, n, m)>],
+      iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]}
+      ins(%a, %b : memref<2x3x8x4xf32>, memref<2x3x8x5xf32>) outs(%c : memref<2x3x5x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %z, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Attention scores: batch and heads are batch loops (two nested loops, one
 // call per (b, h)); the key is read transposed (112).
 // CHECK-LABEL: func.func @batched(

@@ -22,6 +22,9 @@
 
 namespace mlir {
 class MLIRContext;
+namespace func {
+class FuncOp;
+} // namespace func
 } // namespace mlir
 
 namespace distir {
@@ -42,6 +45,17 @@ std::optional<RuntimeValue> readTensorProtoFile(llvm::StringRef path,
 std::optional<llvm::StringMap<RuntimeValue>>
 readModelInitializers(llvm::StringRef path, mlir::MLIRContext *context,
                       const llvm::StringSet<> &wanted, std::string &error);
+
+/// Binds the arguments of `func` that have no value yet (`args[i]` empty)
+/// to the initializers of the ONNX model at `path` named like them (any of
+/// getArgumentNames; a distributed program's replicas and shards keep the
+/// weight's name). Fails with `error` when the model cannot be read or an
+/// initializer's type or shape differs from its argument's; arguments no
+/// initializer names stay empty.
+bool bindModelInitializers(
+    llvm::StringRef path, mlir::func::FuncOp func,
+    llvm::MutableArrayRef<std::optional<RuntimeValue>> args,
+    std::string &error);
 
 /// Writes `value` as a serialized onnx.TensorProto named `name`; integers
 /// as UINT8..UINT64 when `isUnsigned`.

@@ -1744,6 +1744,21 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
       if (auto attr = func.getArgAttr(i, name))
         for (int64_t j = 0; j < c.dp * c.tp; ++j)
           step.setArgAttr(i * c.dp * c.tp + j, name, attr);
+  // Whole replicas keep the argument's name, so that tools can bind them
+  // to the model's weights (--weights-from); shards hold other values.
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    StringAttr name = func.getArgAttrOfType<StringAttr>(i, "dist.name");
+    if (auto loc = dyn_cast<NameLoc>(arg.getLoc()); !name && loc)
+      name = loc.getName();
+    if (!name)
+      continue;
+    for (int64_t j = 0; j < c.dp * c.tp; ++j) {
+      unsigned at = i * c.dp * c.tp + j;
+      if (cast<RankedTensorType>(stepArgTypes[at]).getShape() ==
+          cast<RankedTensorType>(arg.getType()).getShape())
+        step.setArgAttr(at, "dist.name", name);
+    }
+  }
   Block *stepBody = step.addEntryBlock();
   builder.setInsertionPointToStart(stepBody);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {

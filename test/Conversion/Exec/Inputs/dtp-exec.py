@@ -103,6 +103,9 @@ def main():
                         help="also run the wrapper NAME against MODEL")
     parser.add_argument("--input", action="append", default=[],
                         help="NAME=file.npy, passed to both executors")
+    parser.add_argument("--weights-from", metavar="MODEL",
+                        help="ONNX model whose initializers both executors "
+                        "bind by name")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--timeout", type=int, default=120)
     parser.add_argument("--pipeline", default="--dist-dtp={}",
@@ -110,15 +113,20 @@ def main():
                         "options")
     parser.add_argument("--opt-level", type=int,
                         help="distir-exec's -O (default: its own)")
+    parser.add_argument("--exec-arg", action="append", default=[],
+                        help="extra distir-exec argument (repeatable)")
     parser.add_argument("--atol", type=float, default=ATOL,
                         help="absolute tolerance (sums over other orders "
                         "differ by more on long reductions)")
     args = parser.parse_args()
     compare.atol = args.atol
     args.opt = [] if args.opt_level is None else ["-O%d" % args.opt_level]
+    args.opt += args.exec_arg
     args.inputs = ["--random-inputs", str(args.seed)]
     for spec in args.input:
         args.inputs += ["--input", spec]
+    if args.weights_from:
+        args.inputs += ["--weights-from", args.weights_from]
 
     if args.sequential:
         seq_dir = os.path.join(args.work, "sequential")
