@@ -36,12 +36,14 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <mpi.h>
 
@@ -591,9 +593,22 @@ int main(int argc, char **argv) {
     engineOptions.sharedLibPaths = libs;
     // LLVM's optimization pipeline on the lowered module (the loops lowered
     // from linalg are only fast once optimized and vectorized).
+    // The host's target machine tells the loop vectorizer the vector
+    // width (without one it assumes no vector registers and keeps every
+    // elementwise loop scalar).
+    std::unique_ptr<llvm::TargetMachine> hostMachine;
+    if (auto builder = llvm::orc::JITTargetMachineBuilder::detectHost()) {
+      builder->setCodeGenOptLevel(llvm::CodeGenOpt::getLevel(optLevel).value_or(
+          llvm::CodeGenOptLevel::Default));
+      if (auto machine = builder->createTargetMachine())
+        hostMachine = std::move(*machine);
+      else
+        llvm::consumeError(machine.takeError());
+    } else {
+      llvm::consumeError(builder.takeError());
+    }
     std::function<llvm::Error(llvm::Module *)> optimize =
-        makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                  /*targetMachine=*/nullptr);
+        makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, hostMachine.get());
     engineOptions.transformer = optimize;
     engineOptions.jitCodeGenOptLevel =
         llvm::CodeGenOpt::getLevel(optLevel).value_or(

@@ -6,7 +6,7 @@
 # For each workload (the MLP step and the GPT-2 block step of
 # bench/exec/run.sh, an nn.TransformerEncoder trained with Adam, torchvision's
 # SqueezeNet 1.1 for inference and training, and collectives.mlir; one rank),
-# with and without blas=true (cuBLAS): the step
+# with and without blas=true (cuBLAS) and fuse=true (elementwise fusion): the step
 # executable (--dist-lower-to-llvm="comm=nccl device=gpu", the driver of
 # test/Conversion/DistToGPU/Inputs/make-step-driver.py), its arguments, and
 # distir-run's results for them; the runtime libraries it loads (DistIR's,
@@ -63,10 +63,15 @@ for name in mlp gpt2 encoder squeezenet squeezenet-train collectives; do
     --output-dir "$bundle/$name/ref" > /dev/null
   rm -f "$bundle/$name"/in_*.npy
   /usr/bin/python3 "$inputs/make-step-driver.py" "$program" "$entry" > "$work/$name-driver.c"
-  for variant in "" "-blas"; do
+  for variant in "" "-blas" "-fused" "-blas-fused"; do
     options="comm=nccl device=gpu"
-    [ -n "$variant" ] && options="$options blas=true"
+    case $variant in *blas*) options="$options blas=true" ;; esac
+    case $variant in *fused*) options="$options fuse=true" ;; esac
     "$bin/distir-opt" "$program" --dist-lower-to-llvm="$options" -o "$work/step.mlir"
+    # Kernel launch sites of the step (each runs once per step unless a
+    # host loop encloses it).
+    grep -c "gpu.launch_func" "$work/step.mlir" \
+      > "$bundle/$name/kernels$variant" || true
     "$bin/distir-translate" --mlir-to-llvmir "$work/step.mlir" -o "$work/step.ll"
     clang-22 -Wno-override-module -c -O2 "$work/step.ll" -o "$work/step.o"
     clang-22 -O2 -I"$root/runtime/cuda" -I"$root/runtime/nccl" \

@@ -22,10 +22,11 @@ for model in mlp gpt2 encoder squeezenet squeezenet-train collectives; do
   case $model in mlp|gpt2)
     theirs=$(cd "$bundle" && timeout 300 python3 gpu_baseline.py --model $model | median) ;;
   esac
-  for variant in "" -blas; do
+  for variant in "" -blas -fused -blas-fused; do
+    [ -x "$bundle/$model/step$variant" ] || continue
     rm -f "$bundle/$model"/out_*.bin
     line=$(timeout 300 "$bundle/$model/step$variant" "$bundle/$model" 40 2>&1 | tail -1)
-    echo "$model$variant: $line"
+    echo "$model$variant: $line ($(cat "$bundle/$model/kernels$variant" 2>/dev/null) launch sites)"
     ours=$(echo "$line" | median)
     mkdir -p "$results/$model$variant"
     cp "$bundle/$model"/out_*.bin "$results/$model$variant/" 2>/dev/null
