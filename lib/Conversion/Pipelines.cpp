@@ -144,6 +144,7 @@ void distir::buildRankToLLVMPipeline(OpPassManager &pm,
   if (options.blas)
     pm.addPass(createDistLinalgToBLASPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createDistOutlineLoopNestsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
