@@ -33,6 +33,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <limits>
 
@@ -130,6 +132,23 @@ struct LinalgToBLASPass
                           {}));
     f.setPrivate();
     return f;
+  }
+
+  /// The linalg.fill of zeros into `output` that runs right before `op`
+  /// (only ops without memory effects in between), or null.
+  static linalg::FillOp findZeroFill(Operation *op, Value output) {
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+        if (fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == output &&
+            (matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat())))
+          return fill;
+        return {};
+      }
+      if (!isMemoryEffectFree(prev))
+        return {};
+    }
+    return {};
   }
 
   /// Rewrites `op` into CBLAS calls; false (op untouched) when it does not
@@ -299,12 +318,25 @@ struct LinalgToBLASPass
     SmallVector<Value> lds;
     for (const View &v : views)
       lds.push_back(fits(v.ld));
+    // C zero-filled just before (the usual init of a product) is written
+    // by BLAS with beta = 0 instead: one pass over C less. The fill moves to
+    // the loops' branch.
+    linalg::FillOp zeroFill = findZeroFill(op, buffers[2]);
+    Value beta =
+        zeroFill
+            ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
+                  .getResult()
+            : one;
     auto check = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(check.elseBlock()->getTerminator());
+      if (zeroFill)
+        b.clone(*zeroFill);
       b.clone(*op);
     }
+    if (zeroFill)
+      zeroFill->erase();
     b.setInsertionPoint(check.thenBlock()->getTerminator());
     // One call per batch index, in nested loops.
     SmallVector<Value> batch;
@@ -317,7 +349,7 @@ struct LinalgToBLASPass
     func::CallOp::create(b, loc, gemm,
                          ValueRange{order, tA, tB, sizeM, sizeN, sizeK, one,
                                     pointerAt(views[0], batch), lds[0],
-                                    pointerAt(views[1], batch), lds[1], one,
+                                    pointerAt(views[1], batch), lds[1], beta,
                                     pointerAt(views[2], batch), lds[2]});
     op->erase();
     return true;

@@ -143,3 +143,39 @@ func.func @kept(%a: memref<4x8xf32, strided<[1, 4]>>, %b: memref<8x16xf32>, %c: 
   }
   return
 }
+
+// -----
+
+// A zero fill of C right before the product is BLAS's beta = 0 (C is not
+// read); the fill moves to the loops' branch. A fill with a store in between
+// stays (beta = 1).
+// CHECK-LABEL: func.func @zero_init(
+// CHECK-NOT: linalg.fill
+// CHECK: arith.constant 2147483647 : index
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: scf.if
+// CHECK: func.call @cblas_sgemm({{.*}}, %[[ZERO]], %{{.*}}, %{{.*}}) :
+// CHECK: } else {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.matmul
+func.func @zero_init(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @store_between(
+// CHECK: linalg.fill
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: func.call @cblas_sgemm({{.*}}, %[[ONE]], %{{.*}}, %{{.*}}) :
+func.func @store_between(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>, %v: f32) {
+  %zero = arith.constant 0.0 : f32
+  %i = arith.constant 1 : index
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  memref.store %v, %c[%i, %i] : memref<4x16xf32>
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
