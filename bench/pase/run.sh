@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Times dist-pase (cost graph + GenerateSeq + dynamic program) on the graphs
-# of the PaSE paper's Table I that torchvision has (AlexNet, InceptionV3,
-# batch 128) over 4..64 devices of dgx-h100:nodes=8, and GenerateSeq's
-# largest dependent set against breadth-first order's.
+# Times dist-pase (cost graph + GenerateSeq + dynamic program) on graphs of
+# the PaSE paper's Table I (torchvision AlexNet and InceptionV3, a WMT-sized
+# nn.Transformer; batch 128) over 4..64 devices of dgx-h100:nodes=8, and
+# GenerateSeq's largest dependent set against breadth-first order's.
 # usage: bench/pase/run.sh [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bin="${1:-$root/build}/bin"
 work="${2:-$(mktemp -d)}"
 mkdir -p "$work" && cd "$work"
-for model in alexnet inception_v3; do
+for model in alexnet inception_v3 transformer; do
   [ -f "$model.onnx" ] || /usr/bin/python3 "$root/bench/pase/export_torchvision.py" "$model" 128 2>/dev/null
   "$bin/distir-translate" --import-onnx "$model.onnx" -o "$model.mlir"
 done
 printf "%-13s %7s %9s %12s %s\n" model devices seconds cost_s "largest dependent set"
 for devices in 4 8 16 32 64; do
-  for model in alexnet inception_v3; do
+  for model in alexnet inception_v3 transformer; do
     start=$(date +%s.%N)
     remark=$("$bin/distir-opt" "$model.mlir" \
       --dist-pase="devices=$devices cluster=dgx-h100:nodes=8" \

@@ -264,25 +264,55 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
 
     Factor result{scope, std::vector<double>(size)};
     std::vector<int64_t> argmin(size);
+    // Each factor of v as a table walk: its offset for the dependent set's
+    // assignment (the other scope vertices' strides) plus c times v's
+    // stride. The sums over v's configurations run factor by factor in the
+    // order of `mine`, as one vector (same additions, same order, as
+    // summing each configuration's factors in turn).
+    struct Term {
+      const std::vector<double> *table;
+      SmallVector<std::pair<unsigned, int64_t>, 3> others;
+      int64_t strideOfV = 0;
+    };
+    std::vector<Term> terms;
+    for (unsigned f : mine) {
+      Term term{&factors[f].table, {}, 0};
+      int64_t stride = 1;
+      for (unsigned u : llvm::reverse(factors[f].scope)) {
+        if (u == v)
+          term.strideOfV = stride;
+        else
+          term.others.push_back({u, stride});
+        stride *= graph.numConfigs(u);
+      }
+      terms.push_back(std::move(term));
+    }
+    int64_t numConfigsOfV = graph.numConfigs(v);
+    std::vector<double> totals(numConfigsOfV);
     // Odometer over the dependent set's configurations.
     std::fill(assignment.begin(), assignment.end(), 0);
     for (int64_t index = 0; index < size; ++index) {
-      double best = std::numeric_limits<double>::infinity();
-      int64_t bestConfig = 0;
-      for (int64_t c = 0; c < graph.numConfigs(v); ++c) {
-        assignment[v] = c;
-        double total = 0;
-        for (unsigned f : mine) {
-          int64_t at = 0;
-          for (unsigned u : factors[f].scope)
-            at = at * graph.numConfigs(u) + assignment[u];
-          total += factors[f].table[at];
-        }
-        if (total < best) {
-          best = total;
-          bestConfig = c;
+      std::fill(totals.begin(), totals.end(), 0.0);
+      for (const Term &term : terms) {
+        int64_t at = 0;
+        for (auto [u, stride] : term.others)
+          at += assignment[u] * stride;
+        const double *row = term.table->data() + at;
+        if (term.strideOfV == 1) {
+          for (int64_t c = 0; c < numConfigsOfV; ++c)
+            totals[c] += row[c];
+        } else {
+          for (int64_t c = 0; c < numConfigsOfV; ++c)
+            totals[c] += row[c * term.strideOfV];
         }
       }
+      double best = std::numeric_limits<double>::infinity();
+      int64_t bestConfig = 0;
+      for (int64_t c = 0; c < numConfigsOfV; ++c)
+        if (totals[c] < best) {
+          best = totals[c];
+          bestConfig = c;
+        }
       result.table[index] = best;
       argmin[index] = bestConfig;
       for (int64_t k = scope.size() - 1; k >= 0; --k) {
