@@ -488,16 +488,20 @@ int main(int argc, char **argv) {
   SmallVector<std::optional<RuntimeValue>> weights(numArgs);
   if (ok && !weightsFrom.empty()) {
     // Arguments given by --input are not looked up: a placeholder marks
-    // them bound.
+    // them bound. Every rank binds every argument (so that all draw the
+    // same --random-inputs values for the rest) and keeps only its own.
     for (unsigned i = 0; i < numArgs; ++i)
       if (paths[i])
         weights[i] = RuntimeValue();
     std::string message;
     if (!bindModelInitializers(weightsFrom, entry, weights, message))
       ok = error(message);
-    for (unsigned i = 0; i < numArgs; ++i)
+    for (unsigned i = 0; i < numArgs; ++i) {
       if (paths[i])
         weights[i].reset();
+      if (weights[i] && !llvm::is_contained(myArgs, i))
+        weights[i] = RuntimeValue(); // bound, not held here
+    }
   }
   std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
   SmallVector<std::unique_ptr<Buffer>> buffers;

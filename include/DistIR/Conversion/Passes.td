@@ -208,18 +208,21 @@ def DistDecomposeAggregatedLinalgPass
 }
 
 def DistFuseElementwisePass : Pass<"dist-fuse-elementwise"> {
-  let summary = "Fuse elementwise linalg ops into their consumers";
+  let summary = "Fuse elementwise linalg ops into elementwise consumers";
   let description = [{
-    Merges each elementwise `linalg.generic` (all loops parallel, pure
-    tensor semantics) into the structured op that consumes its result, as
-    upstream's `linalg-fuse-elementwise-ops` does, so that a chain such as
-    GELU's or a bias add followed by an activation runs as one loop nest
-    (or one GPU kernel) with no intermediate buffer. Unlike the upstream
-    pass, it applies only the producer-consumer fusion itself (no reshape
-    propagation, which drops the `#dist.device` encodings of rank programs,
-    and no constant folding), and only where the producer has no other
-    user, so no work is duplicated. Part of `dist-lower-to-llvm` with
-    `fuse=true`.
+    Merges an elementwise `linalg.generic` (all loops parallel, no payload
+    reading its init) into the elementwise `linalg.generic` that consumes
+    its result, with upstream's `linalg::fuseElementwiseOps`, so that a
+    chain such as GELU's runs as one loop nest (or one GPU kernel) with no
+    intermediate buffer. Unlike upstream's `linalg-fuse-elementwise-ops`
+    it applies that rewrite alone (no reshape propagation, which drops the
+    `#dist.device` encodings of rank programs; no fill or constant folding)
+    and only where nothing is computed twice: the producer has no other
+    user and the consumer no reduction loop (which would also hide a
+    contraction from `dist-linalg-to-blas`). A producer that accumulates
+    into its init is never fused: upstream keeps it as a result of the
+    fused op and, in a consumer with loops it lacks, repeats the
+    accumulation. Part of `dist-lower-to-llvm` with `fuse=true`.
   }];
   let options = [
     Option<"maxFusions", "max-fusions", "int64_t", "-1",

@@ -16,7 +16,9 @@
 // It applies when the op is a contraction (linalg::inferContractionDims),
 // every operand has the same f32/f64 element type, and each operand reads
 // its dims as (batch..., rows..., cols...): C as (m..., n...), A as (m...,
-// k...) or transposed, B as (k..., n...) or transposed. Several m (or n, k)
+// k...) or transposed, B as (k..., n...) or transposed; a C stored as (n...,
+// m...) is the product B^T A^T (the operands trade places). A zero fill of C
+// right before the op becomes BLAS's beta = 0. Several m (or n, k)
 // loops form one BLAS dimension when the buffer's strides let them collapse
 // (a [B, S, E] activation times an [E, F] weight is one (B*S) x E product; a
 // weight gradient sums over B and S as one K), checked at run time with
@@ -141,7 +143,7 @@ struct LinalgToBLASPass
          prev = prev->getPrevNode()) {
       if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
         if (fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == output &&
-            (matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat())))
+            matchPattern(fill.getDpsInputs()[0], m_PosZeroFloat()))
           return fill;
         return {};
       }
@@ -358,7 +360,11 @@ struct LinalgToBLASPass
   void runOnOperation() final {
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> ops;
-    module.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    // Contractions only: rewriting one may erase the fill before it.
+    module.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op))
+        ops.push_back(op);
+    });
     for (linalg::LinalgOp op : ops)
       rewrite(op, module);
   }

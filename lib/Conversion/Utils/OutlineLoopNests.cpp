@@ -29,7 +29,9 @@ using namespace mlir;
 
 namespace {
 
-bool isLoop(Operation *op) { return isa<scf::ForOp, scf::ParallelOp>(op); }
+static bool isLoop(Operation *op) {
+  return isa<scf::ForOp, scf::ParallelOp>(op);
+}
 
 struct OutlineLoopNestsPass
     : public distir::impl::DistOutlineLoopNestsPassBase<OutlineLoopNestsPass> {

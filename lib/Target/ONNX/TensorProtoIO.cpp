@@ -294,13 +294,25 @@ bool distir::writeTensorProtoFile(StringRef path, const RuntimeValue &value,
   return true;
 }
 
+/// The names an argument's weight may have in a model: its dist.name and
+/// its name location (not the positional names getArgumentNames adds).
+static SmallVector<std::string, 2> weightNames(func::FuncOp func, unsigned i) {
+  SmallVector<std::string, 2> names;
+  if (auto name = func.getArgAttrOfType<StringAttr>(i, "dist.name"))
+    names.push_back(name.str());
+  if (auto loc = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
+    names.push_back(loc.getName().str());
+  return names;
+}
+
 bool distir::bindModelInitializers(
     StringRef path, func::FuncOp func,
     MutableArrayRef<std::optional<RuntimeValue>> args, std::string &error) {
+  assert(args.size() == func.getNumArguments() && "one slot per argument");
   llvm::StringSet<> wanted;
   for (unsigned i = 0; i < args.size(); ++i)
     if (!args[i])
-      for (const std::string &name : getArgumentNames(func, i))
+      for (const std::string &name : weightNames(func, i))
         wanted.insert(name);
   std::optional<llvm::StringMap<RuntimeValue>> weights =
       readModelInitializers(path, func.getContext(), wanted, error);
@@ -309,7 +321,8 @@ bool distir::bindModelInitializers(
   for (unsigned i = 0; i < args.size(); ++i) {
     if (args[i])
       continue;
-    for (const std::string &name : getArgumentNames(func, i)) {
+    std::string mismatch;
+    for (const std::string &name : weightNames(func, i)) {
       auto it = weights->find(name);
       if (it == weights->end())
         continue;
@@ -322,13 +335,18 @@ bool distir::bindModelInitializers(
         llvm::raw_string_ostream(expected) << argType;
         llvm::raw_string_ostream(got)
             << RankedTensorType::get(value.shape, value.elementType);
-        error = (path + ": initializer '" + name + "' is " + got +
-                 ", argument #" + Twine(i) + " expects " + expected)
-                    .str();
-        return false;
+        if (mismatch.empty())
+          mismatch = (path + ": initializer '" + name + "' is " + got +
+                      ", argument #" + Twine(i) + " expects " + expected)
+                         .str();
+        continue;
       }
       args[i] = value;
       break;
+    }
+    if (!args[i] && !mismatch.empty()) {
+      error = mismatch;
+      return false;
     }
   }
   return true;

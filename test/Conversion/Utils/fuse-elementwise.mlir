@@ -91,3 +91,28 @@ func.func @accumulation(%acc: tensor<4x8xf32>, %g: tensor<4x8xf32>, %ids: tensor
   } -> tensor<16x8xf32>
   return %t : tensor<16x8xf32>
 }
+
+// -----
+
+// An elementwise producer of a sum over rows stays apart: fused, it would be
+// computed once per iteration of the reduced loop in some fusions, and the
+// consumer would stop being a
+// plain reduction (or contraction) for later passes.
+// CHECK-LABEL: func.func @into_reduction(
+// CHECK-COUNT-2: linalg.generic
+func.func @into_reduction(%x: tensor<4x8xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(j, i) -> (i, j)>, affine_map<(j, i) -> (j)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<4x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}

@@ -1,4 +1,4 @@
-// RUN: distir-opt --dist-outline-loop-nests %s | FileCheck %s
+// RUN: distir-opt --dist-outline-loop-nests -split-input-file %s | FileCheck %s
 
 // Each outermost loop nest without results becomes a private noinline
 // function called in its place; the constants it uses are cloned into it,
@@ -40,4 +40,31 @@ func.func @step(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %n: index) -> f32 {
     scf.yield %s : f32
   }
   return %sum : f32
+}
+
+// -----
+
+// A nest inside a branch is outlined where it is, with the branch's value
+// and the function's block argument passed; an existing symbol named like
+// the outlined function is not reused.
+// CHECK-LABEL: func.func @branch(
+// CHECK: scf.if
+// CHECK-NEXT: %[[V:.*]] = arith.addf
+// CHECK-NEXT: func.call @branch_loop_{{[0-9]+}}(%[[V]], %arg0)
+// CHECK: func.func private @branch_loop() {
+// CHECK: func.func private @branch_loop_{{[0-9]+}}(%{{.*}}: f32, %{{.*}}: memref<4xf32>) attributes {passthrough = ["noinline"]}
+func.func @branch(%b: memref<4xf32>, %flag: i1, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.if %flag {
+    %v = arith.addf %x, %x : f32
+    scf.for %i = %c0 to %c4 step %c1 {
+      memref.store %v, %b[%i] : memref<4xf32>
+    }
+  }
+  return
+}
+func.func private @branch_loop() {
+  return
 }

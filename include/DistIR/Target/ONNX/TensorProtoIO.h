@@ -46,12 +46,13 @@ std::optional<llvm::StringMap<RuntimeValue>>
 readModelInitializers(llvm::StringRef path, mlir::MLIRContext *context,
                       const llvm::StringSet<> &wanted, std::string &error);
 
-/// Binds the arguments of `func` that have no value yet (`args[i]` empty)
-/// to the initializers of the ONNX model at `path` named like them (any of
-/// getArgumentNames; a distributed program's replicas and shards keep the
-/// weight's name). Fails with `error` when the model cannot be read or an
-/// initializer's type or shape differs from its argument's; arguments no
-/// initializer names stay empty.
+/// Binds the arguments of `func` that have no value yet (`args[i]` empty,
+/// one slot per argument) to the initializers of the ONNX model at `path`
+/// named by the argument's `dist.name` or name location (dist-dtp names
+/// whole replicas of a weight after it; shards carry no name). Fails with
+/// `error` when the model cannot be read or every initializer an argument
+/// names differs from it in type or shape; arguments no initializer names
+/// stay empty.
 bool bindModelInitializers(
     llvm::StringRef path, mlir::func::FuncOp func,
     llvm::MutableArrayRef<std::optional<RuntimeValue>> args,

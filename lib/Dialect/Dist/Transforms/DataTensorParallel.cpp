@@ -1750,7 +1750,9 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
     StringAttr name = func.getArgAttrOfType<StringAttr>(i, "dist.name");
     if (auto loc = dyn_cast<NameLoc>(arg.getLoc()); !name && loc)
       name = loc.getName();
-    if (!name)
+    // dist-place's placeholders ("argN") name a position, not a weight.
+    if (!name || (name.getValue().starts_with("arg") &&
+                  llvm::all_of(name.getValue().drop_front(3), llvm::isDigit)))
       continue;
     for (int64_t j = 0; j < c.dp * c.tp; ++j) {
       unsigned at = i * c.dp * c.tp + j;

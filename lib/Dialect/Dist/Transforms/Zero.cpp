@@ -500,6 +500,11 @@ struct DistZeroPass : public dist::impl::DistZeroPassBase<DistZeroPass> {
       if (failed(chunkWeights(b, func, groups, chunkedArgs)))
         return failure();
     updateSignature(func);
+    // A chunk holds part of a weight: it no longer answers to the weight's
+    // name (tools bind names to whole tensors, --weights-from).
+    for (auto &entry : chunkedArgs)
+      func.removeArgAttr(entry.first,
+                         StringAttr::get(func.getContext(), "dist.name"));
     if (!chunkedArgs.empty() || !resultGroups.empty())
       return updateCallers(b, module, func, chunkedArgs, resultGroups);
     return success();
