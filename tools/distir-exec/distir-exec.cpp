@@ -496,6 +496,19 @@ int main(int argc, char **argv) {
     std::string message;
     if (!bindModelInitializers(weightsFrom, entry, weights, message))
       ok = error(message);
+    // Which arguments the model gave values (the others are --random-inputs
+    // or missing): said once, so that a partial binding is never silent.
+    unsigned bound = 0;
+    for (unsigned i = 0; i < numArgs; ++i)
+      bound += weights[i] && !paths[i];
+    if (ok && worldRank == 0) {
+      std::string line =
+          ("distir-exec: " + Twine(bound) + " of " + Twine(numArgs) +
+           " arguments of @" + entry.getSymName() +
+           " bound to initializers of " + weightsFrom + "\n")
+              .str();
+      (void)!write(STDERR_FILENO, line.data(), line.size());
+    }
     for (unsigned i = 0; i < numArgs; ++i) {
       if (paths[i])
         weights[i].reset();
