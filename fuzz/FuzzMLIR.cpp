@@ -38,6 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (llvm::StringRef(text).contains("linalg.transpose") ||
       llvm::StringRef(text).contains("linalg.broadcast"))
     return 0;
+  // MLIR 22's parser reads poisoned memory (ASan: use-after-poison in
+  // FileLineColRange::get under Parser::emitWrongTokenError) when an input
+  // ends inside an unclosed region after a dialect attribute such as
+  // #dist.device<1> (fuzz/known-upstream/eof-after-dialect-attribute.mlir;
+  // release builds report the error cleanly): skipped, as above.
+  if (llvm::count(text, '{') > llvm::count(text, '}') &&
+      llvm::StringRef(text).contains("#dist."))
+    return 0;
   mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
