@@ -485,35 +485,32 @@ int main(int argc, char **argv) {
     myResults.assign(resultMap.asArrayRef().begin(),
                      resultMap.asArrayRef().end());
   }
+  // Values from --weights-from. Every rank binds every argument, so that
+  // all draw the same --random-inputs values for the others, and keeps
+  // only its own.
   SmallVector<std::optional<RuntimeValue>> weights(numArgs);
+  SmallVector<bool> fromModel(numArgs, false);
   if (ok && !weightsFrom.empty()) {
-    // Arguments given by --input are not looked up: a placeholder marks
-    // them bound. Every rank binds every argument (so that all draw the
-    // same --random-inputs values for the rest) and keeps only its own.
+    // Arguments given by --input are not looked up: marked bound.
     for (unsigned i = 0; i < numArgs; ++i)
       if (paths[i])
         weights[i] = RuntimeValue();
     std::string message;
     if (!bindModelInitializers(weightsFrom, entry, weights, message))
       ok = error(message);
-    // Which arguments the model gave values (the others are --random-inputs
-    // or missing): said once, so that a partial binding is never silent.
-    unsigned bound = 0;
-    for (unsigned i = 0; i < numArgs; ++i)
-      bound += weights[i] && !paths[i];
+    for (unsigned i = 0; i < numArgs; ++i) {
+      fromModel[i] = weights[i] && !paths[i];
+      if (!fromModel[i] || !llvm::is_contained(myArgs, i))
+        weights[i].reset();
+    }
+    // Said once, so that a partial binding is never silent.
     if (ok && worldRank == 0) {
       std::string line =
-          ("distir-exec: " + Twine(bound) + " of " + Twine(numArgs) +
-           " arguments of @" + entry.getSymName() +
+          ("distir-exec: " + Twine(llvm::count(fromModel, true)) + " of " +
+           Twine(numArgs) + " arguments of @" + entry.getSymName() +
            " bound to initializers of " + weightsFrom + "\n")
               .str();
       (void)!write(STDERR_FILENO, line.data(), line.size());
-    }
-    for (unsigned i = 0; i < numArgs; ++i) {
-      if (paths[i])
-        weights[i].reset();
-      if (weights[i] && !llvm::is_contained(myArgs, i))
-        weights[i] = RuntimeValue(); // bound, not held here
     }
   }
   std::mt19937_64 rng(static_cast<uint64_t>(std::max<int64_t>(randomSeed, 0)));
@@ -528,8 +525,8 @@ int main(int argc, char **argv) {
                                                   : ArrayRef<int64_t>());
     bool needed = llvm::is_contained(myArgs, i);
     std::optional<RuntimeValue> value;
-    if (weights[i]) {
-      value = std::move(weights[i]);
+    if (fromModel[i]) {
+      value = std::move(weights[i]); // none when another rank holds it
     } else if (!paths[i]) {
       if (randomSeed < 0) {
         ok = error("missing input for argument #" + Twine(i) + " (" +
