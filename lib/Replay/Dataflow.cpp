@@ -53,6 +53,9 @@ struct Piece {
   double start, end;
   int64_t iteration;
   bool backward;
+  /// Allocated bytes at the piece's start over the level at its
+  /// iteration's start, and the largest single allocation it made.
+  int64_t memoryAtStart = 0, largestAllocation = 0;
 };
 
 struct CommEvent {
@@ -77,6 +80,8 @@ struct RankPlan {
   /// one piece per gradient (empty unless they match the gradients).
   std::vector<std::vector<int64_t>> copyPieces;
   int64_t peak = -1;
+  /// Per iteration: the largest level over the level at its start.
+  std::vector<int64_t> iterationPeaks;
 };
 } // namespace
 
@@ -306,18 +311,52 @@ static void cutPieces(const RankTrace &trace, RankPlan &plan) {
   }
 }
 
-static void measurePeak(const RankTrace &trace, RankPlan &plan) {
+/// Allocated bytes over the level at the start of the replayed iterations:
+/// the peak, each iteration's own peak, and per piece the level at its start
+/// (over its iteration's start) and its largest allocation.
+static void measureMemory(const RankTrace &trace, RankPlan &plan) {
   if (trace.memory.empty())
     return;
   int64_t live = 0;
   plan.peak = 0;
+  plan.iterationPeaks.assign(plan.iterations.size(), 0);
+  std::vector<int64_t> startLevel(plan.iterations.size(), 0);
+  std::vector<bool> started(plan.iterations.size(), false);
+  auto startIterationsBefore = [&](double time) {
+    for (auto [it, span] : llvm::enumerate(plan.iterations))
+      if (!started[it] && span.first <= time) {
+        started[it] = true;
+        startLevel[it] = live;
+      }
+  };
+  size_t piece = 0;
+  // Pieces are sorted by start; a memory event belongs to the piece whose
+  // span holds it.
   for (const MemoryEvent &change : trace.memory) {
     if (change.time < plan.iterations.front().first ||
         change.time > plan.iterations.back().second)
       continue;
+    startIterationsBefore(change.time);
+    for (;
+         piece < plan.pieces.size() && plan.pieces[piece].start <= change.time;
+         ++piece) {
+      Piece &p = plan.pieces[piece];
+      p.memoryAtStart = live - startLevel[p.iteration];
+    }
     live += change.bytes;
     plan.peak = std::max(plan.peak, live);
+    int64_t it = iterationOf(plan, change.time);
+    if (it >= 0)
+      plan.iterationPeaks[it] =
+          std::max(plan.iterationPeaks[it], live - startLevel[it]);
+    if (piece > 0 && change.time <= plan.pieces[piece - 1].end)
+      plan.pieces[piece - 1].largestAllocation =
+          std::max(plan.pieces[piece - 1].largestAllocation, change.bytes);
   }
+  startIterationsBefore(plan.iterations.back().second);
+  for (; piece < plan.pieces.size(); ++piece)
+    plan.pieces[piece].memoryAtStart =
+        live - startLevel[plan.pieces[piece].iteration];
 }
 
 /// Ranks of one job run the same iterations and the same collectives in the
@@ -361,7 +400,7 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   for (auto [trace, plan] : llvm::zip(traces, plans)) {
     cutPieces(trace, plan);
     findGradients(trace, plan);
-    measurePeak(trace, plan);
+    measureMemory(trace, plan);
   }
   if (llvm::Error err = checkSameJob(traces, plans))
     return std::move(err);
@@ -414,6 +453,9 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
       node.iteration = piece.iteration;
       node.duration = piece.end - piece.start;
       node.measuredStart = piece.start;
+      node.backward = piece.backward;
+      node.memoryAtStart = piece.memoryAtStart;
+      node.largestAllocation = piece.largestAllocation;
       append(std::move(node));
     }
   }
@@ -501,6 +543,7 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   for (int64_t r = 0; r < ranks; ++r) {
     graph.iterations[r] = plans[r].iterations;
     graph.peakAllocatedBytes[r] = plans[r].peak;
+    graph.iterationPeakBytes.push_back(plans[r].iterationPeaks);
     graph.gradients.emplace_back();
     for (const auto &iteration : plans[r].gradients) {
       graph.gradients.back().emplace_back();

@@ -20,6 +20,7 @@ perf_counter between barriers).
 Usage:
   record_ddp_traces.py --out DIR [--model mlp|transformer] [--ranks N]
                        [--iterations N] [--bucket-cap-mb MB] [--gzip]
+                       [--accumulate K] [--checkpoint S]
                        [--legacy-export] [--no-trace]
 
 Used for distir-replay's fixtures (test/Replay/Inputs) and bench/replay.
@@ -67,6 +68,27 @@ def build_model(name, torch, nn):
 
         return Encoder(), batch
     raise SystemExit(f"unknown model '{name}' (expected mlp or transformer)")
+
+
+def Checkpointed(model, segments, torch, nn):
+    """The MLP's layers run under activation checkpointing in `segments`
+    pieces (torch.utils.checkpoint.checkpoint_sequential)."""
+    from torch.utils.checkpoint import checkpoint_sequential
+    if not isinstance(model, nn.Sequential):
+        raise SystemExit("--checkpoint needs --model mlp")
+
+    class Wrapper(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = model
+
+        def forward(self, x):
+            # The input needs a gradient for the reentrant checkpoint to
+            # run its segments' backward.
+            return checkpoint_sequential(self.layers, segments,
+                                         x.requires_grad_())
+
+    return Wrapper()
 
 
 def trace_events(events, pid):
@@ -133,15 +155,30 @@ def run_rank(rank, opts):
     dist.init_process_group("gloo", rank=rank, world_size=opts.ranks,
                             timeout=datetime.timedelta(seconds=120))
     model, batch = build_model(opts.model, torch, nn)
+    if opts.checkpoint:
+        model = Checkpointed(model, opts.checkpoint, torch, nn)
     ddp = DDP(model, bucket_cap_mb=opts.bucket_cap_mb)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     inputs, target = batch()
+    k = opts.accumulate
+    if inputs.shape[0] % k:
+        raise SystemExit(f"--accumulate {k} does not divide the batch "
+                         f"({inputs.shape[0]})")
+    micro = [(x, t) for x, t in zip(inputs.chunk(k), target.chunk(k))]
 
     def step():
         optimizer.zero_grad()
-        out = ddp(inputs)
-        loss_fn(out.reshape(-1, out.shape[-1]), target).backward()
+        # Gradient accumulation: the first k - 1 microbatches without
+        # DDP's all-reduces (no_sync), the last one reduces the sum.
+        for index, (x, t) in enumerate(micro):
+            if index < k - 1:
+                with ddp.no_sync():
+                    out = ddp(x)
+                    loss_fn(out.reshape(-1, out.shape[-1]), t).backward()
+            else:
+                out = ddp(x)
+                loss_fn(out.reshape(-1, out.shape[-1]), t).backward()
         optimizer.step()
 
     for _ in range(opts.warmup):
@@ -161,6 +198,8 @@ def run_rank(rank, opts):
             json.dump({"model": opts.model, "ranks": opts.ranks,
                        "iterations": opts.iterations,
                        "bucket_cap_mb": opts.bucket_cap_mb,
+                       "accumulate": opts.accumulate,
+                       "checkpoint_segments": opts.checkpoint,
                        "threads_per_rank": 1, "backend": "gloo",
                        "unprofiled_step_s": max(times)}, f, indent=1)
     if opts.no_trace:
@@ -217,6 +256,12 @@ def main():
     parser.add_argument("--iterations", type=int, default=4)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--bucket-cap-mb", type=float, default=1.0)
+    parser.add_argument("--accumulate", type=int, default=1,
+                        help="microbatches per iteration (gradient "
+                        "accumulation, DDP no_sync for all but the last)")
+    parser.add_argument("--checkpoint", type=int, default=0,
+                        help="activation checkpointing of the MLP in this "
+                        "many segments")
     parser.add_argument("--gzip", action="store_true")
     parser.add_argument("--no-trace", action="store_true",
                         help="only time the iterations (run.json)")

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Replay/MemoryAdvisor.h"
+#include "DistIR/Replay/OpFusion.h"
 #include "DistIR/Replay/Optimizer.h"
 #include "DistIR/Support/Format.h"
 #include "DistIR/Tools/ToolUtils.h"
@@ -54,8 +56,17 @@ static cl::opt<std::string>
 static cl::opt<bool> optimize(
     "optimize",
     cl::desc("Price DDP bucket sizes (tensor fusion and partition of the "
-             "gradient all-reduces) by replay and recommend bucket_cap_mb"),
+             "gradient all-reduces) and op fusions on the critical path by "
+             "replay; recommend bucket_cap_mb and fusion groups"),
     cl::cat(category));
+
+static cl::opt<std::string> memoryBudget(
+    "memory-budget",
+    cl::desc("Bound on what an iteration allocates per rank beyond the level "
+             "at its start (bytes; K/M/G/KiB/MiB/GiB suffixes): price "
+             "gradient accumulation and recomputation by replay and "
+             "recommend the fastest that fits"),
+    cl::value_desc("BYTES"), cl::cat(category));
 
 static cl::opt<int64_t> ranksPerHost(
     "ranks-per-host",
@@ -248,6 +259,171 @@ static void printAdvice(const BucketAdvice &advice, double traced) {
       advice.tracedModelled.predictedIteration / best.predictedIteration);
 }
 
+/// "aten::relu#2" for the third op of that name in an iteration (backward
+/// ops without the autograd engine's prefix; JSON keeps it).
+static std::string formatOp(const OpIdentity &op) {
+  llvm::StringRef name = op.name;
+  name.consume_front("autograd::engine::evaluate_function: ");
+  return llvm::formatv("{0}#{1}", name, op.occurrence).str();
+}
+
+static std::string formatGroup(const FusionGroup &group) {
+  std::string text;
+  for (const OpIdentity &op : group.ops)
+    text += (text.empty() ? "" : " + ") + formatOp(op);
+  return text;
+}
+
+static json::Value toJSON(const FusionAdvice &advice) {
+  json::Array groups;
+  for (const FusionGroup &group : advice.groups) {
+    json::Array ops;
+    for (const OpIdentity &op : group.ops)
+      ops.push_back(
+          json::Object{{"name", op.name}, {"occurrence", op.occurrence}});
+    groups.push_back(
+        json::Object{{"ops", std::move(ops)},
+                     {"estimated_saving_s", group.estimatedSaving}});
+  }
+  return json::Object{
+      {"candidates", advice.candidates},
+      {"rejected_by_rule", advice.rejectedByRule},
+      {"rejected_by_replay", advice.rejectedByReplay},
+      {"groups", std::move(groups)},
+      {"baseline_iteration_s", advice.baseline},
+      {"predicted_iteration_s", advice.predictedIteration},
+      {"predicted_speedup", advice.baseline / advice.predictedIteration}};
+}
+
+static void printFusion(const FusionAdvice &advice) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << llvm::formatv("op fusion (pairs back to back on the critical path; "
+                      "Theorem 1: fuse when the saved overhead exceeds the "
+                      "lost overlap; each fusion checked by replay):\n  {0} "
+                      "candidate pairs, {1} rejected by the rule, {2} not "
+                      "faster in replay\n",
+                      advice.candidates, advice.rejectedByRule,
+                      advice.rejectedByReplay);
+  for (const FusionGroup &group : advice.groups)
+    os << llvm::formatv("  fuse {0} (estimated {1} per iteration)\n",
+                        formatGroup(group),
+                        formatSeconds(group.estimatedSaving));
+  if (advice.groups.empty()) {
+    os << "recommended: no op fusion\n";
+    return;
+  }
+  os << llvm::formatv("recommended: {0} fusion groups: predicted {1}, {2:f3}x "
+                      "the traced replay ({3})\n",
+                      advice.groups.size(),
+                      formatSeconds(advice.predictedIteration),
+                      advice.baseline / advice.predictedIteration,
+                      formatSeconds(advice.baseline));
+}
+
+static std::string describe(const MemoryOption &option) {
+  switch (option.kind) {
+  case MemoryOption::Kind::Traced:
+    return "traced";
+  case MemoryOption::Kind::Accumulation:
+    return llvm::formatv("gradient accumulation, {0} microbatches",
+                         option.microbatches);
+  case MemoryOption::Kind::Recomputation:
+    return llvm::formatv("recomputation, {0} segments", option.segments);
+  }
+  llvm_unreachable("unknown memory option");
+}
+
+static json::Value toJSON(const MemoryAdvice &advice) {
+  json::Array options;
+  for (const MemoryOption &option : advice.options) {
+    json::Object object{
+        {"option", describe(option)},
+        {"peak_bytes", option.peakBytes},
+        {"predicted_iteration_s", option.predictedIteration},
+        {"predicted_iteration_upper_s", option.predictedIterationUpper},
+        {"fits", option.fits}};
+    if (option.kind == MemoryOption::Kind::Accumulation)
+      object["microbatches"] = option.microbatches;
+    if (option.kind == MemoryOption::Kind::Recomputation)
+      object["segments"] = option.segments;
+    options.push_back(std::move(object));
+  }
+  json::Object object{
+      {"budget_bytes", advice.budgetBytes},
+      {"traced_peak_bytes", advice.tracedPeakBytes},
+      {"traced_max_peak_bytes", advice.tracedMaxPeakBytes},
+      {"activation_bytes", advice.activationBytes},
+      {"largest_forward_allocation_bytes", advice.largestForwardAllocation},
+      {"options", std::move(options)}};
+  if (advice.best >= 0)
+    object["recommended"] = describe(advice.options[advice.best]);
+  else
+    object["recommended"] = nullptr;
+  return object;
+}
+
+static void printMemory(const MemoryAdvice &advice) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << llvm::formatv("memory budget {0} B per rank (allocated over a typical "
+                      "iteration's start; traced peak {1} B, in any one "
+                      "iteration {2} B; activations {3} B, largest forward "
+                      "allocation {4} B):\n",
+                      advice.budgetBytes, advice.tracedPeakBytes,
+                      advice.tracedMaxPeakBytes, advice.activationBytes,
+                      advice.largestForwardAllocation);
+  os << llvm::formatv("  {0,-40} {1,-12} {2,-24} {3}\n", "option", "peak (B)",
+                      "predicted iteration", "fits");
+  for (const MemoryOption &option : advice.options) {
+    std::string time = formatSeconds(option.predictedIteration);
+    if (option.predictedIterationUpper != option.predictedIteration)
+      time += " to " + formatSeconds(option.predictedIterationUpper);
+    os << llvm::formatv("  {0,-40} {1,-12} {2,-24} {3}\n", describe(option),
+                        option.peakBytes, time, option.fits ? "yes" : "no");
+  }
+  if (advice.best < 0) {
+    int64_t least = advice.options.front().peakBytes;
+    for (const MemoryOption &option : advice.options)
+      least = std::min(least, option.peakBytes);
+    os << llvm::formatv("recommended: nothing fits: the least predicted peak "
+                        "is {0} B\n",
+                        least);
+    return;
+  }
+  // Ranked by the upper bound: an op's time may not shrink with the batch.
+  const MemoryOption &best = advice.options[advice.best];
+  os << llvm::formatv(
+      "recommended: {0}: predicted at most {1}, {2:f3}x the "
+      "traced replay's time\n",
+      describe(best), formatSeconds(best.predictedIterationUpper),
+      best.predictedIterationUpper / advice.options.front().predictedIteration);
+}
+
+/// Bytes with an optional decimal (K, M, G, KB, MB, GB) or binary (KiB,
+/// MiB, GiB) suffix.
+static std::optional<int64_t> parseBytes(llvm::StringRef text) {
+  static const std::pair<const char *, double> suffixes[] = {
+      {"KiB", 1024.0},
+      {"MiB", 1024.0 * 1024},
+      {"GiB", 1024.0 * 1024 * 1024},
+      {"KB", 1e3},
+      {"MB", 1e6},
+      {"GB", 1e9},
+      {"K", 1e3},
+      {"M", 1e6},
+      {"G", 1e9},
+      {"B", 1}};
+  double scale = 1;
+  for (auto [suffix, factor] : suffixes)
+    if (text.consume_back(suffix)) {
+      scale = factor;
+      break;
+    }
+  double value = 0;
+  if (text.trim().getAsDouble(value) || !(value > 0) || value * scale > 9e18)
+    return std::nullopt;
+  return (int64_t)(value * scale);
+}
+
 static void printText(const DataflowGraph &graph,
                       const ClockAlignment &alignment,
                       const ReplayResult &aligned,
@@ -311,6 +487,14 @@ int main(int argc, char **argv) {
   }
   if (ranksPerHost < 0)
     return failWith("--ranks-per-host must not be negative");
+  std::optional<int64_t> budget;
+  if (memoryBudget.getNumOccurrences()) {
+    budget = parseBytes(memoryBudget);
+    if (!budget || *budget < 1)
+      return failWith("--memory-budget expects a positive number of bytes "
+                      "(optionally with K, M, G, KiB, MiB or GiB), got '" +
+                      memoryBudget + "'");
+  }
   if (!tracePath.empty() && failed(prepareOutputFile(tracePath)))
     return 1;
   llvm::Expected<std::vector<RankTrace>> traces = readJobTraces(tracePaths);
@@ -338,15 +522,35 @@ int main(int argc, char **argv) {
       return failWith("--optimize: " + llvm::toString(advised.takeError()));
     advice = std::move(*advised);
   }
+  std::optional<FusionAdvice> fusion;
+  if (optimize)
+    fusion = adviseOpFusion(*graph, alignment.offsets);
+  std::optional<MemoryAdvice> memory;
+  if (budget) {
+    llvm::Expected<MemoryAdvice> advised =
+        adviseMemory(*graph, alignment.offsets, *budget);
+    if (!advised)
+      return failWith("--memory-budget: " +
+                      llvm::toString(advised.takeError()));
+    memory = std::move(*advised);
+  }
   if (format == Format::JSON) {
     json::Value report = toJSON(*graph, alignment, aligned, recorded);
     if (advice)
       (*report.getAsObject())["optimization"] = toJSON(*advice);
+    if (fusion)
+      (*report.getAsObject())["op_fusion"] = toJSON(*fusion);
+    if (memory)
+      (*report.getAsObject())["memory"] = toJSON(*memory);
     llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
     return 0;
   }
   printText(*graph, alignment, aligned, recorded);
   if (advice)
     printAdvice(*advice, aligned.predictedIteration);
+  if (fusion)
+    printFusion(*fusion);
+  if (memory)
+    printMemory(*memory);
   return 0;
 }

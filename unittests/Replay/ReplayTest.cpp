@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Replay/MemoryAdvisor.h"
+#include "DistIR/Replay/OpFusion.h"
 #include "DistIR/Replay/Optimizer.h"
 
 #include "gtest/gtest.h"
@@ -253,6 +255,213 @@ TEST(Optimizer, AssignsBucketsLikeDDP) {
   EXPECT_EQ(assignBuckets({100, 100}, 4, 1 << 20, 1 << 20),
             (std::vector<int64_t>{2}));
   EXPECT_TRUE(assignBuckets({}, 4, 1 << 20, 1 << 20).empty());
+}
+
+/// One rank, one iteration, built by hand: compute nodes on stream 0 in
+/// order (name, duration, gap, backward), a collective's single transfer on
+/// stream 1 launched after node `launcher` and awaited by node `waiter`.
+struct HandGraph {
+  DataflowGraph graph;
+  HandGraph() {
+    graph.numRanks = 1;
+    graph.numIterations = 1;
+    graph.streams = {{0, 0, false}, {0, 1, true}};
+    graph.peakAllocatedBytes = {-1};
+    graph.tails = {0};
+    graph.gradients = {{{}}};
+    graph.syncNodes = {{-1}};
+    graph.copyNodes = {{{}}};
+  }
+  int64_t compute(std::string name, double duration, double gap,
+                  bool backward = false, int64_t memoryAtStart = 0,
+                  int64_t largestAllocation = 0) {
+    Node node;
+    node.name = std::move(name);
+    node.duration = duration;
+    node.gap = gap;
+    node.backward = backward;
+    node.memoryAtStart = memoryAtStart;
+    node.largestAllocation = largestAllocation;
+    node.previous = graph.numComputeNodes - 1;
+    graph.nodes.push_back(std::move(node));
+    return graph.numComputeNodes++;
+  }
+  void collective(int64_t launcher, int64_t waiter, double transfer) {
+    Collective collective;
+    collective.name = "gloo:all_reduce";
+    collective.steps = 1;
+    collective.modelledTransfer = transfer;
+    collective.start = collective.end = {0};
+    collective.firstTransfer = {(int64_t)graph.nodes.size()};
+    Node node;
+    node.name = collective.name;
+    node.stream = 1;
+    node.communication = true;
+    node.collective = graph.collectives.size();
+    node.step = 0;
+    node.receiver = 0;
+    node.duration = -1;
+    node.previous = -1;
+    node.dependencies = {launcher};
+    graph.nodes[waiter].dependencies.push_back(graph.nodes.size());
+    graph.nodes.push_back(std::move(node));
+    graph.collectives.push_back(std::move(collective));
+  }
+};
+
+// The overhead before an op is saved by fusing it with the op before.
+TEST(OpFusion, SavesTheOverheadBetweenOps) {
+  HandGraph hand;
+  hand.compute("aten::linear", 1e-3, 0);
+  hand.compute("aten::relu", 1e-3, 5e-4);
+  FusionAdvice advice = adviseOpFusion(hand.graph, {0.0});
+  EXPECT_DOUBLE_EQ(advice.baseline, 2.5e-3);
+  EXPECT_NEAR(advice.predictedIteration, 2e-3, 1e-12);
+  ASSERT_EQ(advice.groups.size(), 1u);
+  EXPECT_EQ(advice.groups[0].ops.size(), 2u);
+  EXPECT_EQ(advice.groups[0].ops[1].name, "aten::relu");
+  EXPECT_NEAR(advice.groups[0].estimatedSaving, 5e-4, 1e-12);
+}
+
+// Theorem 1: a collective launched after the first op would start only
+// after the second; fusing a long second op behind a small overhead loses
+// more overlap than it saves.
+TEST(OpFusion, KeepsOverlapWithALaunchedCollective) {
+  HandGraph hand;
+  int64_t first = hand.compute("AddmmBackward0", 1e-3, 0, true);
+  hand.compute("MmBackward0", 4e-3, 1e-4, true);
+  int64_t step = hand.compute("Optimizer.step", 1e-4, 0, false);
+  hand.collective(first, step, 3.5e-3);
+  FusionAdvice advice = adviseOpFusion(hand.graph, {0.0});
+  EXPECT_EQ(advice.candidates, 1);
+  EXPECT_EQ(advice.rejectedByRule, 1);
+  EXPECT_TRUE(advice.groups.empty());
+  EXPECT_DOUBLE_EQ(advice.predictedIteration, advice.baseline);
+}
+
+// Forward and backward ops are never fused together, nor the framework's
+// own ops.
+TEST(OpFusion, FusesWithinAPassOnly) {
+  HandGraph hand;
+  hand.compute("forward", 1e-3, 0);
+  hand.compute("autograd::engine::evaluate_function: AddmmBackward0", 1e-3,
+               5e-4, true);
+  hand.compute("Optimizer.step#SGD.step", 1e-3, 5e-4);
+  FusionAdvice advice = adviseOpFusion(hand.graph, {0.0});
+  EXPECT_EQ(advice.candidates, 0);
+  EXPECT_TRUE(advice.groups.empty());
+}
+
+// A merged node's users and dependencies move to the node it joined.
+TEST(GraphEdit, MergesAndInserts) {
+  HandGraph hand;
+  int64_t a = hand.compute("a", 1e-3, 0);
+  int64_t b = hand.compute("b", 2e-3, 1e-4);
+  int64_t c = hand.compute("c", 1e-3, 0);
+  hand.collective(b, c, 1e-3);
+  ComputeEdit edit(hand.graph);
+  edit.mergedInto[b] = a;
+  edit.duration[a] += edit.duration[b];
+  Node extra;
+  extra.name = "x";
+  extra.duration = 5e-4;
+  edit.insertedBefore[a].push_back(extra);
+  DataflowGraph edited = applyEdit(hand.graph, edit);
+  ASSERT_EQ(edited.numComputeNodes, 3);
+  EXPECT_EQ(edited.nodes[0].name, "x");
+  EXPECT_EQ(edited.nodes[1].name, "a");
+  EXPECT_EQ(edited.nodes[1].previous, 0);
+  EXPECT_EQ(edited.nodes[2].previous, 1);
+  // The transfer launched after b now follows the merged node; c waits
+  // for it.
+  EXPECT_EQ(edited.nodes[3].dependencies[0], 1);
+  EXPECT_EQ(edited.nodes[2].dependencies[0], 3);
+  EXPECT_EQ(edited.collectives[0].firstTransfer[0], 3);
+  // x, then a + b, then the transfer (1 ms) before c.
+  EXPECT_NEAR(replay(edited, {0.0}).predictedIteration, 5.5e-3, 1e-12);
+}
+
+/// A job whose forward leaves 1000 bytes of activations (largest single
+/// allocation 100) and whose iteration peaks at 1500.
+static HandGraph memoryJob() {
+  HandGraph hand;
+  hand.compute("Optimizer.zero_grad", 1e-4, 0, false, 0);
+  hand.compute("forward", 2e-3, 1e-4, false, 0, 100);
+  hand.compute("autograd::engine::evaluate_function: AddmmBackward0", 2e-3,
+               1e-4, true, 1000);
+  hand.compute("autograd::engine::evaluate_function: AddmmBackward0", 2e-3,
+               1e-4, true, 1200);
+  hand.compute("Optimizer.step", 1e-4, 0, false, 0);
+  hand.graph.iterationPeakBytes = {{1500}};
+  return hand;
+}
+
+TEST(MemoryAdvisor, AccumulatesOrRecomputesToFit) {
+  HandGraph hand = memoryJob();
+  llvm::Expected<MemoryAdvice> advice =
+      adviseMemory(hand.graph, {0.0}, /*budgetBytes=*/1100);
+  ASSERT_TRUE(!!advice) << llvm::toString(advice.takeError());
+  EXPECT_EQ(advice->activationBytes, 1000);
+  EXPECT_EQ(advice->largestForwardAllocation, 100);
+  ASSERT_EQ(advice->options.size(), 3u);
+  const MemoryOption &traced = advice->options[0];
+  EXPECT_FALSE(traced.fits);
+  EXPECT_NEAR(traced.predictedIteration, 6.5e-3, 1e-12);
+  // Two microbatches: 500 bytes of activations; the forward and backward
+  // run twice at half the time, their overheads twice.
+  const MemoryOption &two = advice->options[1];
+  EXPECT_EQ(two.kind, MemoryOption::Kind::Accumulation);
+  EXPECT_EQ(two.microbatches, 2);
+  EXPECT_EQ(two.peakBytes, 1000);
+  EXPECT_TRUE(two.fits);
+  EXPECT_NEAR(two.predictedIteration, 6.5e-3 + 3e-4, 1e-12);
+  // At most: each microbatch's ops take their whole traced time.
+  EXPECT_NEAR(two.predictedIterationUpper, 6.5e-3 + 6.3e-3, 1e-12);
+  // Recomputation: 3 segments keep 3 x 100 bytes of inputs and 334 of
+  // activations; one more forward (and its overhead).
+  const MemoryOption &recompute = advice->options[2];
+  EXPECT_EQ(recompute.kind, MemoryOption::Kind::Recomputation);
+  EXPECT_EQ(recompute.segments, 3);
+  EXPECT_EQ(recompute.peakBytes, 500 + 300 + 334);
+  EXPECT_FALSE(recompute.fits);
+  EXPECT_NEAR(recompute.predictedIteration, 6.5e-3 + 2.1e-3, 1e-12);
+  EXPECT_EQ(advice->best, 1);
+}
+
+TEST(MemoryAdvisor, PicksTheFastestThatFits) {
+  HandGraph hand = memoryJob();
+  // Both fit: recomputation (8.6 ms) beats accumulation's upper bound
+  // (12.8 ms) though not its lower one (6.8 ms).
+  llvm::Expected<MemoryAdvice> both = adviseMemory(hand.graph, {0.0}, 1200);
+  ASSERT_TRUE(!!both);
+  EXPECT_TRUE(both->options[1].fits && both->options[2].fits);
+  EXPECT_EQ(both->best, 2);
+  llvm::Expected<MemoryAdvice> advice = adviseMemory(hand.graph, {0.0}, 1500);
+  ASSERT_TRUE(!!advice);
+  EXPECT_EQ(advice->best, 0);
+  advice = adviseMemory(hand.graph, {0.0}, 1);
+  ASSERT_TRUE(!!advice);
+  EXPECT_EQ(advice->best, -1);
+  // Stopped at 64 microbatches, nothing fits.
+  EXPECT_EQ(advice->options[advice->options.size() - 2].microbatches, 64);
+}
+
+TEST(MemoryAdvisor, NeedsMemoryEventsAndABackwardPass) {
+  HandGraph hand = memoryJob();
+  hand.graph.iterationPeakBytes.clear();
+  llvm::Expected<MemoryAdvice> advice = adviseMemory(hand.graph, {0.0}, 1);
+  ASSERT_FALSE(!!advice);
+  EXPECT_EQ(llvm::toString(advice.takeError()),
+            "rank 0: the trace has no memory events; record it with "
+            "profile_memory=True");
+  HandGraph forwardOnly;
+  forwardOnly.compute("forward", 1e-3, 0);
+  forwardOnly.graph.iterationPeakBytes = {{10}};
+  advice = adviseMemory(forwardOnly.graph, {0.0}, 1);
+  ASSERT_FALSE(!!advice);
+  EXPECT_EQ(llvm::toString(advice.takeError()),
+            "rank 0, iteration 0: no backward pass (autograd engine "
+            "functions) in the trace");
 }
 
 } // namespace

@@ -73,6 +73,13 @@ struct Node {
   double duration = 0;
   /// Compute nodes: the measured start on the rank's own clock.
   double measuredStart = 0;
+  /// Compute nodes: part of the backward pass (an autograd engine
+  /// function).
+  bool backward = false;
+  /// Compute nodes, when the trace has memory events: allocated bytes at
+  /// the node's start over the level at its iteration's start, and the
+  /// largest single allocation the node made.
+  int64_t memoryAtStart = 0, largestAllocation = 0;
   /// Time the thread spent before this node beyond waiting for its
   /// dependencies (framework overhead between ops), measured.
   double gap = 0;
@@ -108,6 +115,9 @@ struct DataflowGraph {
   /// Per rank: the largest increase of allocated bytes over the level at
   /// the start of the replayed iterations; -1 without memory events.
   std::vector<int64_t> peakAllocatedBytes;
+  /// Per rank and iteration: the largest increase of allocated bytes over
+  /// the level at the iteration's start (empty without memory events).
+  std::vector<std::vector<int64_t>> iterationPeakBytes;
   /// Per rank: time from the end of its last op to the end of the last
   /// iteration (the replay adds it after the rank's last node).
   std::vector<double> tails;

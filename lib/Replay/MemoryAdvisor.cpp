@@ -1,0 +1,226 @@
+//===- MemoryAdvisor.cpp - Recomputation vs gradient accumulation ---------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistIR/Replay/MemoryAdvisor.h"
+#include "DistIR/Replay/Replayer.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace distir::replay;
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+namespace {
+/// One rank's iteration: its forward ops (from after the optimizer's last
+/// op before the backward pass), its backward ops, and their memory.
+struct Passes {
+  std::vector<int64_t> forward, backward;
+  int64_t peak = 0, activations = 0, largestAllocation = 0;
+};
+} // namespace
+
+static llvm::Expected<std::vector<Passes>>
+findPasses(const DataflowGraph &graph) {
+  std::vector<Passes> result;
+  for (int64_t r = 0; r < graph.numRanks; ++r) {
+    if (graph.iterationPeakBytes.size() <= (size_t)r ||
+        graph.iterationPeakBytes[r].empty())
+      return fail(llvm::formatv("rank {0}: the trace has no memory events; "
+                                "record it with profile_memory=True",
+                                r));
+    for (int64_t it = 0; it < graph.numIterations; ++it) {
+      std::vector<int64_t> nodes = iterationNodes(graph, r, it);
+      auto isBackward = [&](int64_t i) { return graph.nodes[i].backward; };
+      auto first = llvm::find_if(nodes, isBackward);
+      if (first == nodes.end())
+        return fail(llvm::formatv("rank {0}, iteration {1}: no backward pass "
+                                  "(autograd engine functions) in the trace",
+                                  r, it));
+      auto last = std::find_if(nodes.rbegin(), nodes.rend(), isBackward).base();
+      auto forwardStart = nodes.begin();
+      for (auto at = nodes.begin(); at != first; ++at)
+        if (llvm::StringRef(graph.nodes[*at].name).starts_with("Optimizer."))
+          forwardStart = at + 1;
+      Passes passes;
+      passes.forward.assign(forwardStart, first);
+      passes.backward.assign(first, last);
+      passes.peak = graph.iterationPeakBytes[r][it];
+      int64_t before = passes.forward.empty()
+                           ? graph.nodes[*first].memoryAtStart
+                           : graph.nodes[passes.forward.front()].memoryAtStart;
+      passes.activations =
+          std::max<int64_t>(0, graph.nodes[*first].memoryAtStart - before);
+      for (int64_t i : passes.forward)
+        passes.largestAllocation = std::max(passes.largestAllocation,
+                                            graph.nodes[i].largestAllocation);
+      result.push_back(std::move(passes));
+    }
+  }
+  return result;
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Every forward and backward op run k times on 1/k of the batch, each run
+/// taking 1/k of the traced time (`scale`) or all of it; the collectives
+/// follow the last microbatch, as under DDP's no_sync.
+static DataflowGraph accumulate(const DataflowGraph &graph,
+                                llvm::ArrayRef<Passes> passes, int64_t k,
+                                bool scale) {
+  double factor = scale ? 1.0 / k : 1.0;
+  ComputeEdit edit(graph);
+  for (const Passes &p : passes) {
+    std::vector<int64_t> ops = p.forward;
+    ops.insert(ops.end(), p.backward.begin(), p.backward.end());
+    for (int64_t i : ops)
+      edit.duration[i] = graph.nodes[i].duration * factor;
+    for (int64_t micro = 1; micro < k; ++micro)
+      for (int64_t i : ops) {
+        Node copy = graph.nodes[i];
+        copy.dependencies.clear();
+        copy.duration *= factor;
+        copy.name += llvm::formatv(" (microbatch {0})", micro - 1).str();
+        edit.insertedBefore[ops.front()].push_back(std::move(copy));
+      }
+  }
+  return applyEdit(graph, edit);
+}
+
+/// The forward run again in `segments` pieces during the backward pass, each
+/// before the backward ops of its segment (the backward split by time).
+static DataflowGraph recompute(const DataflowGraph &graph,
+                               llvm::ArrayRef<Passes> passes,
+                               int64_t segments) {
+  ComputeEdit edit(graph);
+  for (const Passes &p : passes) {
+    double forward = 0, gaps = 0, backward = 0;
+    for (int64_t i : p.forward) {
+      forward += graph.nodes[i].duration;
+      gaps += graph.nodes[i].gap;
+    }
+    for (int64_t i : p.backward)
+      backward += graph.nodes[i].duration;
+    double done = 0;
+    int64_t inserted = 0;
+    auto insertBefore = [&](int64_t i) {
+      Node node;
+      node.name = llvm::formatv("recomputed forward, segment {0} of {1}",
+                                segments - inserted, segments)
+                      .str();
+      node.duration = forward / segments;
+      node.gap = gaps / segments;
+      edit.insertedBefore[i].push_back(std::move(node));
+      ++inserted;
+    };
+    for (int64_t i : p.backward) {
+      while (inserted < segments && done >= backward * inserted / segments)
+        insertBefore(i);
+      done += graph.nodes[i].duration;
+    }
+    // Fewer backward ops than segments: the rest before the last one.
+    while (inserted < segments)
+      insertBefore(p.backward.back());
+  }
+  return applyEdit(graph, edit);
+}
+
+llvm::Expected<MemoryAdvice>
+distir::replay::adviseMemory(const DataflowGraph &graph,
+                             llvm::ArrayRef<double> offsets,
+                             int64_t budgetBytes) {
+  llvm::Expected<std::vector<Passes>> passes = findPasses(graph);
+  if (!passes)
+    return passes.takeError();
+  MemoryAdvice advice;
+  advice.budgetBytes = budgetBytes;
+  // Per rank, a typical iteration: the median over the replayed iterations
+  // (one iteration's peak varies with when the process group's threads
+  // allocate their buffers), and the forward's largest allocation.
+  auto median = [](std::vector<int64_t> values) {
+    llvm::sort(values);
+    return values[values.size() / 2];
+  };
+  std::vector<Passes> typical;
+  for (int64_t r = 0; r < graph.numRanks; ++r) {
+    std::vector<int64_t> peaks, activations;
+    Passes rank;
+    for (int64_t it = 0; it < graph.numIterations; ++it) {
+      const Passes &p = (*passes)[r * graph.numIterations + it];
+      peaks.push_back(p.peak);
+      activations.push_back(p.activations);
+      rank.largestAllocation =
+          std::max(rank.largestAllocation, p.largestAllocation);
+      advice.tracedMaxPeakBytes = std::max(advice.tracedMaxPeakBytes, p.peak);
+    }
+    rank.peak = median(peaks);
+    rank.activations = std::min(rank.peak, median(activations));
+    advice.tracedPeakBytes = std::max(advice.tracedPeakBytes, rank.peak);
+    advice.activationBytes = std::max(advice.activationBytes, rank.activations);
+    advice.largestForwardAllocation =
+        std::max(advice.largestForwardAllocation, rank.largestAllocation);
+    typical.push_back(std::move(rank));
+  }
+  // The typical peak, largest over the ranks, with the activations
+  // replaced.
+  auto peakWith = [&](auto activationsOf) {
+    int64_t peak = 0;
+    for (const Passes &p : typical)
+      peak = std::max(peak, p.peak - p.activations + activationsOf(p));
+    return peak;
+  };
+  auto add = [&](MemoryOption option, const DataflowGraph &replayed,
+                 const DataflowGraph *unscaled = nullptr) {
+    option.predictedIteration = replay(replayed, offsets).predictedIteration;
+    option.predictedIterationUpper =
+        unscaled ? replay(*unscaled, offsets).predictedIteration
+                 : option.predictedIteration;
+    option.fits = option.peakBytes <= budgetBytes;
+    advice.options.push_back(option);
+  };
+  MemoryOption traced;
+  traced.peakBytes = advice.tracedPeakBytes;
+  add(traced, graph);
+  // Fewer microbatches are faster: stop at the first that fits. Powers of
+  // two, since the microbatches must divide the batch, which the trace does
+  // not record.
+  for (int64_t k : {2, 4, 8, 16, 32, 64}) {
+    MemoryOption option;
+    option.kind = MemoryOption::Kind::Accumulation;
+    option.microbatches = k;
+    option.peakBytes =
+        peakWith([&](const Passes &p) { return ceilDiv(p.activations, k); });
+    DataflowGraph unscaled = accumulate(graph, *passes, k, false);
+    add(option, accumulate(graph, *passes, k, true), &unscaled);
+    if (option.peakBytes <= budgetBytes)
+      break;
+  }
+  // Every segment count costs one more forward pass; keep the one with
+  // the least memory.
+  MemoryOption recomputation;
+  recomputation.kind = MemoryOption::Kind::Recomputation;
+  for (int64_t s = 2; s <= 16; ++s) {
+    int64_t peak = peakWith([&](const Passes &p) {
+      return std::min(p.activations,
+                      s * p.largestAllocation + ceilDiv(p.activations, s));
+    });
+    if (recomputation.segments == 0 || peak < recomputation.peakBytes) {
+      recomputation.segments = s;
+      recomputation.peakBytes = peak;
+    }
+  }
+  add(recomputation, recompute(graph, *passes, recomputation.segments));
+  for (auto [index, option] : llvm::enumerate(advice.options))
+    if (option.fits &&
+        (advice.best < 0 ||
+         option.predictedIterationUpper <
+             advice.options[advice.best].predictedIterationUpper))
+      advice.best = index;
+  return advice;
+}
