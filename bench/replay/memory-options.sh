@@ -2,7 +2,8 @@
 # distir-replay --memory-budget against real runs: records a PyTorch DDP job
 # (gloo, one thread per rank, 2 ranks) as traced, predicts from its trace the
 # iteration time and peak allocation of gradient accumulation (2 and 4
-# microbatches) and, for the MLP, of activation checkpointing in 3 segments,
+# microbatches) and, for the MLP, of activation checkpointing (in as many
+# segments as the advice chose),
 # then records the job really run that way and replays its own trace: the
 # measured (profiled) iteration and the traced peak are what the prediction
 # is compared with.
@@ -28,7 +29,9 @@ for model in mlp transformer; do
   quiet $py "$record" --out "$base" --model "$model" --iterations 6
   report "$base"
   runs=("accumulate 2" "accumulate 4")
-  [ "$model" = mlp ] && runs+=("checkpoint 3")
+  # The real checkpointed run uses the segment count the advice chose.
+  segments=$($py -c "import json; print(next(o['segments'] for o in json.load(open('$base/replay.json'))['memory']['options'] if 'segments' in o))")
+  [ "$model" = mlp ] && runs+=("checkpoint $segments")
   for run in "${runs[@]}"; do
     set -- $run
     dir="$work/$model-$1-$2"

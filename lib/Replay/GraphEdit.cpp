@@ -7,13 +7,12 @@
 #include "DistIR/Replay/GraphEdit.h"
 
 #include "llvm/ADT/STLExtras.h"
-
-#include <cassert>
+#include "llvm/ADT/StringRef.h"
 
 using namespace distir::replay;
 
 ComputeEdit::ComputeEdit(const DataflowGraph &graph)
-    : insertedBefore(graph.numComputeNodes),
+    : graph(graph), insertedBefore(graph.numComputeNodes),
       mergedInto(graph.numComputeNodes, -1) {
   for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
     duration.push_back(graph.nodes[i].duration);
@@ -21,36 +20,54 @@ ComputeEdit::ComputeEdit(const DataflowGraph &graph)
   }
 }
 
-DataflowGraph distir::replay::applyEdit(const DataflowGraph &graph,
-                                        const ComputeEdit &edit) {
+void ComputeEdit::insertBefore(int64_t before, Node node) {
+  // Before a merged node is before the node it joined.
+  if (mergedInto[before] >= 0)
+    before = mergedInto[before];
+  const Node &at = graph.nodes[before];
+  node.stream = at.stream;
+  node.rank = at.rank;
+  node.iteration = at.iteration;
+  node.communication = false;
+  node.collective = node.step = node.receiver = -1;
+  node.dependencies.clear();
+  insertedBefore[before].push_back(std::move(node));
+}
+
+bool ComputeEdit::mergeIntoPrevious(int64_t node) {
+  const Node &b = graph.nodes[node];
+  if (b.previous < 0 || b.previous >= graph.numComputeNodes ||
+      !b.dependencies.empty() || !insertedBefore[node].empty() ||
+      graph.nodes[b.previous].iteration != b.iteration)
+    return false;
+  int64_t target =
+      mergedInto[b.previous] >= 0 ? mergedInto[b.previous] : b.previous;
+  mergedInto[node] = target;
+  duration[target] += duration[node];
+  return true;
+}
+
+DataflowGraph ComputeEdit::apply() const {
   int64_t computeCount = graph.numComputeNodes;
   // Where each old node goes: compute nodes keep their order with the
   // inserted ones before them, transfers follow; a merged node is its
-  // target.
+  // target (an earlier node of its stream, already placed).
   std::vector<int64_t> newIndex(graph.nodes.size(), -1);
   int64_t next = 0;
   for (int64_t i = 0; i < computeCount; ++i) {
-    next += edit.insertedBefore[i].size();
-    int64_t target = edit.mergedInto[i];
-    if (target < 0) {
-      newIndex[i] = next++;
-      continue;
-    }
-    assert(target < i && newIndex[target] >= 0 &&
-           edit.insertedBefore[i].empty() &&
-           "a node merges into an earlier node of its stream");
-    newIndex[i] = newIndex[target];
+    next += insertedBefore[i].size();
+    newIndex[i] = mergedInto[i] >= 0 ? newIndex[mergedInto[i]] : next++;
   }
   int64_t newComputeCount = next;
   for (size_t i = computeCount; i < graph.nodes.size(); ++i)
     newIndex[i] = next++;
+  auto remap = [&](int64_t index) {
+    return index < 0 ? index : newIndex[index];
+  };
 
   DataflowGraph result = graph;
   result.nodes.clear();
   result.nodes.reserve(next);
-  auto remap = [&](int64_t index) {
-    return index < 0 ? index : newIndex[index];
-  };
   std::vector<int64_t> lastOfStream(graph.streams.size(), -1);
   auto appendCompute = [&](Node node) {
     node.previous = lastOfStream[node.stream];
@@ -58,37 +75,23 @@ DataflowGraph distir::replay::applyEdit(const DataflowGraph &graph,
     result.nodes.push_back(std::move(node));
   };
   for (int64_t i = 0; i < computeCount; ++i) {
-    const Node &node = graph.nodes[i];
-    for (const Node &extra : edit.insertedBefore[i]) {
-      assert(extra.dependencies.empty() && "inserted nodes follow the stream");
-      Node copy = extra;
-      copy.stream = node.stream;
-      copy.rank = node.rank;
-      copy.iteration = node.iteration;
-      copy.communication = false;
-      copy.collective = copy.step = copy.receiver = -1;
-      appendCompute(std::move(copy));
-    }
-    if (edit.mergedInto[i] >= 0) {
-      // Its waits and launches move to the node it joined.
-      Node &target = result.nodes[newIndex[i]];
-      for (int64_t dependency : node.dependencies)
-        if (!llvm::is_contained(target.dependencies, remap(dependency)))
-          target.dependencies.push_back(remap(dependency));
+    for (const Node &extra : insertedBefore[i])
+      appendCompute(extra);
+    if (mergedInto[i] >= 0)
       continue;
-    }
-    Node copy = node;
-    copy.duration = edit.duration[i];
-    copy.gap = edit.gap[i];
+    Node copy = graph.nodes[i];
+    copy.duration = duration[i];
+    copy.gap = gap[i];
     for (int64_t &dependency : copy.dependencies)
       dependency = remap(dependency);
     appendCompute(std::move(copy));
   }
-  assert((int64_t)result.nodes.size() == newComputeCount);
   result.numComputeNodes = newComputeCount;
   for (size_t i = computeCount; i < graph.nodes.size(); ++i) {
     Node copy = graph.nodes[i];
     copy.previous = remap(copy.previous);
+    // A transfer launched after two merged nodes waits for the merged node
+    // once.
     llvm::SmallVector<int64_t, 2> dependencies;
     for (int64_t dependency : copy.dependencies)
       if (!llvm::is_contained(dependencies, remap(dependency)))
@@ -121,4 +124,24 @@ std::vector<int64_t> distir::replay::iterationNodes(const DataflowGraph &graph,
     if (graph.nodes[i].rank == rank && graph.nodes[i].iteration == iteration)
       nodes.push_back(i);
   return nodes;
+}
+
+IterationPasses distir::replay::findIterationPasses(const DataflowGraph &graph,
+                                                    int64_t rank,
+                                                    int64_t iteration) {
+  IterationPasses passes;
+  std::vector<int64_t> nodes = iterationNodes(graph, rank, iteration);
+  auto isBackward = [&](int64_t i) { return graph.nodes[i].backward; };
+  auto first = llvm::find_if(nodes, isBackward);
+  auto last =
+      first == nodes.end()
+          ? first
+          : std::find_if(nodes.rbegin(), nodes.rend(), isBackward).base();
+  auto forwardStart = nodes.begin();
+  for (auto at = nodes.begin(); at != first; ++at)
+    if (llvm::StringRef(graph.nodes[*at].name).starts_with("Optimizer."))
+      forwardStart = at + 1;
+  passes.forward.assign(forwardStart, first);
+  passes.backward.assign(first, last);
+  return passes;
 }

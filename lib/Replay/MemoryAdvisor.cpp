@@ -36,27 +36,21 @@ findPasses(const DataflowGraph &graph) {
                                 "record it with profile_memory=True",
                                 r));
     for (int64_t it = 0; it < graph.numIterations; ++it) {
-      std::vector<int64_t> nodes = iterationNodes(graph, r, it);
-      auto isBackward = [&](int64_t i) { return graph.nodes[i].backward; };
-      auto first = llvm::find_if(nodes, isBackward);
-      if (first == nodes.end())
+      IterationPasses found = findIterationPasses(graph, r, it);
+      if (found.backward.empty())
         return fail(llvm::formatv("rank {0}, iteration {1}: no backward pass "
                                   "(autograd engine functions) in the trace",
                                   r, it));
-      auto last = std::find_if(nodes.rbegin(), nodes.rend(), isBackward).base();
-      auto forwardStart = nodes.begin();
-      for (auto at = nodes.begin(); at != first; ++at)
-        if (llvm::StringRef(graph.nodes[*at].name).starts_with("Optimizer."))
-          forwardStart = at + 1;
       Passes passes;
-      passes.forward.assign(forwardStart, first);
-      passes.backward.assign(first, last);
+      passes.forward = std::move(found.forward);
+      passes.backward = std::move(found.backward);
       passes.peak = graph.iterationPeakBytes[r][it];
+      const Node &firstBackward = graph.nodes[passes.backward.front()];
       int64_t before = passes.forward.empty()
-                           ? graph.nodes[*first].memoryAtStart
+                           ? firstBackward.memoryAtStart
                            : graph.nodes[passes.forward.front()].memoryAtStart;
       passes.activations =
-          std::max<int64_t>(0, graph.nodes[*first].memoryAtStart - before);
+          std::max<int64_t>(0, firstBackward.memoryAtStart - before);
       for (int64_t i : passes.forward)
         passes.largestAllocation = std::max(passes.largestAllocation,
                                             graph.nodes[i].largestAllocation);
@@ -84,13 +78,12 @@ static DataflowGraph accumulate(const DataflowGraph &graph,
     for (int64_t micro = 1; micro < k; ++micro)
       for (int64_t i : ops) {
         Node copy = graph.nodes[i];
-        copy.dependencies.clear();
         copy.duration *= factor;
         copy.name += llvm::formatv(" (microbatch {0})", micro - 1).str();
-        edit.insertedBefore[ops.front()].push_back(std::move(copy));
+        edit.insertBefore(ops.front(), std::move(copy));
       }
   }
-  return applyEdit(graph, edit);
+  return edit.apply();
 }
 
 /// The forward run again in `segments` pieces during the backward pass, each
@@ -116,7 +109,7 @@ static DataflowGraph recompute(const DataflowGraph &graph,
                       .str();
       node.duration = forward / segments;
       node.gap = gaps / segments;
-      edit.insertedBefore[i].push_back(std::move(node));
+      edit.insertBefore(i, std::move(node));
       ++inserted;
     };
     for (int64_t i : p.backward) {
@@ -124,11 +117,12 @@ static DataflowGraph recompute(const DataflowGraph &graph,
         insertBefore(i);
       done += graph.nodes[i].duration;
     }
-    // Fewer backward ops than segments: the rest before the last one.
+    // Segments whose share of the backward starts inside its last op (e.g.
+    // fewer backward ops than segments): before that op.
     while (inserted < segments)
       insertBefore(p.backward.back());
   }
-  return applyEdit(graph, edit);
+  return edit.apply();
 }
 
 llvm::Expected<MemoryAdvice>
@@ -145,7 +139,9 @@ distir::replay::adviseMemory(const DataflowGraph &graph,
   // allocate their buffers), and the forward's largest allocation.
   auto median = [](std::vector<int64_t> values) {
     llvm::sort(values);
-    return values[values.size() / 2];
+    size_t half = values.size() / 2;
+    return values.size() % 2 ? values[half]
+                             : (values[half - 1] + values[half]) / 2;
   };
   std::vector<Passes> typical;
   for (int64_t r = 0; r < graph.numRanks; ++r) {

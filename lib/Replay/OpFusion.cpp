@@ -7,7 +7,8 @@
 #include "DistIR/Replay/OpFusion.h"
 #include "DistIR/Replay/Replayer.h"
 
-#include <functional>
+#include "llvm/ADT/EquivalenceClasses.h"
+
 #include <map>
 #include <set>
 
@@ -26,46 +27,76 @@ distir::replay::identifyOps(const DataflowGraph &graph) {
   return ids;
 }
 
-/// Ops the model's code runs (forward and backward ops); the framework's
-/// own bookkeeping (DDP's reducer, gradient accumulation into .grad, the
-/// optimizer) is not the user's to fuse.
+/// Ops the model's code runs; not the framework's own: DDP's reducer and
+/// its forward wrapper (the whole model in one op), gradient accumulation
+/// into .grad, the optimizer, the profiler's record_function scopes.
 static bool isModelOp(llvm::StringRef name) {
-  name.consume_front("autograd::engine::evaluate_function: ");
-  return !name.starts_with("torch.distributed.") &&
-         !name.starts_with("Optimizer.") &&
-         !name.starts_with("torch::autograd::AccumulateGrad") &&
-         !name.starts_with("ProfilerStep");
+  if (name.consume_front("autograd::engine::evaluate_function: "))
+    return !name.starts_with("torch::autograd::AccumulateGrad");
+  return name.contains("::") && !name.starts_with("torch.distributed.");
 }
 
-/// Whether compute node `b` can join the node before it on its stream: it
-/// follows it in the same pass (forward or backward) of the same iteration
-/// and waits for nothing else.
-static bool canJoinPrevious(const DataflowGraph &graph, int64_t b) {
+/// The profiler's handle of a record_function scope: the tensor allocations
+/// (aten::empty, aten::zeros, aten::zero_) right before a scope (a name
+/// without "::", such as DistributedDataParallel.forward).
+static std::vector<bool> profilerOps(const DataflowGraph &graph,
+                                     llvm::ArrayRef<int64_t> nodes) {
+  std::vector<bool> result(nodes.size(), false);
+  bool beforeScope = false;
+  for (size_t k = nodes.size(); k-- > 0;) {
+    llvm::StringRef name = graph.nodes[nodes[k]].name;
+    if (!name.contains("::")) {
+      beforeScope = true;
+      continue;
+    }
+    beforeScope &=
+        name == "aten::empty" || name == "aten::zeros" || name == "aten::zero_";
+    result[k] = beforeScope;
+  }
+  return result;
+}
+
+/// Per compute node: the pass it belongs to (0 forward, 1 backward) when it
+/// is a model op that may be fused, else -1.
+static std::vector<int> fusablePass(const DataflowGraph &graph) {
+  std::vector<int> pass(graph.numComputeNodes, -1);
+  for (int64_t r = 0; r < graph.numRanks; ++r)
+    for (int64_t it = 0; it < graph.numIterations; ++it) {
+      IterationPasses passes = findIterationPasses(graph, r, it);
+      const std::vector<int64_t> *both[] = {&passes.forward, &passes.backward};
+      for (int index : {0, 1}) {
+        const std::vector<int64_t> &nodes = *both[index];
+        std::vector<bool> profiler = profilerOps(graph, nodes);
+        for (auto [k, node] : llvm::enumerate(nodes))
+          if (!profiler[k] && isModelOp(graph.nodes[node].name))
+            pass[node] = index;
+      }
+    }
+  return pass;
+}
+
+/// Whether compute node `b` may join the node before it: both model ops of
+/// the same pass, and `b` waits for nothing else.
+static bool canFuseWithPrevious(const DataflowGraph &graph,
+                                llvm::ArrayRef<int> pass, int64_t b) {
   const Node &node = graph.nodes[b];
-  if (node.previous < 0 || node.previous >= graph.numComputeNodes ||
-      !node.dependencies.empty())
-    return false;
-  const Node &before = graph.nodes[node.previous];
-  return before.iteration == node.iteration && before.backward == node.backward;
+  return pass[b] >= 0 && node.previous >= 0 &&
+         node.previous < graph.numComputeNodes &&
+         pass[node.previous] == pass[b] && node.dependencies.empty();
 }
 
 /// `graph` with every pair of `fused` merged wherever it runs back to back.
 static DataflowGraph fuse(const DataflowGraph &graph,
                           llvm::ArrayRef<OpIdentity> ids,
+                          llvm::ArrayRef<int> pass,
                           const std::set<OpPair> &fused) {
   ComputeEdit edit(graph);
-  for (int64_t b = 0; b < graph.numComputeNodes; ++b) {
-    if (!canJoinPrevious(graph, b))
-      continue;
-    int64_t a = graph.nodes[b].previous;
-    if (!fused.count({ids[a], ids[b]}))
-      continue;
-    int64_t root = edit.mergedInto[a] >= 0 ? edit.mergedInto[a] : a;
-    edit.mergedInto[b] = root;
-    // The fused op runs both ops' work without the overhead between them.
-    edit.duration[root] += edit.duration[b];
-  }
-  return applyEdit(graph, edit);
+  for (int64_t b = 0; b < graph.numComputeNodes; ++b)
+    if (canFuseWithPrevious(graph, pass, b) &&
+        fused.count({ids[graph.nodes[b].previous], ids[b]}))
+      // The fused op runs both ops' work without the overhead between them.
+      (void)edit.mergeIntoPrevious(b);
+  return edit.apply();
 }
 
 FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
@@ -74,6 +105,7 @@ FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
   ReplayResult base = replay(graph, offsets);
   advice.baseline = advice.predictedIteration = base.predictedIteration;
   std::vector<OpIdentity> ids = identifyOps(graph);
+  std::vector<int> pass = fusablePass(graph);
   // Compute nodes after which a collective is launched.
   std::vector<bool> launches(graph.numComputeNodes, false);
   for (size_t i = graph.numComputeNodes; i < graph.nodes.size(); ++i)
@@ -89,9 +121,8 @@ FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
   llvm::ArrayRef<int64_t> path = base.timeline.criticalPath;
   for (size_t p = 1; p < path.size(); ++p) {
     int64_t a = path[p - 1], b = path[p];
-    if (b >= graph.numComputeNodes || !canJoinPrevious(graph, b) ||
-        graph.nodes[b].previous != a || graph.nodes[b].gap <= 0 ||
-        !isModelOp(graph.nodes[a].name) || !isModelOp(graph.nodes[b].name))
+    if (b >= graph.numComputeNodes || graph.nodes[b].previous != a ||
+        !canFuseWithPrevious(graph, pass, b) || graph.nodes[b].gap <= 0)
       continue;
     double saved = graph.nodes[b].gap;
     double lost = launches[a] ? graph.nodes[b].duration : 0;
@@ -115,7 +146,7 @@ FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
   for (const auto &[saving, pair] : accepted) {
     kept.insert(pair);
     double predicted =
-        replay(fuse(graph, ids, kept), offsets).predictedIteration;
+        replay(fuse(graph, ids, pass, kept), offsets).predictedIteration;
     if (predicted < advice.predictedIteration * (1 - 1e-9)) {
       advice.predictedIteration = predicted;
     } else {
@@ -124,33 +155,24 @@ FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
     }
   }
 
-  // The fusion groups: ops joined by kept pairs (connected components), in
-  // the order they first run.
+  // The fusion groups: ops joined by kept pairs, in the order they first
+  // run.
   std::map<OpIdentity, int64_t> firstRun;
   for (int64_t i = graph.numComputeNodes - 1; i >= 0; --i)
     firstRun[ids[i]] = i;
-  std::map<OpIdentity, OpIdentity> parent;
-  std::function<OpIdentity(const OpIdentity &)> root =
-      [&](const OpIdentity &op) -> OpIdentity {
-    auto it = parent.find(op);
-    if (it == parent.end() || it->second == op)
-      return op;
-    return it->second = root(it->second);
-  };
+  // Ops are classes by the node where they first run.
+  llvm::EquivalenceClasses<int64_t> classes;
+  for (const OpPair &pair : kept)
+    classes.unionSets(firstRun[pair.first], firstRun[pair.second]);
+  std::map<int64_t, FusionGroup> byLeader;
   for (const OpPair &pair : kept) {
-    OpIdentity x = root(pair.first), y = root(pair.second);
-    if (!(x == y))
-      parent[y] = x;
-  }
-  std::map<OpIdentity, FusionGroup> byRoot;
-  for (const OpPair &pair : kept) {
-    FusionGroup &group = byRoot[root(pair.first)];
+    FusionGroup &group = byLeader[classes.getLeaderValue(firstRun[pair.first])];
     group.estimatedSaving += estimates[pair];
     for (const OpIdentity &op : {pair.first, pair.second})
       if (!llvm::is_contained(group.ops, op))
         group.ops.push_back(op);
   }
-  for (auto &[key, group] : byRoot) {
+  for (auto &[leader, group] : byLeader) {
     llvm::sort(group.ops, [&](const OpIdentity &x, const OpIdentity &y) {
       return firstRun[x] < firstRun[y];
     });

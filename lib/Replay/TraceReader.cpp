@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <zlib.h>
 
 using namespace distir::replay;
@@ -131,9 +132,19 @@ static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
       return a.start < b.start;
     return a.duration > b.duration;
   });
-  llvm::sort(trace.memory, [](const MemoryEvent &a, const MemoryEvent &b) {
-    return a.time < b.time;
+  // By time; events at the same time keep the file's order (an allocation
+  // and a release together must not swap: that would move a peak).
+  std::vector<size_t> order(trace.memory.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](size_t a, size_t b) {
+    const MemoryEvent &x = trace.memory[a], &y = trace.memory[b];
+    return x.time != y.time ? x.time < y.time : a < b;
   });
+  std::vector<MemoryEvent> sorted;
+  sorted.reserve(order.size());
+  for (size_t index : order)
+    sorted.push_back(trace.memory[index]);
+  trace.memory = std::move(sorted);
   return llvm::Error::success();
 }
 

@@ -70,21 +70,18 @@ def build_model(name, torch, nn):
     raise SystemExit(f"unknown model '{name}' (expected mlp or transformer)")
 
 
-def Checkpointed(model, segments, torch, nn):
+def checkpointed(model, segments, torch, nn):
     """The MLP's layers run under activation checkpointing in `segments`
     pieces (torch.utils.checkpoint.checkpoint_sequential)."""
     from torch.utils.checkpoint import checkpoint_sequential
-    if not isinstance(model, nn.Sequential):
-        raise SystemExit("--checkpoint needs --model mlp")
-
     class Wrapper(nn.Module):
         def __init__(self):
             super().__init__()
             self.layers = model
 
         def forward(self, x):
-            # The input needs a gradient for the reentrant checkpoint to
-            # run its segments' backward.
+            # The input needs a gradient for the (reentrant: torch 1.13's
+            # only kind here) checkpoint to run its segments' backward.
             return checkpoint_sequential(self.layers, segments,
                                          x.requires_grad_())
 
@@ -156,7 +153,7 @@ def run_rank(rank, opts):
                             timeout=datetime.timedelta(seconds=120))
     model, batch = build_model(opts.model, torch, nn)
     if opts.checkpoint:
-        model = Checkpointed(model, opts.checkpoint, torch, nn)
+        model = checkpointed(model, opts.checkpoint, torch, nn)
     ddp = DDP(model, bucket_cap_mb=opts.bucket_cap_mb)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
@@ -170,15 +167,16 @@ def run_rank(rank, opts):
     def step():
         optimizer.zero_grad()
         # Gradient accumulation: the first k - 1 microbatches without
-        # DDP's all-reduces (no_sync), the last one reduces the sum.
+        # DDP's all-reduces (no_sync), the last one reduces the sum; each
+        # loss scaled by 1/k, so that the gradients are the whole batch's.
         for index, (x, t) in enumerate(micro):
             if index < k - 1:
                 with ddp.no_sync():
                     out = ddp(x)
-                    loss_fn(out.reshape(-1, out.shape[-1]), t).backward()
+                    (loss_fn(out.reshape(-1, out.shape[-1]), t) / k).backward()
             else:
                 out = ddp(x)
-                loss_fn(out.reshape(-1, out.shape[-1]), t).backward()
+                (loss_fn(out.reshape(-1, out.shape[-1]), t) / k).backward()
         optimizer.step()
 
     for _ in range(opts.warmup):
@@ -269,6 +267,12 @@ def main():
                         help="also write the profiler's own export "
                         "(rankN.legacy.json.gz)")
     opts = parser.parse_args()
+    if opts.accumulate < 1:
+        parser.error("--accumulate must be at least 1")
+    if opts.checkpoint < 0:
+        parser.error("--checkpoint must not be negative")
+    if opts.checkpoint and opts.model != "mlp":
+        parser.error("--checkpoint needs --model mlp")
     opts.port = free_port()
     os.makedirs(opts.out, exist_ok=True)
     import torch.multiprocessing as mp

@@ -63,7 +63,8 @@ static cl::opt<bool> optimize(
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
     cl::desc("Bound on what an iteration allocates per rank beyond the level "
-             "at its start (bytes; K/M/G/KiB/MiB/GiB suffixes): price "
+             "at its start (bytes; B, K/KB, M/MB, G/GB, KiB, MiB, GiB "
+             "suffixes): price "
              "gradient accumulation and recomputation by replay and "
              "recommend the fastest that fits"),
     cl::value_desc("BYTES"), cl::cat(category));
@@ -398,8 +399,8 @@ static void printMemory(const MemoryAdvice &advice) {
       best.predictedIterationUpper / advice.options.front().predictedIteration);
 }
 
-/// Bytes with an optional decimal (K, M, G, KB, MB, GB) or binary (KiB,
-/// MiB, GiB) suffix.
+/// Bytes with an optional suffix: B, decimal (K, M, G, KB, MB, GB) or
+/// binary (KiB, MiB, GiB).
 static std::optional<int64_t> parseBytes(llvm::StringRef text) {
   static const std::pair<const char *, double> suffixes[] = {
       {"KiB", 1024.0},
@@ -492,7 +493,8 @@ int main(int argc, char **argv) {
     budget = parseBytes(memoryBudget);
     if (!budget || *budget < 1)
       return failWith("--memory-budget expects a positive number of bytes "
-                      "(optionally with K, M, G, KiB, MiB or GiB), got '" +
+                      "(optionally with B, K, KB, M, MB, G, GB, KiB, MiB or "
+                      "GiB), got '" +
                       memoryBudget + "'");
   }
   if (!tracePath.empty() && failed(prepareOutputFile(tracePath)))

@@ -328,8 +328,10 @@ TEST(OpFusion, SavesTheOverheadBetweenOps) {
 // more overlap than it saves.
 TEST(OpFusion, KeepsOverlapWithALaunchedCollective) {
   HandGraph hand;
-  int64_t first = hand.compute("AddmmBackward0", 1e-3, 0, true);
-  hand.compute("MmBackward0", 4e-3, 1e-4, true);
+  int64_t first = hand.compute(
+      "autograd::engine::evaluate_function: AddmmBackward0", 1e-3, 0, true);
+  hand.compute("autograd::engine::evaluate_function: MmBackward0", 4e-3, 1e-4,
+               true);
   int64_t step = hand.compute("Optimizer.step", 1e-4, 0, false);
   hand.collective(first, step, 3.5e-3);
   FusionAdvice advice = adviseOpFusion(hand.graph, {0.0});
@@ -340,44 +342,74 @@ TEST(OpFusion, KeepsOverlapWithALaunchedCollective) {
 }
 
 // Forward and backward ops are never fused together, nor the framework's
-// own ops.
-TEST(OpFusion, FusesWithinAPassOnly) {
+// own ops (DDP's reducer and forward wrapper, AccumulateGrad, the
+// profiler's record_function handles).
+TEST(OpFusion, FusesModelOpsOfOnePassOnly) {
   HandGraph hand;
-  hand.compute("forward", 1e-3, 0);
-  hand.compute("autograd::engine::evaluate_function: AddmmBackward0", 1e-3,
+  hand.compute("Optimizer.zero_grad#SGD.zero_grad", 1e-4, 0);
+  hand.compute("aten::zeros", 1e-5, 5e-4);
+  hand.compute("aten::zero_", 1e-5, 5e-4);
+  hand.compute("DistributedDataParallel.forward", 1e-3, 5e-4);
+  hand.compute("aten::cross_entropy_loss", 1e-4, 5e-4);
+  hand.compute("autograd::engine::evaluate_function: NllLossBackward0", 1e-4,
                5e-4, true);
-  hand.compute("Optimizer.step#SGD.step", 1e-3, 5e-4);
+  hand.compute(
+      "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+      1e-4, 5e-4, true);
+  hand.compute("torch.distributed.ddp.reducer::copy_bucket_to_grad", 1e-4, 5e-4,
+               true);
   FusionAdvice advice = adviseOpFusion(hand.graph, {0.0});
   EXPECT_EQ(advice.candidates, 0);
   EXPECT_TRUE(advice.groups.empty());
+  // Two model ops of the backward pass do fuse.
+  hand.compute("autograd::engine::evaluate_function: ReluBackward0", 1e-4, 5e-4,
+               true);
+  hand.compute("autograd::engine::evaluate_function: AddmmBackward0", 1e-4,
+               5e-4, true);
+  advice = adviseOpFusion(hand.graph, {0.0});
+  EXPECT_EQ(advice.candidates, 1);
+  ASSERT_EQ(advice.groups.size(), 1u);
+  EXPECT_EQ(advice.groups[0].ops[0].name,
+            "autograd::engine::evaluate_function: ReluBackward0");
 }
 
-// A merged node's users and dependencies move to the node it joined.
+// A merged node's users move to the node it joined; nodes that wait for
+// something are not merged.
 TEST(GraphEdit, MergesAndInserts) {
   HandGraph hand;
   int64_t a = hand.compute("a", 1e-3, 0);
   int64_t b = hand.compute("b", 2e-3, 1e-4);
   int64_t c = hand.compute("c", 1e-3, 0);
   hand.collective(b, c, 1e-3);
+  hand.graph.gradients = {{{{4, b}}}};
+  hand.graph.syncNodes = {{c}};
+  hand.graph.copyNodes = {{{c}}};
   ComputeEdit edit(hand.graph);
-  edit.mergedInto[b] = a;
-  edit.duration[a] += edit.duration[b];
+  EXPECT_FALSE(edit.mergeIntoPrevious(a)); // starts its stream
+  EXPECT_FALSE(edit.mergeIntoPrevious(c)); // waits for the collective
+  EXPECT_TRUE(edit.mergeIntoPrevious(b));
   Node extra;
   extra.name = "x";
   extra.duration = 5e-4;
-  edit.insertedBefore[a].push_back(extra);
-  DataflowGraph edited = applyEdit(hand.graph, edit);
+  extra.dependencies = {c}; // dropped: inserted nodes follow their stream
+  edit.insertBefore(a, extra);
+  DataflowGraph edited = edit.apply();
   ASSERT_EQ(edited.numComputeNodes, 3);
   EXPECT_EQ(edited.nodes[0].name, "x");
+  EXPECT_TRUE(edited.nodes[0].dependencies.empty());
   EXPECT_EQ(edited.nodes[1].name, "a");
+  EXPECT_DOUBLE_EQ(edited.nodes[1].duration, 3e-3);
   EXPECT_EQ(edited.nodes[1].previous, 0);
   EXPECT_EQ(edited.nodes[2].previous, 1);
   // The transfer launched after b now follows the merged node; c waits
-  // for it.
+  // for it; b's gradient is ready when the merged node ends.
   EXPECT_EQ(edited.nodes[3].dependencies[0], 1);
   EXPECT_EQ(edited.nodes[2].dependencies[0], 3);
   EXPECT_EQ(edited.collectives[0].firstTransfer[0], 3);
-  // x, then a + b, then the transfer (1 ms) before c.
+  EXPECT_EQ(edited.gradients[0][0][0].node, 1);
+  EXPECT_EQ(edited.syncNodes[0][0], 2);
+  EXPECT_EQ(edited.copyNodes[0][0][0], 2);
+  // x, then a + b without b's gap, then the transfer (1 ms) before c.
   EXPECT_NEAR(replay(edited, {0.0}).predictedIteration, 5.5e-3, 1e-12);
 }
 

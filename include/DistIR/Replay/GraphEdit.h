@@ -7,9 +7,9 @@
 // The what-if changes of dPRO's optimizer (op fusion, gradient accumulation,
 // recomputation) rewrite the compute nodes of a dataflow graph: new nodes on
 // a rank's main thread, other durations and gaps, a node merged into the one
-// before it. ComputeEdit describes such a change; applyEdit rebuilds the
-// graph with every index (dependencies, stream order, collectives,
-// gradients, waits) renumbered.
+// before it. A ComputeEdit collects such changes (only valid ones: see each
+// method) and builds the rewritten graph with every index (dependencies,
+// stream order, collectives, gradients, waits) renumbered.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,26 +20,50 @@
 
 namespace distir::replay {
 
-struct ComputeEdit {
+class ComputeEdit {
+public:
   explicit ComputeEdit(const DataflowGraph &graph);
-  /// Per compute node: nodes run right before it on its stream (their
-  /// stream, rank and iteration are taken from it; their dependencies must
-  /// be empty).
-  std::vector<std::vector<Node>> insertedBefore;
+
+  /// Runs `node` right before compute node `before` on its stream (its
+  /// stream, rank and iteration are taken from `before`; it depends on
+  /// nothing but the node before it on the stream).
+  void insertBefore(int64_t before, Node node);
+
+  /// Merges compute node `node` into the node before it on its stream (or
+  /// into what that node was merged into): its duration is added there,
+  /// its gap dropped, and its users (a collective launched after it) follow
+  /// the merged node. Refused (false, nothing changed) when `node` waits
+  /// for anything but its stream predecessor, or starts its stream or its
+  /// iteration.
+  bool mergeIntoPrevious(int64_t node);
+
   /// Per compute node: its duration and gap after the edit.
   std::vector<double> duration, gap;
-  /// Per compute node: -1, or the node before it on its stream that it is
-  /// merged into (its duration is added there by the caller; its
-  /// dependencies and users move there).
+
+  /// The graph with the edit applied.
+  DataflowGraph apply() const;
+
+private:
+  const DataflowGraph &graph;
+  std::vector<std::vector<Node>> insertedBefore;
+  /// -1, or the node it was merged into.
   std::vector<int64_t> mergedInto;
 };
-
-/// The graph with `edit` applied.
-DataflowGraph applyEdit(const DataflowGraph &graph, const ComputeEdit &edit);
 
 /// The compute nodes of rank `rank`'s iteration `iteration` in stream
 /// order.
 std::vector<int64_t> iterationNodes(const DataflowGraph &graph, int64_t rank,
+                                    int64_t iteration);
+
+/// One rank's iteration: the compute nodes of its forward pass (after the
+/// optimizer's last op before the backward pass, i.e. zero_grad) and of its
+/// backward pass (the first to the last autograd engine function), in
+/// stream order. Without a backward pass (inference), the forward pass is
+/// everything after the optimizer's last op.
+struct IterationPasses {
+  std::vector<int64_t> forward, backward;
+};
+IterationPasses findIterationPasses(const DataflowGraph &graph, int64_t rank,
                                     int64_t iteration);
 
 } // namespace distir::replay

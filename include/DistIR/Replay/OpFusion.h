@@ -11,7 +11,12 @@
 // only after the second, which costs overlap. Theorem 1's rule: fuse when
 // the saved time exceeds the lost overlap. A fusion is one change to the
 // model code, so it applies to the same pair of ops (by name and occurrence
-// in the iteration) on every rank and in every iteration; each accepted
+// in the iteration) on every rank and in every iteration. Only the model's
+// ops of one pass are fused (forward with forward, backward with backward;
+// not DDP's reducer or forward wrapper, gradient accumulation into .grad,
+// the optimizer or the profiler's own ops). On DDP traces a gradient
+// becomes ready in AccumulateGrad, which runs between backward ops and is
+// never fused, so no fused pair delays a launch there. Each accepted
 // fusion is checked by replaying the rewritten graph and kept only when the
 // replay is faster. The fused op is priced as the sum of the two ops' times:
 // the trace cannot tell how much memory traffic a fused kernel saves, so the
@@ -27,12 +32,14 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace distir::replay {
 
-/// An op of an iteration, the same on every rank: its name and how many ops
-/// of that name ran before it in the iteration.
+/// An op of an iteration, the same on every rank: its name and how many
+/// compute nodes of that name ran before it in the iteration (an op split
+/// where a collective is launched counts once per piece).
 struct OpIdentity {
   std::string name;
   int64_t occurrence = 0;
@@ -47,8 +54,9 @@ struct OpIdentity {
 /// Ops run back to back and fused into one.
 struct FusionGroup {
   std::vector<OpIdentity> ops;
-  /// Theorem 1's estimate summed over the group's pairs, per iteration and
-  /// averaged over the ranks: saved overhead minus lost overlap.
+  /// Theorem 1's estimate summed over the group's pairs: saved overhead
+  /// minus lost overlap, over every occurrence on the critical path (any
+  /// rank), per iteration.
   double estimatedSaving = 0;
 };
 
