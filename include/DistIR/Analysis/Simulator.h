@@ -171,6 +171,15 @@ struct DeviceReport {
   bool exceedsCapacity = false;
 };
 
+/// The communication time of one kind of op: summed over its events, and
+/// the part on the critical path (not hidden behind compute: the step
+/// would be shorter without it).
+struct CommunicationTime {
+  std::string op;
+  int64_t events = 0;
+  double total = 0, exposed = 0;
+};
+
 struct SimulationResult {
   std::string functionName;
   std::string clusterName;
@@ -186,6 +195,8 @@ struct SimulationResult {
   std::vector<MemoryChange> memoryChanges;
 
   std::optional<double> getThroughput() const;
+  /// Per communication op name, in name order.
+  std::vector<CommunicationTime> getCommunicationTimes() const;
   void printText(llvm::raw_ostream &os) const;
   llvm::json::Value toJSON() const;
   /// Chrome trace event format (opens in Perfetto): one process per device,

@@ -10,6 +10,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace distir;
 namespace json = llvm::json;
@@ -18,6 +19,25 @@ std::optional<double> SimulationResult::getThroughput() const {
   if (!options.batchSize || latency <= 0)
     return std::nullopt;
   return static_cast<double>(*options.batchSize) / latency;
+}
+
+std::vector<CommunicationTime> SimulationResult::getCommunicationTimes() const {
+  std::map<std::string, CommunicationTime> byOp;
+  for (const SimEvent &event : events)
+    if (event.isCommunication) {
+      CommunicationTime &time = byOp[event.name];
+      time.op = event.name;
+      ++time.events;
+      time.total += event.duration;
+    }
+  for (int64_t index : criticalPath)
+    if (events[index].isCommunication)
+      byOp[events[index].name].exposed +=
+          events[index].end - events[index].start;
+  std::vector<CommunicationTime> result;
+  for (auto &[name, time] : byOp)
+    result.push_back(std::move(time));
+  return result;
 }
 
 void SimulationResult::printText(llvm::raw_ostream &os) const {
@@ -61,6 +81,15 @@ void SimulationResult::printText(llvm::raw_ostream &os) const {
     llvm::interleaveComma(event.devices, os);
     os << "] " << event.location << "\n";
   }
+  std::vector<CommunicationTime> communication = getCommunicationTimes();
+  if (communication.empty())
+    return;
+  os << "communication by op (summed over its events; exposed: on the "
+        "critical path, not hidden behind compute):\n";
+  for (const CommunicationTime &time : communication)
+    os << llvm::format("  %-24s %6lld events %14.6e s, exposed %14.6e s\n",
+                       time.op.c_str(), (long long)time.events, time.total,
+                       time.exposed);
 }
 
 static json::Value eventToJSON(const SimEvent &event) {
@@ -111,6 +140,12 @@ json::Value SimulationResult::toJSON() const {
   json::Array path;
   for (int64_t index : criticalPath)
     path.push_back(index);
+  json::Array communication;
+  for (const CommunicationTime &time : getCommunicationTimes())
+    communication.push_back(json::Object{{"op", time.op},
+                                         {"events", time.events},
+                                         {"total_s", time.total},
+                                         {"exposed_s", time.exposed}});
   json::Object root{
       {"function", functionName},
       {"cluster", clusterName},
@@ -122,7 +157,8 @@ json::Value SimulationResult::toJSON() const {
       {"device_capacity", deviceCapacity},
       {"devices", std::move(deviceArray)},
       {"events", std::move(eventArray)},
-      {"critical_path", std::move(path)}};
+      {"critical_path", std::move(path)},
+      {"communication", std::move(communication)}};
   if (std::optional<double> throughput = getThroughput()) {
     root["batch"] = *options.batchSize;
     root["throughput"] = *throughput;
