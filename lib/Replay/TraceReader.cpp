@@ -111,6 +111,17 @@ static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
     }
     if (*phase != "X")
       continue;
+    // GPU activity (Kineto's kernel, memcpy and memset events on CUDA
+    // streams) is not modelled: replaying only the host's view of a GPU job
+    // would be a wrong answer, so refuse.
+    std::optional<llvm::StringRef> category = event->getString("cat");
+    if (category && (*category == "kernel" || *category == "gpu_memcpy" ||
+                     *category == "gpu_memset"))
+      return fail(path, llvm::formatv("event {0} ('{1}') is GPU activity "
+                                      "({2}): GPU traces (CUDA streams, "
+                                      "launch correlation, NCCL kernels) are "
+                                      "not replayed yet",
+                                      index, name.value_or(""), *category));
     std::optional<double> start = event->getNumber("ts");
     std::optional<double> duration = event->getNumber("dur");
     if (!name || !start || !duration || *duration < 0)
@@ -181,6 +192,11 @@ llvm::Expected<RankTrace> distir::replay::readRankTrace(llvm::StringRef path,
         return fail(path, "distributedInfo needs a rank below world_size");
       trace.rank = *rank;
       trace.backend = info->getString("backend").value_or("").str();
+      // NCCL runs on GPU streams: its host-side events time launches, not
+      // transfers.
+      if (trace.backend == "nccl")
+        return fail(path, "an NCCL job (distributedInfo backend 'nccl'): GPU "
+                          "traces are not replayed yet (gloo jobs are)");
     }
   }
   if (!events)
