@@ -172,8 +172,10 @@ struct DeviceReport {
 };
 
 /// The communication time of one kind of op: summed over its events, and
-/// the part on the critical path (not hidden behind compute: the step
-/// would be shorter without it).
+/// the exposed part: the time of its events on the critical path minus what
+/// the device where the path goes on spent computing meanwhile (an upper
+/// bound on what free communication would save; on ties the critical path
+/// follows the stream's previous event).
 struct CommunicationTime {
   std::string op;
   int64_t events = 0;

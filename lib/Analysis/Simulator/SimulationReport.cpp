@@ -30,10 +30,33 @@ std::vector<CommunicationTime> SimulationResult::getCommunicationTimes() const {
       ++time.events;
       time.total += event.duration;
     }
-  for (int64_t index : criticalPath)
-    if (events[index].isCommunication)
-      byOp[events[index].name].exposed +=
-          events[index].end - events[index].start;
+  // Compute intervals per device, to tell how much of a communication on
+  // the critical path the device where the path goes on spent computing
+  // anyway (that part is overlapped, not waited for).
+  std::map<int64_t, std::vector<std::pair<double, double>>> computing;
+  for (const SimEvent &event : events)
+    if (!event.isCommunication)
+      for (int64_t device : event.devices)
+        computing[device].push_back({event.start, event.end});
+  for (auto [position, index] : llvm::enumerate(criticalPath)) {
+    const SimEvent &event = events[index];
+    if (!event.isCommunication)
+      continue;
+    double overlapped = 0;
+    if (position + 1 < criticalPath.size()) {
+      const SimEvent &next = events[criticalPath[position + 1]];
+      int64_t device = next.devices.front();
+      for (int64_t d : next.devices)
+        if (llvm::is_contained(event.devices, d)) {
+          device = d;
+          break;
+        }
+      for (auto [start, end] : computing[device])
+        overlapped += std::max(0.0, std::min(end, event.end) -
+                                        std::max(start, event.start));
+    }
+    byOp[event.name].exposed += std::max(0.0, event.duration - overlapped);
+  }
   std::vector<CommunicationTime> result;
   for (auto &[name, time] : byOp)
     result.push_back(std::move(time));
@@ -85,7 +108,8 @@ void SimulationResult::printText(llvm::raw_ostream &os) const {
   if (communication.empty())
     return;
   os << "communication by op (summed over its events; exposed: on the "
-        "critical path, not hidden behind compute):\n";
+        "critical path and not overlapped by compute on the device where the "
+        "path goes on):\n";
   for (const CommunicationTime &time : communication)
     os << llvm::format("  %-24s %6lld events %14.6e s, exposed %14.6e s\n",
                        time.op.c_str(), (long long)time.events, time.total,
