@@ -9,6 +9,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
+
 using namespace distir::replay;
 
 ComputeEdit::ComputeEdit(const DataflowGraph &graph)
@@ -114,6 +116,17 @@ DataflowGraph ComputeEdit::apply() const {
       for (int64_t &node : iteration)
         node = remap(node);
   return result;
+}
+
+std::vector<OpIdentity>
+distir::replay::identifyOps(const DataflowGraph &graph) {
+  std::vector<OpIdentity> ids(graph.numComputeNodes);
+  std::map<std::tuple<int64_t, int64_t, std::string>, int64_t> seen;
+  for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
+    const Node &node = graph.nodes[i];
+    ids[i] = {node.name, seen[{node.rank, node.iteration, node.name}]++};
+  }
+  return ids;
 }
 
 std::vector<int64_t> distir::replay::iterationNodes(const DataflowGraph &graph,

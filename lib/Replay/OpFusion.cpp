@@ -16,17 +16,6 @@ using namespace distir::replay;
 
 using OpPair = std::pair<OpIdentity, OpIdentity>;
 
-std::vector<OpIdentity>
-distir::replay::identifyOps(const DataflowGraph &graph) {
-  std::vector<OpIdentity> ids(graph.numComputeNodes);
-  std::map<std::tuple<int64_t, int64_t, std::string>, int64_t> seen;
-  for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
-    const Node &node = graph.nodes[i];
-    ids[i] = {node.name, seen[{node.rank, node.iteration, node.name}]++};
-  }
-  return ids;
-}
-
 /// Ops the model's code runs; not the framework's own: DDP's reducer and
 /// its forward wrapper (the whole model in one op), gradient accumulation
 /// into .grad, the optimizer, the profiler's record_function scopes.

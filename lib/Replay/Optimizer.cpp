@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Replay/Optimizer.h"
+#include "DistIR/Replay/GraphEdit.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -147,16 +148,14 @@ distir::replay::estimateInterference(const DataflowGraph &graph,
     for (int64_t r = 0; r < graph.numRanks; ++r)
       busy[hostOf(r, ranksPerHost)].push_back(
           {collective.start[r] + offsets[r], collective.end[r] + offsets[r]});
-  // The same op in every iteration: the k-th op of that name in the
-  // iteration on that rank (iterations differ by a few small ops).
+  // The same op in every iteration, on that rank (iterations differ by a
+  // few small ops).
+  std::vector<OpIdentity> ids = identifyOps(graph);
   std::map<std::tuple<int64_t, std::string, int64_t>, std::vector<int64_t>>
       instances;
-  std::map<std::tuple<int64_t, int64_t, std::string>, int64_t> seen;
-  for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
-    const Node &node = graph.nodes[i];
-    int64_t k = seen[{node.rank, node.iteration, node.name}]++;
-    instances[{node.rank, node.name, k}].push_back(i);
-  }
+  for (int64_t i = 0; i < graph.numComputeNodes; ++i)
+    instances[{graph.nodes[i].rank, ids[i].name, ids[i].occurrence}].push_back(
+        i);
   double sxx = 0, sxy = 0, overlapped = 0, total = 0;
   for (const auto &[key, nodes] : instances) {
     std::vector<double> loads, quiet, all;

@@ -18,6 +18,10 @@
 
 #include "DistIR/Replay/Dataflow.h"
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace distir::replay {
 
 class ComputeEdit {
@@ -49,6 +53,23 @@ private:
   /// -1, or the node it was merged into.
   std::vector<int64_t> mergedInto;
 };
+
+/// An op of an iteration, the same on every rank: its name and how many
+/// compute nodes of that name ran before it in the iteration (an op split
+/// where a collective is launched counts once per piece).
+struct OpIdentity {
+  std::string name;
+  int64_t occurrence = 0;
+  bool operator<(const OpIdentity &other) const {
+    return std::tie(name, occurrence) < std::tie(other.name, other.occurrence);
+  }
+  bool operator==(const OpIdentity &other) const {
+    return name == other.name && occurrence == other.occurrence;
+  }
+};
+
+/// The identity of every compute node (OpIdentity per node index).
+std::vector<OpIdentity> identifyOps(const DataflowGraph &graph);
 
 /// The compute nodes of rank `rank`'s iteration `iteration` in stream
 /// order.

@@ -32,24 +32,9 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace distir::replay {
-
-/// An op of an iteration, the same on every rank: its name and how many
-/// compute nodes of that name ran before it in the iteration (an op split
-/// where a collective is launched counts once per piece).
-struct OpIdentity {
-  std::string name;
-  int64_t occurrence = 0;
-  bool operator<(const OpIdentity &other) const {
-    return std::tie(name, occurrence) < std::tie(other.name, other.occurrence);
-  }
-  bool operator==(const OpIdentity &other) const {
-    return name == other.name && occurrence == other.occurrence;
-  }
-};
 
 /// Ops run back to back and fused into one.
 struct FusionGroup {
@@ -70,9 +55,6 @@ struct FusionAdvice {
   /// overlap >= saving); rejected because the replay was not faster.
   int64_t candidates = 0, rejectedByRule = 0, rejectedByReplay = 0;
 };
-
-/// The identity of every compute node (OpIdentity per node index).
-std::vector<OpIdentity> identifyOps(const DataflowGraph &graph);
 
 /// Finds the fusions on the critical path of `graph` replayed with
 /// `offsets`.
