@@ -8,15 +8,18 @@
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Search/PerOp.h"
 #include "DistIR/Search/Reshard.h"
+#include "MovePrice.h"
 #include "Tiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 #include <unordered_map>
 
@@ -185,95 +188,23 @@ bool allLocal(ArrayRef<Tile> have, ArrayRef<Tile> need) {
 /// busiest stream or link) of every device receiving, from each producer
 /// tile it overlaps, the overlap (docs/design/pase.md).
 double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need,
+                 ArrayRef<int64_t> haveKey, ArrayRef<int64_t> needKey,
                  RankedTensorType type, const CollectiveCostModel &collectives,
-                 reshard::SendRecvEstimator &estimator) {
+                 reshard::SendRecvEstimator &estimator, HolderTables &tables) {
   if (std::optional<GatherPlan> plan = gatherPlan(have, need, fullTile(type)))
     return collectives.getConcurrentTime(
         CollectiveKind::AllGather, plan->groups, double(getTensorBytes(type)));
-  double elementBytes = double(getTensorBytes(type)) /
-                        double(std::max<int64_t>(1, type.getNumElements()));
-  // The producer's tiles are the blocks of a grid (tileOf, balanced
-  // splits): per dimension the blocks' starts; the holders of each block.
-  size_t rank = have.front().size();
-  SmallVector<SmallVector<int64_t>> starts(rank);
-  for (const Tile &tile : have)
-    for (size_t d = 0; d < rank; ++d)
-      starts[d].push_back(tile[d].first);
-  SmallVector<int64_t> stride(rank, 1);
-  int64_t numBlocks = 1;
-  for (size_t d = rank; d-- > 0;) {
-    llvm::sort(starts[d]);
-    starts[d].erase(llvm::unique(starts[d]), starts[d].end());
-    stride[d] = numBlocks;
-    numBlocks *= static_cast<int64_t>(starts[d].size());
-  }
-  // Block b of dimension d is [starts[d][b], starts[d][b + 1] or the size).
-  auto blockOf = [&](size_t d, int64_t i) {
-    return static_cast<int64_t>(llvm::upper_bound(starts[d], i) -
-                                starts[d].begin()) -
-           1;
-  };
-  auto blockEnd = [&](size_t d, int64_t b) {
-    return b + 1 < static_cast<int64_t>(starts[d].size()) ? starts[d][b + 1]
-                                                          : type.getDimSize(d);
-  };
-  std::vector<SmallVector<int64_t>> holders(numBlocks);
-  for (auto [device, tile] : llvm::enumerate(have)) {
-    int64_t id = 0;
-    for (size_t d = 0; d < rank; ++d)
-      id += blockOf(d, tile[d].first) * stride[d];
-    holders[id].push_back(device);
-  }
-  // Replicated blocks: the receiver's nearest holder (device ids differing
-  // in the fewest high bits: the same node first) or holder `q mod
-  // holders`, whichever is less loaded; not every holder, which would
-  // price devices x blocks x holders sends.
-  auto nearest = [&](ArrayRef<int64_t> from, int64_t q) {
-    int64_t best = from.front();
-    for (int64_t h : from)
-      if ((h ^ q) < (best ^ q))
-        best = h;
-    return best;
-  };
-  estimator.reset();
-  SmallVector<int64_t> lo(rank), hi(rank), at(rank);
-  for (auto [q, want] : llvm::enumerate(need)) {
-    int64_t receiver = static_cast<int64_t>(q);
-    // The blocks `want` overlaps, per dimension.
-    bool empty = false;
-    for (size_t d = 0; d < rank; ++d) {
-      empty |= want[d].second <= want[d].first;
-      lo[d] = blockOf(d, want[d].first);
-      hi[d] = std::max(lo[d], blockOf(d, want[d].second - 1));
-    }
-    if (empty)
-      continue;
-    at = lo;
-    while (true) {
-      int64_t id = 0, volume = 1;
-      for (size_t d = 0; d < rank; ++d) {
-        id += at[d] * stride[d];
-        volume *=
-            std::max<int64_t>(0, std::min(want[d].second, blockEnd(d, at[d])) -
-                                     std::max(want[d].first, starts[d][at[d]]));
-      }
-      ArrayRef<int64_t> from = holders[id];
-      if (volume > 0 && !from.empty() && !llvm::is_contained(from, receiver)) {
-        SmallVector<int64_t, 2> senders = {nearest(from, receiver)};
-        int64_t spread = from[receiver % static_cast<int64_t>(from.size())];
-        if (spread != senders.front())
-          senders.push_back(spread);
-        estimator.add(senders, receiver, double(volume) * elementBytes);
-      }
-      // Odometer over the overlapped blocks.
-      size_t d = at.size();
-      while (d-- > 0 && ++at[d] > hi[d])
-        at[d] = lo[d];
-      if (d == size_t(-1))
-        break;
-    }
-  }
-  return estimator.getBusiest();
+  if (!keysFormGrid(haveKey, needKey, type))
+    return estimateFromTiles(have, need, type, estimator);
+  int64_t devices = static_cast<int64_t>(have.size());
+  SmallVector<int64_t> key(haveKey);
+  auto it = tables.find(key);
+  if (it == tables.end())
+    it = tables
+             .try_emplace(std::move(key),
+                          makeHolderTable(haveKey, type.getRank(), devices))
+             .first;
+  return estimateOnGrid(haveKey, needKey, type, it->second, devices, estimator);
 }
 
 /// Layouts (layoutKey) of both sides and the tensor type.
@@ -294,15 +225,58 @@ struct MoveKeyHash {
 /// check were a quarter of the search at 32 devices).
 using MoveCache = std::unordered_map<MoveKey, double, MoveKeyHash>;
 
-/// priceMove where anything moves, once per type and layout pair.
-double edgeCost(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
-                MoveKey key, const CollectiveCostModel &collectives,
-                MoveCache &moves, reshard::SendRecvEstimator &estimator) {
-  auto [it, inserted] = moves.try_emplace(std::move(key), 0.0);
-  if (inserted && !allLocal(have, need))
-    it->second = priceMove(have, need, type, collectives, estimator);
-  return it->second;
-}
+/// Prices the cost graph's moves from several threads (the edges are
+/// independent): priceMove where anything moves, once per type and layout
+/// pair (the prices shared under a lock; equal keys give equal prices, so
+/// the graph does not depend on which thread priced a key first), with an
+/// estimator and holder tables per thread.
+class MovePricer {
+public:
+  explicit MovePricer(const CollectiveCostModel &collectives)
+      : collectives(collectives) {}
+
+  double price(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
+               MoveKey key) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = moves.find(key);
+      if (it != moves.end())
+        return it->second;
+    }
+    double cost = 0;
+    if (!allLocal(have, need)) {
+      std::unique_ptr<Worker> worker = acquire();
+      cost = priceMove(have, need, std::get<0>(key), std::get<1>(key), type,
+                       collectives, worker->estimator, worker->tables);
+      std::lock_guard<std::mutex> lock(mutex);
+      idle.push_back(std::move(worker));
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    moves.try_emplace(std::move(key), cost);
+    return cost;
+  }
+
+private:
+  struct Worker {
+    explicit Worker(const CollectiveCostModel &collectives)
+        : estimator(collectives) {}
+    reshard::SendRecvEstimator estimator;
+    HolderTables tables;
+  };
+  std::unique_ptr<Worker> acquire() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (idle.empty())
+      return std::make_unique<Worker>(collectives);
+    std::unique_ptr<Worker> worker = std::move(idle.back());
+    idle.pop_back();
+    return worker;
+  }
+
+  const CollectiveCostModel &collectives;
+  std::mutex mutex;
+  MoveCache moves;
+  std::vector<std::unique_ptr<Worker>> idle;
+};
 
 /// The tile each of devices 0 .. devices-1 holds of a `type` value sharded
 /// by `sharding`, or why it has no such tiles.
@@ -455,8 +429,7 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   PerOpProblem problem;
   CollectiveCostModel collectives(cluster);
   // Tensors of one type between the same layouts recur along the program.
-  MoveCache moves;
-  reshard::SendRecvEstimator estimator(collectives);
+  MovePricer pricer(collectives);
   llvm::DenseMap<Operation *, unsigned> vertexOf;
   for (Operation &op : function.getBody().front()) {
     if (isa<tensor::EmptyOp, arith::ConstantOp>(op) ||
@@ -560,104 +533,120 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     problem.configs.push_back(std::move(splits));
   }
 
+  // Edges: a consumer's operands, then the tensors its body reads by index
+  // (a gather's table, ViT's class-token select, an embedding), which every
+  // device needs whole, whatever the consumer's configuration.
+  struct EdgeTask {
+    unsigned u, v;
+    OpOperand *operand; // null: `captured`
+    Value captured;
+  };
+  std::vector<EdgeTask> tasks;
   for (auto [v, consumer] : llvm::enumerate(problem.ops)) {
+    unsigned vertex = static_cast<unsigned>(v);
     for (OpOperand &operand : consumer->getOpOperands()) {
       Operation *def = operand.get().getDefiningOp();
       if (!isa<RankedTensorType>(operand.get().getType()) || !def)
         continue;
       auto it = vertexOf.find(def);
-      if (it == vertexOf.end())
-        continue;
-      unsigned u = it->second;
-      auto produced = cast<OpResult>(operand.get());
-      const std::vector<LoopSplit> &from = problem.configs[u];
-      const std::vector<LoopSplit> &to = problem.configs[v];
-      // Price each pair of distinct layouts once: most configurations of
-      // an op differ only in loops this tensor does not see.
-      auto classify = [](const std::vector<LoopSplit> &splits, auto keyOf,
-                         SmallVector<size_t> &classOf,
-                         SmallVector<size_t> &representative) {
-        std::map<SmallVector<int64_t>, size_t> ids;
-        for (size_t i = 0; i < splits.size(); ++i) {
-          auto [it, inserted] =
-              ids.try_emplace(keyOf(splits[i]), representative.size());
-          if (inserted)
-            representative.push_back(i);
-          classOf.push_back(it->second);
-        }
-      };
-      SmallVector<size_t> fromClass, fromRep, toClass, toRep;
-      classify(
-          from,
-          [&](const LoopSplit &split) {
-            return resultLayoutKey(produced, split);
-          },
-          fromClass, fromRep);
-      classify(
-          to,
-          [&](const LoopSplit &split) {
-            return operandLayoutKey(operand, split);
-          },
-          toClass, toRep);
-      std::vector<SmallVector<Tile>> fromTiles, toTiles;
-      for (size_t rep : fromRep) {
-        fromTiles.emplace_back();
-        for (int64_t q = 0; q < options.devices; ++q)
-          fromTiles.back().push_back(resultTile(produced, from[rep], q));
-      }
-      for (size_t rep : toRep) {
-        toTiles.emplace_back();
-        for (int64_t q = 0; q < options.devices; ++q)
-          toTiles.back().push_back(operandTile(operand, to[rep], q));
-      }
-      auto type = cast<RankedTensorType>(produced.getType());
-      std::vector<double> pairCost(fromRep.size() * toRep.size());
-      for (size_t a = 0; a < fromRep.size(); ++a)
-        for (size_t b = 0; b < toRep.size(); ++b)
-          pairCost[a * toRep.size() + b] =
-              edgeCost(fromTiles[a], toTiles[b], type,
-                       {resultLayoutKey(produced, from[fromRep[a]]),
-                        operandLayoutKey(operand, to[toRep[b]]),
-                        type.getAsOpaquePointer()},
-                       collectives, moves, estimator);
-      std::vector<double> cost(from.size() * to.size());
-      for (size_t a = 0; a < from.size(); ++a)
-        for (size_t b = 0; b < to.size(); ++b)
-          cost[a * to.size() + b] =
-              pairCost[fromClass[a] * toRep.size() + toClass[b]];
-      problem.graph.addEdge(u, v, std::move(cost));
+      if (it != vertexOf.end())
+        tasks.push_back({it->second, vertex, &operand, Value()});
     }
-    // Tensors a body reads by index (a gather's table, ViT's class-token
-    // select, an embedding): every device needs them whole, whatever the
-    // consumer's configuration.
     for (Value captured : getCapturedTensors(consumer)) {
       Operation *def = captured.getDefiningOp();
       auto it = def ? vertexOf.find(def) : vertexOf.end();
-      if (it == vertexOf.end())
-        continue;
-      unsigned u = it->second;
-      auto produced = cast<OpResult>(captured);
-      auto type = cast<RankedTensorType>(produced.getType());
-      const std::vector<LoopSplit> &from = problem.configs[u];
-      SmallVector<Tile> whole(options.devices, fullTile(type));
-      std::map<SmallVector<int64_t>, double> byLayout;
-      std::vector<double> cost;
-      for (const LoopSplit &split : from) {
-        SmallVector<int64_t> key = resultLayoutKey(produced, split);
-        auto [entry, inserted] = byLayout.try_emplace(key, 0.0);
-        if (inserted) {
-          SmallVector<Tile> have;
-          for (int64_t q = 0; q < options.devices; ++q)
-            have.push_back(resultTile(produced, split, q));
-          entry->second =
-              edgeCost(have, whole, type, {key, {}, type.getAsOpaquePointer()},
-                       collectives, moves, estimator);
-        }
-        cost.insert(cost.end(), problem.configs[v].size(), entry->second);
-      }
-      problem.graph.addEdge(u, v, std::move(cost));
+      if (it != vertexOf.end())
+        tasks.push_back({it->second, vertex, nullptr, captured});
     }
   }
+
+  auto operandEdge = [&](unsigned u, unsigned v, OpOperand &operand) {
+    auto produced = cast<OpResult>(operand.get());
+    const std::vector<LoopSplit> &from = problem.configs[u];
+    const std::vector<LoopSplit> &to = problem.configs[v];
+    // Price each pair of distinct layouts once: most configurations of
+    // an op differ only in loops this tensor does not see.
+    auto classify = [](const std::vector<LoopSplit> &splits, auto keyOf,
+                       SmallVector<size_t> &classOf,
+                       SmallVector<size_t> &representative) {
+      std::map<SmallVector<int64_t>, size_t> ids;
+      for (size_t i = 0; i < splits.size(); ++i) {
+        auto [it, inserted] =
+            ids.try_emplace(keyOf(splits[i]), representative.size());
+        if (inserted)
+          representative.push_back(i);
+        classOf.push_back(it->second);
+      }
+    };
+    SmallVector<size_t> fromClass, fromRep, toClass, toRep;
+    classify(
+        from,
+        [&](const LoopSplit &split) {
+          return resultLayoutKey(produced, split);
+        },
+        fromClass, fromRep);
+    classify(
+        to,
+        [&](const LoopSplit &split) {
+          return operandLayoutKey(operand, split);
+        },
+        toClass, toRep);
+    std::vector<SmallVector<Tile>> fromTiles, toTiles;
+    for (size_t rep : fromRep) {
+      fromTiles.emplace_back();
+      for (int64_t q = 0; q < options.devices; ++q)
+        fromTiles.back().push_back(resultTile(produced, from[rep], q));
+    }
+    for (size_t rep : toRep) {
+      toTiles.emplace_back();
+      for (int64_t q = 0; q < options.devices; ++q)
+        toTiles.back().push_back(operandTile(operand, to[rep], q));
+    }
+    auto type = cast<RankedTensorType>(produced.getType());
+    std::vector<double> pairCost(fromRep.size() * toRep.size());
+    for (size_t a = 0; a < fromRep.size(); ++a)
+      for (size_t b = 0; b < toRep.size(); ++b)
+        pairCost[a * toRep.size() + b] =
+            pricer.price(fromTiles[a], toTiles[b], type,
+                         {resultLayoutKey(produced, from[fromRep[a]]),
+                          operandLayoutKey(operand, to[toRep[b]]),
+                          type.getAsOpaquePointer()});
+    std::vector<double> cost(from.size() * to.size());
+    for (size_t a = 0; a < from.size(); ++a)
+      for (size_t b = 0; b < to.size(); ++b)
+        cost[a * to.size() + b] =
+            pairCost[fromClass[a] * toRep.size() + toClass[b]];
+    return cost;
+  };
+  auto capturedEdge = [&](unsigned u, unsigned v, Value captured) {
+    auto produced = cast<OpResult>(captured);
+    auto type = cast<RankedTensorType>(produced.getType());
+    const std::vector<LoopSplit> &from = problem.configs[u];
+    SmallVector<Tile> whole(options.devices, fullTile(type));
+    std::map<SmallVector<int64_t>, double> byLayout;
+    std::vector<double> cost;
+    for (const LoopSplit &split : from) {
+      SmallVector<int64_t> key = resultLayoutKey(produced, split);
+      auto [entry, inserted] = byLayout.try_emplace(key, 0.0);
+      if (inserted) {
+        SmallVector<Tile> have;
+        for (int64_t q = 0; q < options.devices; ++q)
+          have.push_back(resultTile(produced, split, q));
+        entry->second = pricer.price(have, whole, type,
+                                     {key, {}, type.getAsOpaquePointer()});
+      }
+      cost.insert(cost.end(), problem.configs[v].size(), entry->second);
+    }
+    return cost;
+  };
+  std::vector<std::vector<double>> edgeCosts(tasks.size());
+  mlir::parallelFor(function.getContext(), 0, tasks.size(), [&](size_t i) {
+    const EdgeTask &task = tasks[i];
+    edgeCosts[i] = task.operand ? operandEdge(task.u, task.v, *task.operand)
+                                : capturedEdge(task.u, task.v, task.captured);
+  });
+  for (auto [task, cost] : llvm::zip(tasks, edgeCosts))
+    problem.graph.addEdge(task.u, task.v, std::move(cost));
   return problem;
 }
 

@@ -1,0 +1,76 @@
+//===- MovePrice.h - Send/recv estimate of a cost-graph move ---*- C++ -*-===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The cost graph prices each resharding between two layouts of a value by
+// the send/recv estimate (reshard::SendRecvEstimator): every device
+// receives, from the producer tiles its own tile overlaps, the overlap.
+// Internal to DistIRPerOp; the unit tests check that the estimate on the
+// layout keys' grid equals the one read off the tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTIR_LIB_SEARCH_PEROP_MOVEPRICE_H
+#define DISTIR_LIB_SEARCH_PEROP_MOVEPRICE_H
+
+#include "Tiles.h"
+
+#include "DistIR/Search/Reshard.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace distir::pase::detail {
+
+/// Of a producer layout (a layoutKey: per dimension its split factor and
+/// the position stride of its mesh axis), the block of the grid each device
+/// holds and, per block and receiver, the senders the estimate tries: the
+/// holder nearest the receiver (device ids differing in the fewest high
+/// bits: the same node first) and holder `q mod holders`. A function of
+/// the key alone, so built once per key and shared by every move from it.
+struct HolderTable {
+  llvm::SmallVector<int64_t> blockStride; // per dimension, the last fastest
+  std::vector<int64_t> blockOfDevice;
+  /// [block * devices + receiver]; -1 for a block nobody holds.
+  std::vector<int64_t> nearest, spread;
+};
+
+HolderTable makeHolderTable(llvm::ArrayRef<int64_t> key, size_t rank,
+                            int64_t devices);
+
+/// Holder tables by producer layout key.
+struct KeyHash {
+  size_t operator()(const llvm::SmallVector<int64_t> &key) const {
+    return llvm::hash_combine_range(key.begin(), key.end());
+  }
+};
+using HolderTables =
+    std::unordered_map<llvm::SmallVector<int64_t>, HolderTable, KeyHash>;
+
+/// Whether every block of both layouts is non-empty (a split factor never
+/// exceeds its dimension), so that the grid of the keys is the grid of the
+/// tiles.
+bool keysFormGrid(llvm::ArrayRef<int64_t> haveKey,
+                  llvm::ArrayRef<int64_t> needKey, mlir::RankedTensorType type);
+
+/// The estimate on the grids of the two layout keys (layoutKey; empty: the
+/// value whole on every device) with the producer's holder table: the same
+/// pieces in the same order and with the same senders as estimateFromTiles.
+double estimateOnGrid(llvm::ArrayRef<int64_t> haveKey,
+                      llvm::ArrayRef<int64_t> needKey,
+                      mlir::RankedTensorType type, const HolderTable &table,
+                      int64_t devices, reshard::SendRecvEstimator &estimator);
+
+/// The estimate read off the tiles themselves (the producer's blocks from
+/// the tiles' starts): for grids the keys do not describe.
+double estimateFromTiles(llvm::ArrayRef<Tile> have, llvm::ArrayRef<Tile> need,
+                         mlir::RankedTensorType type,
+                         reshard::SendRecvEstimator &estimator);
+
+} // namespace distir::pase::detail
+
+#endif // DISTIR_LIB_SEARCH_PEROP_MOVEPRICE_H
