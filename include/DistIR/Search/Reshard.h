@@ -203,7 +203,14 @@ public:
   double estimate(const Problem &problem);
 
 private:
+  /// A send's resources and its time, fixed + perByte x bytes (the cost
+  /// model's time of one group is affine in the bytes).
+  struct Send;
   struct Cache;
+  /// The send from `sender` to `receiver`, priced on first use.
+  const Send &getSend(int64_t sender, int64_t receiver);
+  /// Adds a send of `bytes` to the load of each resource it holds.
+  void charge(const Send &send, double bytes);
   const CollectiveCostModel &model;
   std::unique_ptr<Cache> cache;
   double busiest = 0;

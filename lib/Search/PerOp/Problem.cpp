@@ -207,24 +207,6 @@ double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need,
   return estimateOnGrid(haveKey, needKey, type, it->second, devices, estimator);
 }
 
-/// Layouts (layoutKey) of both sides and the tensor type.
-using MoveKey =
-    std::tuple<SmallVector<int64_t>, SmallVector<int64_t>, const void *>;
-
-struct MoveKeyHash {
-  size_t operator()(const MoveKey &key) const {
-    const auto &[from, to, type] = key;
-    return llvm::hash_combine(
-        llvm::hash_combine_range(from.begin(), from.end()),
-        llvm::hash_combine_range(to.begin(), to.end()), type);
-  }
-};
-
-/// Tiles follow from the layouts and the type, so one price per key: a
-/// hash lookup first (the ordered map's tuple comparisons and the locality
-/// check were a quarter of the search at 32 devices).
-using MoveCache = std::unordered_map<MoveKey, double, MoveKeyHash>;
-
 /// Prices the cost graph's moves from several threads (the edges are
 /// independent): priceMove where anything moves, once per type and layout
 /// pair (the prices shared under a lock; equal keys give equal prices, so
@@ -235,8 +217,23 @@ public:
   explicit MovePricer(const CollectiveCostModel &collectives)
       : collectives(collectives) {}
 
+  /// A layout key (layoutKey) as a small number: moves are looked up per
+  /// pair of configurations, keys interned per configuration.
+  struct Layout {
+    uint32_t id;
+    const SmallVector<int64_t> *key;
+  };
+  Layout intern(SmallVector<int64_t> key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto [it, inserted] = layoutIds.try_emplace(
+        std::move(key), static_cast<uint32_t>(layoutIds.size()));
+    return {it->second, &it->first};
+  }
+
+  /// Tiles follow from the layouts and the type: one price per key.
   double price(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
-               MoveKey key) {
+               Layout from, Layout to) {
+    MoveKey key{from.id, to.id, type.getAsOpaquePointer()};
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = moves.find(key);
@@ -246,13 +243,13 @@ public:
     double cost = 0;
     if (!allLocal(have, need)) {
       std::unique_ptr<Worker> worker = acquire();
-      cost = priceMove(have, need, std::get<0>(key), std::get<1>(key), type,
-                       collectives, worker->estimator, worker->tables);
+      cost = priceMove(have, need, *from.key, *to.key, type, collectives,
+                       worker->estimator, worker->tables);
       std::lock_guard<std::mutex> lock(mutex);
       idle.push_back(std::move(worker));
     }
     std::lock_guard<std::mutex> lock(mutex);
-    moves.try_emplace(std::move(key), cost);
+    moves.try_emplace(key, cost);
     return cost;
   }
 
@@ -274,7 +271,10 @@ private:
 
   const CollectiveCostModel &collectives;
   std::mutex mutex;
-  MoveCache moves;
+  /// Node-based: the keys' addresses stay valid as it grows.
+  std::unordered_map<SmallVector<int64_t>, uint32_t, KeyHash> layoutIds;
+  using MoveKey = std::tuple<uint32_t, uint32_t, const void *>;
+  llvm::DenseMap<MoveKey, double> moves;
   std::vector<std::unique_ptr<Worker>> idle;
 };
 
@@ -602,15 +602,18 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       for (int64_t q = 0; q < options.devices; ++q)
         toTiles.back().push_back(operandTile(operand, to[rep], q));
     }
+    SmallVector<MovePricer::Layout> fromLayouts, toLayouts;
+    for (size_t rep : fromRep)
+      fromLayouts.push_back(
+          pricer.intern(resultLayoutKey(produced, from[rep])));
+    for (size_t rep : toRep)
+      toLayouts.push_back(pricer.intern(operandLayoutKey(operand, to[rep])));
     auto type = cast<RankedTensorType>(produced.getType());
     std::vector<double> pairCost(fromRep.size() * toRep.size());
     for (size_t a = 0; a < fromRep.size(); ++a)
       for (size_t b = 0; b < toRep.size(); ++b)
-        pairCost[a * toRep.size() + b] =
-            pricer.price(fromTiles[a], toTiles[b], type,
-                         {resultLayoutKey(produced, from[fromRep[a]]),
-                          operandLayoutKey(operand, to[toRep[b]]),
-                          type.getAsOpaquePointer()});
+        pairCost[a * toRep.size() + b] = pricer.price(
+            fromTiles[a], toTiles[b], type, fromLayouts[a], toLayouts[b]);
     std::vector<double> cost(from.size() * to.size());
     for (size_t a = 0; a < from.size(); ++a)
       for (size_t b = 0; b < to.size(); ++b)
@@ -632,8 +635,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
         SmallVector<Tile> have;
         for (int64_t q = 0; q < options.devices; ++q)
           have.push_back(resultTile(produced, split, q));
-        entry->second = pricer.price(have, whole, type,
-                                     {key, {}, type.getAsOpaquePointer()});
+        entry->second = pricer.price(have, whole, type, pricer.intern(key),
+                                     pricer.intern({}));
       }
       cost.insert(cost.end(), problem.configs[v].size(), entry->second);
     }

@@ -183,15 +183,14 @@ private:
 };
 } // namespace
 
+struct SendRecvEstimator::Send {
+  /// Slots in `load`: resource r (a stream -1 - d or a link id >= 0) is
+  /// slot 2(-1 - r) or 2r + 1.
+  SmallVector<int64_t, 4> slots;
+  double fixed = 0, perByte = 0;
+};
+
 struct SendRecvEstimator::Cache {
-  /// A send's resources and its time, fixed + perByte x bytes (the cost
-  /// model's time of one group is affine in the bytes).
-  struct Send {
-    /// Slots in `load`: resource r (a stream -1 - d or a link id >= 0) is
-    /// slot 2(-1 - r) or 2r + 1.
-    SmallVector<int64_t, 4> slots;
-    double fixed = 0, perByte = 0;
-  };
   std::vector<Send> sends;
   /// Index in `sends` (+1; 0: not priced yet) of each device pair: a flat
   /// table (sender * devices + receiver) up to kFlatDevices devices, a map
@@ -225,38 +224,59 @@ void SendRecvEstimator::reset() {
   busiest = 0;
 }
 
+const SendRecvEstimator::Send &SendRecvEstimator::getSend(int64_t sender,
+                                                          int64_t receiver) {
+  uint32_t &slot = cache->slotOf(sender, receiver);
+  if (slot)
+    return cache->sends[slot - 1];
+  slot = cache->sends.size() + 1;
+  Send send;
+  SmallVector<int64_t> group = {sender, receiver};
+  send.slots = {2 * sender, 2 * receiver};
+  for (int64_t link : model.getHeldLinks(CollectiveKind::SendRecv, group))
+    send.slots.push_back(2 * link + 1);
+  for (int64_t slot : send.slots)
+    if (slot >= static_cast<int64_t>(cache->load.size()))
+      cache->load.resize(slot + 1, 0.0);
+  constexpr double kProbe = 1 << 30;
+  send.fixed = model.getTime(CollectiveKind::SendRecv, group, 0);
+  send.perByte =
+      (model.getTime(CollectiveKind::SendRecv, group, kProbe) - send.fixed) /
+      kProbe;
+  cache->sends.push_back(std::move(send));
+  return cache->sends.back();
+}
+
+void SendRecvEstimator::charge(const Send &send, double bytes) {
+  double time = send.fixed + send.perByte * bytes;
+  for (int64_t slot : send.slots) {
+    double &busy = cache->load[slot];
+    if (busy == 0)
+      cache->touched.push_back(slot);
+    busy += time;
+    busiest = std::max(busiest, busy);
+  }
+}
+
 void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
                             double bytes) {
   if (senders.empty())
     return;
+  if (senders.size() == 1) {
+    charge(getSend(senders.front(), receiver), bytes);
+    return;
+  }
+  // Sends are looked up (and created) before any is compared: creating
+  // one may move the others in the cache.
   SmallVector<uint32_t, 4> ids;
   for (int64_t sender : senders) {
-    uint32_t &slot = cache->slotOf(sender, receiver);
-    if (slot) {
-      ids.push_back(slot - 1);
-      continue;
-    }
-    slot = cache->sends.size() + 1;
-    ids.push_back(slot - 1);
-    Cache::Send send;
-    SmallVector<int64_t> group = {sender, receiver};
-    send.slots = {2 * sender, 2 * receiver};
-    for (int64_t link : model.getHeldLinks(CollectiveKind::SendRecv, group))
-      send.slots.push_back(2 * link + 1);
-    for (int64_t slot : send.slots)
-      if (slot >= static_cast<int64_t>(cache->load.size()))
-        cache->load.resize(slot + 1, 0.0);
-    constexpr double kProbe = 1 << 30;
-    send.fixed = model.getTime(CollectiveKind::SendRecv, group, 0);
-    send.perByte =
-        (model.getTime(CollectiveKind::SendRecv, group, kProbe) - send.fixed) /
-        kProbe;
-    cache->sends.push_back(std::move(send));
+    getSend(sender, receiver);
+    ids.push_back(cache->slotOf(sender, receiver) - 1);
   }
-  const Cache::Send *best = nullptr;
+  const Send *best = nullptr;
   double bestEnd = std::numeric_limits<double>::infinity();
   for (uint32_t id : ids) {
-    const Cache::Send &send = cache->sends[id];
+    const Send &send = cache->sends[id];
     double end = 0;
     for (int64_t slot : send.slots)
       end = std::max(end, cache->load[slot]);
@@ -266,14 +286,7 @@ void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
       bestEnd = end;
     }
   }
-  double time = best->fixed + best->perByte * bytes;
-  for (int64_t slot : best->slots) {
-    double &busy = cache->load[slot];
-    if (busy == 0)
-      cache->touched.push_back(slot);
-    busy += time;
-    busiest = std::max(busiest, busy);
-  }
+  charge(*best, bytes);
 }
 
 double SendRecvEstimator::estimate(const Problem &problem) {
