@@ -15,9 +15,12 @@
 #include "DistIR/Replay/MemoryAdvisor.h"
 #include "DistIR/Replay/OpFusion.h"
 #include "DistIR/Replay/Optimizer.h"
+#include "DistIR/Replay/Program.h"
 #include "DistIR/Support/Format.h"
 #include "DistIR/Tools/ToolUtils.h"
 
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -52,6 +55,12 @@ static cl::opt<std::string>
     tracePath("trace",
               cl::desc("Write the replayed timeline as a Chrome trace"),
               cl::value_desc("file.json"), cl::cat(category));
+
+static cl::opt<std::string> programPath(
+    "emit-program",
+    cl::desc("Write the replayed graph (aligned clocks) as a dist program "
+             "of dist.kernel ops, one per node, for distir-sim --overlap"),
+    cl::value_desc("file.mlir"), cl::cat(category));
 
 static cl::opt<bool> optimize(
     "optimize",
@@ -499,6 +508,8 @@ int main(int argc, char **argv) {
   }
   if (!tracePath.empty() && failed(prepareOutputFile(tracePath)))
     return 1;
+  if (!programPath.empty() && failed(prepareOutputFile(programPath)))
+    return 1;
   llvm::Expected<std::vector<RankTrace>> traces = readJobTraces(tracePaths);
   if (!traces)
     return failWith(llvm::toString(traces.takeError()));
@@ -514,6 +525,19 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream os(text);
     os << aligned.timeline.toChromeTrace() << "\n";
     if (failed(writeFile(tracePath, text)))
+      return 1;
+  }
+  if (!programPath.empty()) {
+    mlir::MLIRContext context;
+    mlir::OwningOpRef<mlir::ModuleOp> program =
+        buildReplayProgram(context, *graph, aligned);
+    if (failed(mlir::verify(*program)))
+      return failWith("the replayed program does not verify");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    // With locations: each op's rank, thread and iteration.
+    program->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+    if (failed(writeFile(programPath, text)))
       return 1;
   }
   std::optional<BucketAdvice> advice;

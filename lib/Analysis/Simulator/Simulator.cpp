@@ -295,6 +295,10 @@ private:
                             SmallVectorImpl<SimValue> &results);
   LogicalResult visitCommunication(Operation *op, ArrayRef<SimValue> operands,
                                    SmallVectorImpl<SimValue> &results);
+  /// Profiled work: its measured duration on its device's compute or
+  /// communication stream.
+  LogicalResult visitKernel(dist::KernelOp op, ArrayRef<SimValue> operands,
+                            SmallVectorImpl<SimValue> &results);
   LogicalResult visitCompute(Operation *op, ArrayRef<SimValue> operands,
                              SmallVectorImpl<SimValue> &results);
   double priceCommunication(Operation *op, ArrayRef<int64_t> group,
@@ -342,6 +346,8 @@ LogicalResult Simulation::visitOp(Operation *op, ArrayRef<SimValue> operands,
         !(i == 0 && isa<tensor::ExtractSliceOp>(op)))
       materialize(operand.buffer,
                   devices[buffers[operand.buffer].device].computeFree);
+  if (auto kernel = dyn_cast<dist::KernelOp>(op))
+    return visitKernel(kernel, operands, results);
   if (isa<dist::DistDialect>(op->getDialect()))
     return visitCommunication(op, operands, results);
   bool touchesTensors =
@@ -620,6 +626,39 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
                                     MemoryKind::Communication);
     results.push_back(value);
   }
+  return success();
+}
+
+LogicalResult Simulation::visitKernel(dist::KernelOp op,
+                                      ArrayRef<SimValue> operands,
+                                      SmallVectorImpl<SimValue> &results) {
+  FailureOr<int64_t> device = getDeviceOf(op, op.getResult().getType());
+  if (failed(device))
+    return failure();
+  // Always on the compute stream: the device stands for one thread of a
+  // profiled rank, which runs its transfers itself, and tokens sent to it
+  // (dist.send, on the communication streams) must not queue behind them.
+  bool isComm = op.getCommunication();
+  double duration = op.getDuration().convertToDouble();
+  int64_t event =
+      schedule(op, {*device}, /*isComm=*/false, operands, duration, nullptr);
+  if (options.describeEvents)
+    result.events[event].name = op.getLabel().str();
+  if (isComm) {
+    // Reported as the transfer it is.
+    result.events[event].isCommunication = true;
+    DeviceReport &report = result.devices[*device];
+    report.computeBusy -= duration;
+    report.communicationBusy += duration;
+  }
+  SimValue value;
+  value.type = op.getResult().getType();
+  value.producer = event;
+  value.ready = result.events[event].end;
+  value.buffer = allocateResult(
+      op.getResult(), *device, result.events[event].start,
+      isComm ? MemoryKind::Communication : MemoryKind::Activations);
+  results.push_back(value);
   return success();
 }
 

@@ -7,6 +7,7 @@
 
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -126,6 +127,15 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
     if (!value || value.getInt() < 1 || value.getInt() > 3)
       return op->emitError()
              << "'dist.zero_stage' must be 1, 2 or 3, got " << attr.getValue();
+    return success();
+  }
+  // Set by distir-replay --emit-program on the replayed program: the
+  // replay's own latency (seconds), to compare with the simulator's.
+  if (attr.getName() == "dist.replayed_latency") {
+    auto value = dyn_cast<FloatAttr>(attr.getValue());
+    if (!value || !isa<func::FuncOp>(op) || value.getValueAsDouble() < 0)
+      return op->emitError() << "'dist.replayed_latency' must be a "
+                                "non-negative float on a func.func";
     return success();
   }
   return op->emitError() << "unknown dist dialect attribute '"

@@ -18,6 +18,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace distir::dist;
 
@@ -398,6 +400,31 @@ LogicalResult GatherOp::verify() {
 //===----------------------------------------------------------------------===//
 // ReshardOp
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  double duration = getDuration().convertToDouble();
+  if (!std::isfinite(duration) || duration < 0)
+    return emitOpError() << "needs a finite, non-negative duration, got "
+                         << duration;
+  DeviceAttr device = getDevice(getResult().getType());
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (getDevice(input.getType()) != device)
+      return emitOpError() << "operand #" << i << " is on device "
+                           << getDevice(input.getType()).getId()
+                           << ", the result on device " << device.getId();
+  return success();
+}
+
+// Program order is the schedule: profiled work is never moved or removed.
+void KernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getCommEffects(*this, effects);
+}
 
 LogicalResult ReshardOp::verify() {
   ArrayRef<int64_t> shape = getShape();

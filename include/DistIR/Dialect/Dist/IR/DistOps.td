@@ -428,4 +428,47 @@ def Dist_ReshardOp : Dist_CommOp<"reshard"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Profiled work
+//===----------------------------------------------------------------------===//
+
+def Dist_KernelOp : Dist_Op<"kernel", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Work known only by its measured time (a profiled op)";
+  let description = [{
+    An op of a profiled program: what it computes is unknown, how long it
+    ran is measured. `distir-replay --emit-program` writes a replayed trace
+    (docs/design/replay.md) as a `dist` program of these, so that
+    `distir-sim`, its Chrome trace and its critical-path report apply to a
+    real job as to a program built here (there each device is one thread
+    of a rank). The simulator runs it for `duration` seconds on its
+    device's compute stream, and reports it as communication when
+    `communication` is set (a transfer step of a collective, run by a
+    communication thread); the result (often an empty tensor: an ordering
+    token) is ready at its end. It has no semantics, so the reference
+    executor and the lowerings reject it.
+
+    Example (a backward op that waits for a gradient transfer):
+
+    ```mlir
+    !tok = tensor<0xf32, #dist.device<0>>
+    %t = dist.kernel "gloo:all_reduce step 0" {communication,
+        duration = 2.0e-05 : f64} : !tok
+    %b = dist.kernel "AddmmBackward0" (%t : !tok)
+        {duration = 1.5e-04 : f64} : !tok
+    ```
+
+    **Constraints:**
+    * `duration` is finite and non-negative;
+    * every operand is on the result's device.
+  }];
+  let arguments = (ins StrAttr:$label, Variadic<Dist_PlacedTensor>:$inputs,
+                       F64Attr:$duration, UnitAttr:$communication);
+  let results = (outs Dist_PlacedTensor:$result);
+  let assemblyFormat = [{
+    $label (`(` $inputs^ `:` type($inputs) `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DISTIR_DIALECT_DIST_IR_DISTOPS_TD
