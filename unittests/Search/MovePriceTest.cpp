@@ -31,8 +31,8 @@ using namespace distir::pase::detail;
 namespace {
 
 /// A random split of the loops of an identity map over `devices`: each
-/// factor a power of two (or, with `uneven`, 3) whose product divides
-/// `devices`, the rest replicas.
+/// factor a power of two whose product divides `devices`, the rest
+/// replicas (dimensions of 65 and 130 make the tiles uneven).
 LoopSplit randomSplit(std::mt19937 &random, ArrayRef<int64_t> shape,
                       int64_t devices) {
   LoopSplit split;
@@ -101,7 +101,10 @@ SmallVector<Tile> tilesOfKey(ArrayRef<int64_t> key, ArrayRef<int64_t> shape,
 TEST(MovePrice, GridEstimateEqualsTileEstimate) {
   MLIRContext context;
   context.loadDialect<dist::DistDialect>();
-  for (const char *spec : {"dgx-h100:nodes=2", "aws-p3.8xlarge:nodes=4"}) {
+  // Replicas of 3 and 6 on 12 devices: holder counts that are not powers
+  // of two.
+  for (const char *spec : {"dgx-h100:nodes=2", "aws-p3.8xlarge:nodes=4",
+                           "distir-uniform:devices=12"}) {
     Cluster cluster = *getClusterPreset(spec, [](const llvm::Twine &) {});
     CollectiveCostModel model(cluster);
     reshard::SendRecvEstimator estimator(model);
@@ -147,7 +150,7 @@ TEST(MovePrice, GridEstimateEqualsTileEstimate) {
     }
     EXPECT_EQ(checked, 400);
     // Most random pairs move something: the comparison is not vacuous.
-    EXPECT_GT(moved, 300) << spec;
+    EXPECT_GT(moved, 250) << spec;
   }
 }
 
@@ -156,7 +159,7 @@ TEST(MovePrice, HolderTablePicksNearestAndSpread) {
   // devices 0-3 hold block 0, devices 4-7 block 1.
   HolderTable table = makeHolderTable({2, 4}, 1, 8);
   EXPECT_EQ(table.blockOfDevice,
-            (std::vector<int64_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+            (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
   // Receiver 1 of block 1: nearest by device id bits is 5; spread 1 mod 4.
   EXPECT_EQ(table.nearest[1 * 8 + 1], 5);
   EXPECT_EQ(table.spread[1 * 8 + 1], 5);

@@ -21,8 +21,8 @@
 namespace distir::replay {
 
 /// The replayed graph as a module with one function `@replay`: each node a
-/// `dist.kernel` on its rank's device (compute nodes on the compute
-/// stream, transfer steps on the communication stream) lasting what the
+/// `dist.kernel` on its stream's device (transfer steps marked
+/// `communication`) lasting what the
 /// replay gave it (measured duration plus the framework gap before it; a
 /// transfer step its collective's transfer time over the steps), taking
 /// as operands the empty tensors ("tokens") of the nodes it waits for; a

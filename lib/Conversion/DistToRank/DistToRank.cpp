@@ -167,6 +167,10 @@ LogicalResult Projection::analyze() {
     if (isa<dist::ReshardOp>(op))
       return op.emitOpError() << "is planned by --dist-lower-reshard; run it "
                                  "before dist-to-rank";
+    if (isa<dist::KernelOp>(op))
+      return op.emitOpError() << "is profiled work (a measured duration, no "
+                                 "semantics): it can be simulated, not "
+                                 "lowered";
     if (isa<dist::DistDialect>(op.getDialect())) {
       for (Value v : llvm::concat<Value>(op.getOperands(), op.getResults()))
         if (std::optional<int64_t> d = typeDevice(v.getType()); *d >= numRanks)

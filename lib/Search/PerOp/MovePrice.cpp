@@ -129,7 +129,7 @@ HolderTable distir::pase::detail::makeHolderTable(ArrayRef<int64_t> key,
     int64_t id = 0;
     for (size_t d = 0; d < rank; ++d)
       id += keyCoordinate(key, d, p) * table.blockStride[d];
-    table.blockOfDevice.push_back(id);
+    table.blockOfDevice.push_back(static_cast<int32_t>(id));
     holders[id].push_back(p);
   }
   table.nearest.assign(numBlocks * devices, -1);
@@ -143,9 +143,9 @@ HolderTable distir::pase::detail::makeHolderTable(ArrayRef<int64_t> key,
       for (int64_t h : from)
         if ((h ^ q) < (best ^ q))
           best = h;
-      table.nearest[b * devices + q] = best;
+      table.nearest[b * devices + q] = static_cast<int32_t>(best);
       table.spread[b * devices + q] =
-          from[q % static_cast<int64_t>(from.size())];
+          static_cast<int32_t>(from[q % static_cast<int64_t>(from.size())]);
     }
   }
   return table;

@@ -34,10 +34,15 @@ namespace distir::pase::detail {
 /// the key alone, so built once per key and shared by every move from it.
 struct HolderTable {
   llvm::SmallVector<int64_t> blockStride; // per dimension, the last fastest
-  std::vector<int64_t> blockOfDevice;
+  std::vector<int32_t> blockOfDevice;
   /// [block * devices + receiver]; -1 for a block nobody holds.
-  std::vector<int64_t> nearest, spread;
+  std::vector<int32_t> nearest, spread;
 };
+
+/// Devices up to which the cost graph prices moves on holder tables (at
+/// most 2 x 4 x kMaxGridDevices^2 bytes per producer layout and thread);
+/// beyond, from the tiles.
+constexpr int64_t kMaxGridDevices = 256;
 
 HolderTable makeHolderTable(llvm::ArrayRef<int64_t> key, size_t rank,
                             int64_t devices);

@@ -194,9 +194,9 @@ double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need,
   if (std::optional<GatherPlan> plan = gatherPlan(have, need, fullTile(type)))
     return collectives.getConcurrentTime(
         CollectiveKind::AllGather, plan->groups, double(getTensorBytes(type)));
-  if (!keysFormGrid(haveKey, needKey, type))
-    return estimateFromTiles(have, need, type, estimator);
   int64_t devices = static_cast<int64_t>(have.size());
+  if (devices > kMaxGridDevices || !keysFormGrid(haveKey, needKey, type))
+    return estimateFromTiles(have, need, type, estimator);
   SmallVector<int64_t> key(haveKey);
   auto it = tables.find(key);
   if (it == tables.end())
@@ -642,6 +642,11 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     }
     return cost;
   };
+  // Named linalg ops memoize their indexing maps in an attribute on first
+  // use: set them here, so that the threads below only read the IR.
+  for (Operation *op : problem.ops)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      (void)linalgOp.getIndexingMapsArray();
   std::vector<std::vector<double>> edgeCosts(tasks.size());
   mlir::parallelFor(function.getContext(), 0, tasks.size(), [&](size_t i) {
     const EdgeTask &task = tasks[i];

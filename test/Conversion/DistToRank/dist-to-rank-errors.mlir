@@ -89,3 +89,16 @@ func.func @reshard(%a: !r0, %b: !r1) -> tensor<4x4xf32, #dist.device<0>> {
       to <mesh = <shape = [1]>, split = []> : !r0, !r1 -> tensor<4x4xf32, #dist.device<0>>
   return %r : tensor<4x4xf32, #dist.device<0>>
 }
+
+// -----
+
+// Profiled work (distir-replay --emit-program) has no semantics to lower,
+// also when it reads nothing and feeds a send.
+!k0 = tensor<0xf32, #dist.device<0>>
+!k1 = tensor<0xf32, #dist.device<1>>
+func.func @kernel() -> !k1 {
+  // expected-error @+1 {{is profiled work (a measured duration, no semantics): it can be simulated, not lowered}}
+  %t = dist.kernel "aten::empty" {duration = 1.0e-06 : f64} : !k0
+  %s = dist.send %t : !k0 -> !k1
+  return %s : !k1
+}

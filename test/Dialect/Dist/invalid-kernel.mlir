@@ -40,7 +40,20 @@ func.func @no_duration() {
 
 // -----
 
-// expected-error @+1 {{'dist.replayed_latency' must be a non-negative float on a func.func}}
+// expected-error @+1 {{'dist.replayed_latency' must be a finite, non-negative float on a func.func}}
 func.func @bad_latency() attributes {dist.replayed_latency = -1.0 : f64} {
   return
+}
+
+// -----
+
+// expected-error @+1 {{'dist.replayed_latency' must be a finite, non-negative float on a func.func}}
+func.func @nan_latency() attributes {dist.replayed_latency = 0x7FF8000000000000 : f64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dist.replayed_latency' must be a finite, non-negative float on a func.func}}
+module attributes {dist.replayed_latency = 1.0 : f64} {
 }

@@ -13,6 +13,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace distir::dist;
 
@@ -133,9 +135,11 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   // replay's own latency (seconds), to compare with the simulator's.
   if (attr.getName() == "dist.replayed_latency") {
     auto value = dyn_cast<FloatAttr>(attr.getValue());
-    if (!value || !isa<func::FuncOp>(op) || value.getValueAsDouble() < 0)
+    if (!value || !isa<func::FuncOp>(op) ||
+        !std::isfinite(value.getValueAsDouble()) ||
+        value.getValueAsDouble() < 0)
       return op->emitError() << "'dist.replayed_latency' must be a "
-                                "non-negative float on a func.func";
+                                "finite, non-negative float on a func.func";
     return success();
   }
   return op->emitError() << "unknown dist dialect attribute '"
