@@ -11,9 +11,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Support/FormatVariadic.h"
-
-#include <queue>
 
 using namespace mlir;
 using namespace distir;
@@ -42,62 +39,41 @@ distir::replay::buildReplayProgram(MLIRContext &context,
     return RankedTensorType::get({0}, builder.getF32Type(),
                                  dist::DeviceAttr::get(&context, stream));
   };
-  // The replay's order: ready nodes by start (the modified Kahn algorithm
-  // gave these starts), so every operand is defined before its user.
+  // What each node waits for (its stream predecessor and dependencies, in
+  // node order) and who waits for it.
   size_t count = graph.nodes.size();
-  std::vector<int64_t> pending(count, 0);
-  std::vector<std::vector<int64_t>> users(count);
-  auto waitsFor = [&](const Node &node) {
-    SmallVector<int64_t, 4> all(node.dependencies.begin(),
-                                node.dependencies.end());
+  std::vector<SmallVector<int64_t, 4>> waits(count);
+  std::vector<SmallVector<int64_t, 2>> users(count);
+  for (auto [index, node] : llvm::enumerate(graph.nodes)) {
+    waits[index].assign(node.dependencies.begin(), node.dependencies.end());
     if (node.previous >= 0)
-      all.push_back(node.previous);
-    llvm::sort(all);
-    all.erase(llvm::unique(all), all.end());
-    return all;
-  };
-  for (auto [index, node] : llvm::enumerate(graph.nodes))
-    for (int64_t other : waitsFor(node)) {
-      ++pending[index];
+      waits[index].push_back(node.previous);
+    llvm::sort(waits[index]);
+    waits[index].erase(llvm::unique(waits[index]), waits[index].end());
+    for (int64_t other : waits[index])
       users[other].push_back(index);
-    }
-  using Entry = std::pair<double, int64_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-  auto startOf = [&](int64_t index) {
-    return replayed.timeline.events[index].start;
-  };
-  for (size_t index = 0; index < count; ++index)
-    if (pending[index] == 0)
-      ready.push({startOf(index), index});
+  }
 
   std::vector<Value> value(count);
-  // Tokens already sent to another stream: (node, stream).
+  // Tokens sent to another stream: (node, stream).
   llvm::DenseMap<std::pair<int64_t, int64_t>, Value> sent;
-  while (!ready.empty()) {
-    int64_t index = ready.top().second;
-    ready.pop();
+  auto tokenFor = [&](int64_t other, int64_t stream) {
+    return graph.nodes[other].stream == stream ? value[other]
+                                               : sent.lookup({other, stream});
+  };
+  // In the replay's order (a topological one); each kernel named, located
+  // and timed as the replay's event for its node (a node's gap, spent on
+  // its stream before it, belongs to its kernel).
+  for (int64_t index : replayed.order) {
     const Node &node = graph.nodes[index];
-    std::string where =
-        llvm::formatv("rank {0} thread {1} iteration {2}", node.rank,
-                      graph.streams[node.stream].thread, node.iteration);
-    Location loc = NameLoc::get(builder.getStringAttr(where));
+    const SimEvent &event = replayed.timeline.events[index];
+    Location loc = NameLoc::get(builder.getStringAttr(event.location));
     SmallVector<Value> operands;
-    for (int64_t other : waitsFor(node))
-      operands.push_back(graph.nodes[other].stream == node.stream
-                             ? value[other]
-                             : sent.lookup({other, node.stream}));
-    double duration = node.communication
-                          ? replayed.transferTimes[node.collective] /
-                                graph.collectives[node.collective].steps
-                          : node.duration;
-    std::string label = node.communication
-                            ? llvm::formatv("{0} step {1} {2}->{3}", node.name,
-                                            node.step, node.rank, node.receiver)
-                                  .str()
-                            : node.name;
+    for (int64_t other : waits[index])
+      operands.push_back(tokenFor(other, node.stream));
     auto kernel = dist::KernelOp::create(
-        builder, loc, token(node.stream), builder.getStringAttr(label),
-        operands, builder.getF64FloatAttr(node.gap + duration),
+        builder, loc, token(node.stream), builder.getStringAttr(event.name),
+        operands, builder.getF64FloatAttr(node.gap + event.duration),
         node.communication ? builder.getUnitAttr() : UnitAttr());
     value[index] = kernel.getResult();
     // Its token goes to the other streams that wait for it right away: a
@@ -109,9 +85,6 @@ distir::replay::buildReplayProgram(MLIRContext &context,
       if (stream != node.stream && !copy)
         copy = dist::SendOp::create(builder, loc, token(stream), value[index]);
     }
-    for (int64_t user : users[index])
-      if (--pending[user] == 0)
-        ready.push({startOf(user), user});
   }
   func::ReturnOp::create(builder, builder.getUnknownLoc());
   return module;

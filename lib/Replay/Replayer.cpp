@@ -84,6 +84,7 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
     int64_t index = ready.top().second;
     ready.pop();
     ++done;
+    result.order.push_back(index);
     const Node &node = graph.nodes[index];
     double duration = node.communication
                           ? result.transferTimes[node.collective] /

@@ -31,6 +31,9 @@ struct ReplayResult {
   double predictedIteration = 0;
   /// Per collective: the transfer time used.
   std::vector<double> transferTimes;
+  /// The nodes in the order they ran (earliest start first): a
+  /// topological order.
+  std::vector<int64_t> order;
 };
 
 /// Replays `graph` with the ranks' clocks shifted by `offsets` (seconds

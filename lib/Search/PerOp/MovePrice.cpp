@@ -14,6 +14,25 @@ using namespace mlir;
 using namespace distir;
 using namespace distir::pase::detail;
 
+/// The senders the estimate tries for a piece of a block held by `holders`
+/// (in device order): the holder nearest the receiver (device ids
+/// differing in the fewest high bits: the same node first), then holder
+/// `receiver mod holders` if it differs; the estimator takes the less
+/// loaded. Not every holder, which would price devices x blocks x holders
+/// sends.
+static SmallVector<int64_t, 2> sendersOf(ArrayRef<int64_t> holders,
+                                         int64_t receiver) {
+  int64_t nearest = holders.front();
+  for (int64_t h : holders)
+    if ((h ^ receiver) < (nearest ^ receiver))
+      nearest = h;
+  SmallVector<int64_t, 2> senders = {nearest};
+  int64_t spread = holders[receiver % static_cast<int64_t>(holders.size())];
+  if (spread != nearest)
+    senders.push_back(spread);
+  return senders;
+}
+
 /// The send/recv estimate of a move from the tiles themselves: the
 /// producer's blocks read off the tiles' starts. estimateOnGrid computes
 /// the same from the layout keys; this is for grids it does not cover.
@@ -54,17 +73,6 @@ double distir::pase::detail::estimateFromTiles(
       id += blockOf(d, tile[d].first) * stride[d];
     holders[id].push_back(device);
   }
-  // Replicated blocks: the receiver's nearest holder (device ids differing
-  // in the fewest high bits: the same node first) or holder `q mod
-  // holders`, whichever is less loaded; not every holder, which would
-  // price devices x blocks x holders sends.
-  auto nearest = [&](ArrayRef<int64_t> from, int64_t q) {
-    int64_t best = from.front();
-    for (int64_t h : from)
-      if ((h ^ q) < (best ^ q))
-        best = h;
-    return best;
-  };
   estimator.reset();
   SmallVector<int64_t> lo(rank), hi(rank), at(rank);
   for (auto [q, want] : llvm::enumerate(need)) {
@@ -88,13 +96,9 @@ double distir::pase::detail::estimateFromTiles(
                                      std::max(want[d].first, starts[d][at[d]]));
       }
       ArrayRef<int64_t> from = holders[id];
-      if (volume > 0 && !from.empty() && !llvm::is_contained(from, receiver)) {
-        SmallVector<int64_t, 2> senders = {nearest(from, receiver)};
-        int64_t spread = from[receiver % static_cast<int64_t>(from.size())];
-        if (spread != senders.front())
-          senders.push_back(spread);
-        estimator.add(senders, receiver, double(volume) * elementBytes);
-      }
+      if (volume > 0 && !from.empty() && !llvm::is_contained(from, receiver))
+        estimator.add(sendersOf(from, receiver), receiver,
+                      double(volume) * elementBytes);
       // Odometer over the overlapped blocks.
       size_t d = at.size();
       while (d-- > 0 && ++at[d] > hi[d])
@@ -135,17 +139,12 @@ HolderTable distir::pase::detail::makeHolderTable(ArrayRef<int64_t> key,
   table.nearest.assign(numBlocks * devices, -1);
   table.spread.assign(numBlocks * devices, -1);
   for (int64_t b = 0; b < numBlocks; ++b) {
-    ArrayRef<int64_t> from = holders[b];
-    if (from.empty())
+    if (holders[b].empty())
       continue;
     for (int64_t q = 0; q < devices; ++q) {
-      int64_t best = from.front();
-      for (int64_t h : from)
-        if ((h ^ q) < (best ^ q))
-          best = h;
-      table.nearest[b * devices + q] = static_cast<int32_t>(best);
-      table.spread[b * devices + q] =
-          static_cast<int32_t>(from[q % static_cast<int64_t>(from.size())]);
+      SmallVector<int64_t, 2> senders = sendersOf(holders[b], q);
+      table.nearest[b * devices + q] = static_cast<int32_t>(senders.front());
+      table.spread[b * devices + q] = static_cast<int32_t>(senders.back());
     }
   }
   return table;

@@ -21,7 +21,6 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
-#include <unordered_map>
 #include <vector>
 
 namespace distir::pase::detail {
@@ -46,15 +45,6 @@ constexpr int64_t kMaxGridDevices = 256;
 
 HolderTable makeHolderTable(llvm::ArrayRef<int64_t> key, size_t rank,
                             int64_t devices);
-
-/// Holder tables by producer layout key.
-struct KeyHash {
-  size_t operator()(const llvm::SmallVector<int64_t> &key) const {
-    return llvm::hash_combine_range(key.begin(), key.end());
-  }
-};
-using HolderTables =
-    std::unordered_map<llvm::SmallVector<int64_t>, HolderTable, KeyHash>;
 
 /// Whether every block of both layouts is non-empty (a split factor never
 /// exceeds its dimension), so that the grid of the keys is the grid of the

@@ -187,21 +187,22 @@ bool allLocal(ArrayRef<Tile> have, ArrayRef<Tile> need) {
 /// thousands of layout pairs, by the send/recv estimate (the load of the
 /// busiest stream or link) of every device receiving, from each producer
 /// tile it overlaps, the overlap (docs/design/pase.md).
-double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need,
+double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need, uint32_t haveId,
                  ArrayRef<int64_t> haveKey, ArrayRef<int64_t> needKey,
                  RankedTensorType type, const CollectiveCostModel &collectives,
-                 reshard::SendRecvEstimator &estimator, HolderTables &tables) {
+                 reshard::SendRecvEstimator &estimator,
+                 llvm::DenseMap<uint32_t, HolderTable> &tables) {
   if (std::optional<GatherPlan> plan = gatherPlan(have, need, fullTile(type)))
     return collectives.getConcurrentTime(
         CollectiveKind::AllGather, plan->groups, double(getTensorBytes(type)));
   int64_t devices = static_cast<int64_t>(have.size());
   if (devices > kMaxGridDevices || !keysFormGrid(haveKey, needKey, type))
     return estimateFromTiles(have, need, type, estimator);
-  SmallVector<int64_t> key(haveKey);
-  auto it = tables.find(key);
+  // One table per producer layout (the key's interned id).
+  auto it = tables.find(haveId);
   if (it == tables.end())
     it = tables
-             .try_emplace(std::move(key),
+             .try_emplace(haveId,
                           makeHolderTable(haveKey, type.getRank(), devices))
              .first;
   return estimateOnGrid(haveKey, needKey, type, it->second, devices, estimator);
@@ -243,8 +244,8 @@ public:
     double cost = 0;
     if (!allLocal(have, need)) {
       std::unique_ptr<Worker> worker = acquire();
-      cost = priceMove(have, need, *from.key, *to.key, type, collectives,
-                       worker->estimator, worker->tables);
+      cost = priceMove(have, need, from.id, *from.key, *to.key, type,
+                       collectives, worker->estimator, worker->tables);
       std::lock_guard<std::mutex> lock(mutex);
       idle.push_back(std::move(worker));
     }
@@ -258,7 +259,7 @@ private:
     explicit Worker(const CollectiveCostModel &collectives)
         : estimator(collectives) {}
     reshard::SendRecvEstimator estimator;
-    HolderTables tables;
+    llvm::DenseMap<uint32_t, HolderTable> tables;
   };
   std::unique_ptr<Worker> acquire() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -272,6 +273,11 @@ private:
   const CollectiveCostModel &collectives;
   std::mutex mutex;
   /// Node-based: the keys' addresses stay valid as it grows.
+  struct KeyHash {
+    size_t operator()(const SmallVector<int64_t> &key) const {
+      return llvm::hash_combine_range(key.begin(), key.end());
+    }
+  };
   std::unordered_map<SmallVector<int64_t>, uint32_t, KeyHash> layoutIds;
   using MoveKey = std::tuple<uint32_t, uint32_t, const void *>;
   llvm::DenseMap<MoveKey, double> moves;
