@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Operation.h"
 
+#include <optional>
 #include <string>
 
 namespace distir {
@@ -70,6 +71,12 @@ ComputeWork getComputeWork(mlir::Operation *op);
 double priceCompute(const ComputeWork &work, const DeviceSpec &device,
                     CostModelKind model,
                     const Calibration *calibration = nullptr);
+
+/// The ops that the published DistIR prices by a fixed rule rather than by
+/// their work: a copy (its Identity) is free, a concatenation (its Concat)
+/// one kernel launch. Null for every other op.
+std::optional<double> getDistIRCompatFixedPrice(mlir::Operation *op,
+                                                const DeviceSpec &device);
 
 } // namespace distir
 

@@ -289,3 +289,12 @@ double distir::priceCompute(const ComputeWork &work, const DeviceSpec &device,
   }
   llvm_unreachable("unknown cost model");
 }
+
+std::optional<double>
+distir::getDistIRCompatFixedPrice(Operation *op, const DeviceSpec &device) {
+  if (isa<linalg::CopyOp>(op))
+    return 0.0;
+  if (isa<tensor::ConcatOp>(op))
+    return device.launchOverhead;
+  return std::nullopt;
+}

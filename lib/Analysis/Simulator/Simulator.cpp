@@ -221,9 +221,12 @@ private:
   /// and device, else allocates.
   int64_t allocateResult(Value result, int64_t device, double time,
                          MemoryKind kind = MemoryKind::Activations) {
-    bool returned = llvm::any_of(result.getUsers(), [&](Operation *user) {
-      return isa<func::ReturnOp>(user) && user->getBlock() == entryBlock;
-    });
+    // (DistIR never frees or reuses its function's inputs.)
+    bool returned =
+        options.costModel != CostModelKind::DistIRCompat &&
+        llvm::any_of(result.getUsers(), [&](Operation *user) {
+          return isa<func::ReturnOp>(user) && user->getBlock() == entryBlock;
+        });
     if (returned)
       for (auto &[buffer, type] : argBuffers)
         if (type == result.getType() && buffers[buffer].device == device &&
@@ -274,11 +277,18 @@ private:
   /// argument of the result's type for the last time. Optimizers update
   /// parameters and their state in place (`param.add_(...)`), so a step's
   /// new weights take no memory beside the old ones.
+  /// Under distir-compat only the step's returned new weights do, as in
+  /// DistIR, where every other op output is a new allocation.
   OpOperand *getOverwrittenArgument(Operation *op, unsigned i) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp || linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
         i >= linalgOp->getNumResults() ||
         !linalgOp.getIndexingMapMatchingResult(op->getResult(i)).isIdentity())
+      return nullptr;
+    if (options.costModel == CostModelKind::DistIRCompat &&
+        !llvm::any_of(op->getResult(i).getUsers(), [&](Operation *user) {
+          return isa<func::ReturnOp>(user) && user->getBlock() == entryBlock;
+        }))
       return nullptr;
     for (OpOperand *input : linalgOp.getDpsInputOperands()) {
       auto arg = dyn_cast<BlockArgument>(input->get());
@@ -618,8 +628,11 @@ Simulation::visitCommunication(Operation *op, ArrayRef<SimValue> operands,
     FailureOr<int64_t> device = getDeviceOf(op, resultValue.getType());
     if (failed(device))
       return failure();
-    // NCCL all-reduces in place when the input is not needed afterwards.
-    if (isa<dist::AllReduceOp>(op) && isLastUse(op->getOperand(i), op))
+    // NCCL all-reduces in place when the input is not needed afterwards
+    // (DistIR allocates every collective's outputs).
+    if (isa<dist::AllReduceOp>(op) &&
+        options.costModel != CostModelKind::DistIRCompat &&
+        isLastUse(op->getOperand(i), op))
       value.buffer = operands[i].buffer;
     else
       value.buffer = allocateResult(resultValue, *device, start,
@@ -689,6 +702,10 @@ LogicalResult Simulation::visitCompute(Operation *op,
                               "device's peak_flops)";
   double duration = priceCompute(work, cluster.device, options.costModel,
                                  options.calibration.get());
+  if (options.costModel == CostModelKind::DistIRCompat)
+    if (std::optional<double> fixed =
+            getDistIRCompatFixedPrice(op, cluster.device))
+      duration = *fixed;
   int64_t event = -1;
   double start = std::max(devices[*device].computeFree,
                           options.overlap ? 0.0 : devices[*device].commFree);

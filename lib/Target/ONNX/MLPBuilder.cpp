@@ -14,6 +14,7 @@
 #include "DistIR/Target/ONNX/MLPBuilder.h"
 #include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
+#include "MLPEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,88 +51,17 @@ struct MLPCLOptions {
       "training",
       llvm::cl::desc("--build-mlp: add loss, backward pass and SGD update"),
       llvm::cl::init(false), llvm::cl::cat(category)};
+  llvm::cl::list<int64_t> distirDHP{
+      "distir-dhp",
+      llvm::cl::desc("--build-mlp --training: the published DistIR's own "
+                     "parallel program for degrees dp,hp,pp and a microbatch "
+                     "count (for --cost-model distir-compat)"),
+      llvm::cl::value_desc("dp,hp,pp,k"), llvm::cl::CommaSeparated,
+      llvm::cl::cat(category)};
 };
 } // namespace
 
 static llvm::ManagedStatic<MLPCLOptions> clOptions;
-
-/// Learning rate of the SGD update.
-static constexpr double kLearningRate = 0.01;
-
-namespace {
-/// Emits placed linalg ops on [rows, cols] tensors.
-struct MLPEmitter {
-  OpBuilder &b;
-  Location loc;
-  Type elt;
-  Attribute device;
-
-  RankedTensorType type(ArrayRef<int64_t> shape) const {
-    return RankedTensorType::get(shape, elt, device);
-  }
-  Value cst(OpBuilder &bb, double v) const {
-    return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(elt, v));
-  }
-  Value empty(ArrayRef<int64_t> shape) {
-    return tensor::EmptyOp::create(b, loc, shape, elt, device);
-  }
-  Value zeros(ArrayRef<int64_t> shape) {
-    return linalg::FillOp::create(b, loc, ValueRange{cst(b, 0)},
-                                  ValueRange{empty(shape)})
-        .getResult(0);
-  }
-  Value matmul(Value x, Value y) {
-    auto tx = cast<RankedTensorType>(x.getType());
-    auto ty = cast<RankedTensorType>(y.getType());
-    Value init = zeros({tx.getDimSize(0), ty.getDimSize(1)});
-    return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
-                                    ValueRange{x, y}, ValueRange{init})
-        .getResult(0);
-  }
-  Value transpose(Value x) {
-    auto t = cast<RankedTensorType>(x.getType());
-    Value init = empty({t.getDimSize(1), t.getDimSize(0)});
-    return linalg::TransposeOp::create(b, loc, x, init, ArrayRef<int64_t>{1, 0})
-        .getResult()[0];
-  }
-  /// Elementwise op over same-shaped operands.
-  Value map(ValueRange xs,
-            function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
-    auto t = cast<RankedTensorType>(xs[0].getType());
-    int64_t rank = t.getRank();
-    SmallVector<AffineMap> maps(xs.size() + 1, b.getMultiDimIdentityMap(rank));
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value init = empty(t.getShape());
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{init.getType()}, xs, ValueRange{init}, maps,
-               iters,
-               [&](OpBuilder &bb, Location l, ValueRange args) {
-                 SmallVector<Value> s(args.drop_back());
-                 linalg::YieldOp::create(bb, l, fn(bb, s));
-               })
-        .getResult(0);
-  }
-  Value relu(Value x) {
-    return map(x, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
-      return arith::MaximumFOp::create(bb, loc, a[0], cst(bb, 0));
-    });
-  }
-  /// Sum of all elements, as a rank-0 tensor.
-  Value sumAll(Value x) {
-    Value init = linalg::FillOp::create(b, loc, ValueRange{cst(b, 0)},
-                                        ValueRange{empty({})})
-                     .getResult(0);
-    return linalg::ReduceOp::create(
-               b, loc, ValueRange{x}, ValueRange{init}, ArrayRef<int64_t>{0, 1},
-               [&](OpBuilder &bb, Location l, ValueRange args) {
-                 linalg::YieldOp::create(
-                     bb, l,
-                     Value(arith::AddFOp::create(bb, l, args[0], args[1])));
-               })
-        .getResult(0);
-  }
-};
-} // namespace
 
 OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
                                        Location loc) {
@@ -155,19 +85,10 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
     emitError(loc) << "--device must be >= 0";
     return {};
   }
-  if (options.dtype != "f32" && options.dtype != "f16" &&
-      options.dtype != "bf16") {
-    emitError(loc) << "--dtype must be f32, f16 or bf16, not '" << options.dtype
-                   << "'";
+  Type elt = getMLPElementType(options.dtype, loc);
+  if (!elt)
     return {};
-  }
-  ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
-                   linalg::LinalgDialect, math::MathDialect,
-                   tensor::TensorDialect, dist::DistDialect>();
   OpBuilder b(ctx);
-  Type elt = options.dtype == "f16"    ? Type(b.getF16Type())
-             : options.dtype == "bf16" ? Type(b.getBF16Type())
-                                       : Type(b.getF32Type());
   MLPEmitter e{b, loc, elt, dist::DeviceAttr::get(ctx, options.device)};
   int64_t bsz = options.batch, d = options.dim, n = options.layers;
 
@@ -283,7 +204,21 @@ void distir::registerMLPBuilderTranslation() {
         options.training = clOptions->training;
         options.device = getONNXImportDeviceOption();
         options.dtype = clOptions->dtype;
-        OwningOpRef<ModuleOp> module = buildMLP(options, loc);
+        OwningOpRef<ModuleOp> module;
+        if (clOptions->distirDHP.getNumOccurrences()) {
+          if (clOptions->distirDHP.size() != 4) {
+            emitError(loc) << "--distir-dhp takes four numbers dp,hp,pp,k, "
+                              "got "
+                           << clOptions->distirDHP.size();
+            return {};
+          }
+          DistIRParallelism par{
+              clOptions->distirDHP[0], clOptions->distirDHP[1],
+              clOptions->distirDHP[2], clOptions->distirDHP[3]};
+          module = buildDistIRMLP(options, par, loc);
+        } else {
+          module = buildMLP(options, loc);
+        }
         if (!module)
           return {};
         return OwningOpRef<Operation *>(module.release());
