@@ -184,6 +184,8 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
           SmallVector<StringRef, 3> schedules;
           if (pp == 1)
             schedules = {""};
+          else if (space.distirPrograms)
+            schedules = {"pipedream"};
           else if (k > 1 && space.training)
             schedules = {"gpipe", "1f1b", "eager-1f1b"};
           else
@@ -196,17 +198,20 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
             if (cut && truncated && k == 1)
               ++*truncated;
           }
+          if (space.distirPrograms)
+            mappings = {"pp:" + std::to_string(pp) + ",tp:" +
+                        std::to_string(tp) + ",dp:" + std::to_string(dp)};
           if (mappings.empty()) {
             mappings = {"tp-inner"};
             if (dp > 1 && tp > 1)
               mappings.push_back("dp-inner");
           }
           // Memory transforms of training steps: ZeRO needs replicas.
-          int64_t maxZero = space.training && dp > 1
+          int64_t maxZero = space.training && dp > 1 && !space.distirPrograms
                                 ? std::min<int64_t>(space.maxZero, 3)
                                 : 0;
           SmallVector<Recompute, 3> recomputes = {Recompute::None};
-          if (space.training && space.tryRecompute)
+          if (space.training && space.tryRecompute && !space.distirPrograms)
             recomputes.append({Recompute::Half, Recompute::All});
           for (int64_t zero = 0; zero <= maxZero; ++zero)
             for (Recompute recompute : recomputes)
@@ -360,10 +365,41 @@ OwningOpRef<ModuleOp> search::transformProgram(ModuleOp source, StringRef entry,
   return module;
 }
 
+/// Adds the published DistIR's own training step for `config` to `module`
+/// as `<entry>_dtp` (SearchOptions::distirMLP).
+static LogicalResult addDistIRStep(ModuleOp module, StringRef entry,
+                                   const SearchConfig &config, MLPOptions mlp,
+                                   std::string &error) {
+  ErrorCapture capture(module.getContext());
+  if (config.zero || config.recompute != Recompute::None ||
+      (config.pp > 1 && config.schedule != "pipedream")) {
+    error = "DistIR's programs have no ZeRO, recomputation or schedule other "
+            "than pipedream";
+    return failure();
+  }
+  mlp.batch = config.batch;
+  mlp.training = true;
+  OwningOpRef<ModuleOp> built = buildDistIRMLP(
+      mlp, {config.dp, config.tp, config.pp, config.microbatches},
+      module.getLoc());
+  if (!built) {
+    error = capture.first.empty() ? std::string("--distir-dhp failed")
+                                  : capture.first;
+    return failure();
+  }
+  auto step = *built->getOps<func::FuncOp>().begin();
+  step.setSymName((entry + "_dtp").str());
+  step->remove();
+  module.push_back(step);
+  return success();
+}
+
 LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
                                        const SearchConfig &config,
                                        const SearchOptions &options,
                                        std::string &error, bool annotate) {
+  if (options.distirMLP)
+    return addDistIRStep(module, entry, config, *options.distirMLP, error);
   MLIRContext *context = module.getContext();
   ErrorCapture capture(context);
   PassManager pm(context);

@@ -207,6 +207,15 @@ struct Options {
                "split per op by PaSE's dynamic program (dist-pase), emitted "
                "and simulated"),
       cl::init("grid"), cl::cat(category)};
+  cl::opt<bool> distirPrograms{
+      "distir-programs",
+      cl::desc("With --model mlp:..., --training and --cost-model "
+               "distir-compat: evaluate each D/T/P/K on the published "
+               "DistIR's own MLP training step (distir-translate "
+               "--distir-dhp: its PipeDream order and device order, no ZeRO "
+               "or recomputation) instead of dist-dtp's, as DistIR's grid "
+               "search does"),
+      cl::cat(category)};
   cl::opt<bool> timing{
       "timing",
       cl::desc("Print the time of each configuration and of the phases to "
@@ -456,6 +465,30 @@ static LogicalResult buildSearch(const Options &opts, const Cluster &cluster,
   return success();
 }
 
+/// --distir-programs: DistIR's own MLP programs instead of dist-dtp's.
+static LogicalResult useDistIRPrograms(const Options &opts,
+                                       const ModelSource &source,
+                                       SearchOptions &searchOptions,
+                                       SearchSpace &space) {
+  if (source.kind != ModelSource::MLP || !opts.training)
+    return report(
+        "--distir-programs needs --model mlp:LAYERS,DIM and --training");
+  if (searchOptions.simulator.costModel != CostModelKind::DistIRCompat)
+    return report("--distir-programs needs --cost-model distir-compat");
+  if (opts.fast || opts.strategy != "grid" || opts.maxZero > 0 ||
+      opts.recompute || opts.stageTransfer != "send")
+    return report("--distir-programs takes none of --fast, --strategy per-op, "
+                  "--zero, --recompute, --stage-transfer: DistIR's "
+                  "programs have one structure");
+  MLPOptions mlp;
+  mlp.layers = source.layers;
+  mlp.dim = source.dim;
+  mlp.dtype = source.dtype;
+  searchOptions.distirMLP = mlp;
+  space.distirPrograms = true;
+  return success();
+}
+
 /// The CSV, JSON and plot files asked for.
 static LogicalResult writeReports(const Options &opts,
                                   const SearchSummary &summary,
@@ -617,6 +650,10 @@ int main(int argc, char **argv) {
   SearchSpace space;
   if (failed(readPlotFormat(opts, plotIsPNG)) ||
       failed(buildSearch(opts, *cluster, devices, searchOptions, space)))
+    return 1;
+
+  if (opts.distirPrograms &&
+      failed(useDistIRPrograms(opts, source, searchOptions, space)))
     return 1;
 
   // Build or import the program once per batch size.

@@ -23,6 +23,7 @@
 
 #include "DistIR/Analysis/Simulator.h"
 #include "DistIR/Cluster/Cluster.h"
+#include "DistIR/Target/ONNX/MLPBuilder.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -107,6 +108,11 @@ struct SearchSpace {
   /// Most device mappings tried per (dp, tp, pp): deep hierarchies have
   /// combinatorially many (enumerateMappings).
   size_t maxMappings = 256;
+  /// Configurations of the published DistIR's own MLP program
+  /// (SearchOptions::distirMLP): its PipeDream schedule and device order
+  /// (pipeline innermost, then tensor, then data: "pp:P,tp:T,dp:D") only, no
+  /// ZeRO or recomputation.
+  bool distirPrograms = false;
 };
 
 /// The dist-dtp mappings of (dp, tp, pp) over `levels` (outermost first):
@@ -248,6 +254,11 @@ struct SearchOptions {
   /// strategy (docs/design/resharding.md). Other than "send", the cluster
   /// is attached to each transformed module for the planner.
   std::string stageTransfer = "send";
+  /// When set, each configuration is the published DistIR's own MLP
+  /// training step (buildDistIRMLP, --distir-programs) with these layers,
+  /// width and dtype, the configuration's batch, degrees and microbatches,
+  /// instead of dist-dtp's transform of the source program.
+  std::optional<MLPOptions> distirMLP;
   /// Called after each configuration with (done, total); serialized by the
   /// driver, may be empty.
   std::function<void(size_t, size_t)> progress;
