@@ -173,10 +173,15 @@ def import_onnx(model, input_shapes=None, weights="arguments",
 
 
 def build_mlp(layers=4, dim=64, batch=16, training=False, dtype="f32",
-              device=0):
-    """The DistIR paper's MLP benchmark (distir-translate --build-mlp)."""
+              device=0, distir_dhp=None):
+    """The DistIR paper's MLP benchmark (distir-translate --build-mlp).
+
+    With `distir_dhp=(dp, hp, pp, k)` and `training=True`: the published
+    DistIR's own parallel training step for those degrees and microbatches
+    (--distir-dhp), to simulate with cost_model="distir-compat" on
+    "distir-uniform:devices=dp*hp*pp"."""
     return Module(_distir.build_mlp(layers, dim, batch, training, dtype,
-                                    device))
+                                    device, list(distir_dhp or [])))
 
 
 def build_gpt2(preset="gpt2-test", batch=1, seq=8, arch_only=False,

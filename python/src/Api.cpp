@@ -156,7 +156,8 @@ std::string api::importONNX(const std::string &bytes,
 
 std::string api::buildMLP(int64_t layers, int64_t dim, int64_t batch,
                           bool training, const std::string &dtype,
-                          int64_t device) {
+                          int64_t device,
+                          const std::vector<int64_t> &distirDHP) {
   Session session;
   MLPOptions options;
   options.layers = layers;
@@ -165,8 +166,16 @@ std::string api::buildMLP(int64_t layers, int64_t dim, int64_t batch,
   options.training = training;
   options.dtype = dtype;
   options.device = device;
-  OwningOpRef<ModuleOp> module =
-      distir::buildMLP(options, UnknownLoc::get(&session.context));
+  Location loc = UnknownLoc::get(&session.context);
+  OwningOpRef<ModuleOp> module;
+  if (distirDHP.empty()) {
+    module = distir::buildMLP(options, loc);
+  } else {
+    if (distirDHP.size() != 4)
+      session.fail("distir_dhp takes four numbers (dp, hp, pp, k)");
+    module = buildDistIRMLP(
+        options, {distirDHP[0], distirDHP[1], distirDHP[2], distirDHP[3]}, loc);
+  }
   if (!module)
     session.fail("invalid MLP options");
   return print(*module);

@@ -37,9 +37,12 @@ std::string importONNX(const std::string &bytes, const std::string &fileName,
                        bool weightsAsConstants, const std::string &funcName,
                        int64_t device);
 
-/// Builds the MLP benchmark program (distir-translate --build-mlp).
+/// Builds the MLP benchmark program (distir-translate --build-mlp); with
+/// four `distirDHP` numbers (dp, hp, pp, k), the published DistIR's own
+/// parallel training step (--distir-dhp).
 std::string buildMLP(int64_t layers, int64_t dim, int64_t batch, bool training,
-                     const std::string &dtype, int64_t device);
+                     const std::string &dtype, int64_t device,
+                     const std::vector<int64_t> &distirDHP = {});
 
 /// Parses `text`, verifies it and its placements; returns it printed.
 std::string verify(const std::string &text);

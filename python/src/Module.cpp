@@ -59,13 +59,15 @@ PYBIND11_MODULE(_distir, m) {
   m.def(
       "build_mlp",
       [](int64_t layers, int64_t dim, int64_t batch, bool training,
-         const std::string &dtype, int64_t device) {
+         const std::string &dtype, int64_t device,
+         const std::vector<int64_t> &distirDHP) {
         return withoutGIL([&] {
-          return buildMLP(layers, dim, batch, training, dtype, device);
+          return buildMLP(layers, dim, batch, training, dtype, device,
+                          distirDHP);
         });
       },
       py::arg("layers"), py::arg("dim"), py::arg("batch"), py::arg("training"),
-      py::arg("dtype"), py::arg("device"));
+      py::arg("dtype"), py::arg("device"), py::arg("distir_dhp"));
   m.def(
       "verify",
       [](const std::string &text) {

@@ -97,6 +97,21 @@ def test_plain_ir_goes_in_through_dist_place():
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-5)
 
 
+def test_distir_compat_program():
+    # The published DistIR's own step (dp=1, hp=1, pp=2, K=2): the worked
+    # example of docs/design/reference-facts.md.
+    m = distir.build_mlp(layers=4, dim=4, batch=8, training=True,
+                         distir_dhp=(1, 1, 2, 2))
+    report = m.simulate(cluster="distir-uniform:devices=2",
+                        cost_model="distir-compat")
+    assert abs(report["latency"] - 4.200873897e-4) < 1e-12
+    assert [d["peak_bytes"] for d in report["devices"]] == [768, 964]
+    with pytest.raises(distir.Error, match="four numbers"):
+        distir.build_mlp(training=True, distir_dhp=(1, 2))
+    with pytest.raises(distir.Error, match="does not divide the 4 layers"):
+        distir.build_mlp(layers=4, training=True, distir_dhp=(1, 1, 3, 1))
+
+
 def test_simulate_report_and_trace(tmp_path):
     m = distir.build_mlp(layers=2, dim=64, batch=16, training=True)
     dp = m.run("dist-dtp{dp=2}")
