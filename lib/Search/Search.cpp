@@ -42,6 +42,10 @@ using namespace distir::search;
 std::string SearchConfig::getPassOptions() const {
   std::string options;
   llvm::raw_string_ostream os(options);
+  if (distirProgram) {
+    os << "distir-dhp=" << dp << "," << tp << "," << pp << "," << microbatches;
+    return options;
+  }
   os << "dp=" << dp << " tp=" << tp << " pp=" << pp
      << " microbatches=" << microbatches;
   if (pp > 1)
@@ -180,6 +184,9 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
           continue;
         int64_t maxK =
             std::max<int64_t>(1, std::min(space.maxMicrobatches, batch / dp));
+        // DistIR pipelines microbatches only over stages.
+        if (space.distirPrograms && pp == 1)
+          maxK = 1;
         for (int64_t k : powersOfTwoUpTo(maxK)) {
           SmallVector<StringRef, 3> schedules;
           if (pp == 1)
@@ -195,7 +202,7 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
             bool cut = false;
             mappings = enumerateMappings(space.levels, dp, tp, pp,
                                          space.maxMappings, &cut);
-            if (cut && truncated && k == 1)
+            if (cut && truncated && k == 1 && !space.distirPrograms)
               ++*truncated;
           }
           if (space.distirPrograms)
@@ -227,6 +234,7 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
                   config.mapping = mapping;
                   config.zero = zero;
                   config.recompute = recompute;
+                  config.distirProgram = space.distirPrograms;
                   configs.push_back(std::move(config));
                 }
               }
@@ -387,6 +395,7 @@ static LogicalResult addDistIRStep(ModuleOp module, StringRef entry,
                                   : capture.first;
     return failure();
   }
+  // (A handle, not a reference: the op moves to `module` below.)
   auto step = *built->getOps<func::FuncOp>().begin();
   step.setSymName((entry + "_dtp").str());
   step->remove();

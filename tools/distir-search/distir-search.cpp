@@ -213,8 +213,8 @@ struct Options {
                "distir-compat: evaluate each D/T/P/K on the published "
                "DistIR's own MLP training step (distir-translate "
                "--distir-dhp: its PipeDream order and device order, no ZeRO "
-               "or recomputation) instead of dist-dtp's, as DistIR's grid "
-               "search does"),
+               "or recomputation; pp = 1 with one microbatch) instead of "
+               "dist-dtp's"),
       cl::cat(category)};
   cl::opt<bool> timing{
       "timing",

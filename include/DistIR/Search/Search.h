@@ -77,9 +77,13 @@ struct SearchConfig {
   /// (`dist-recompute` before dist-dtp).
   Recompute recompute = Recompute::None;
 
+  /// The published DistIR's own program (--distir-programs), not dist-dtp's.
+  bool distirProgram = false;
+
   int64_t getNumDevices() const { return dp * tp * pp; }
   /// The `dist-dtp` option string, e.g. `dp=2 tp=4 pp=1 microbatches=1
-  /// mapping=tp-inner` (plus `schedule=...` when pp > 1).
+  /// mapping=tp-inner` (plus `schedule=...` when pp > 1); for DistIR's own
+  /// program, its builder's option (`distir-dhp=2,4,1,1`).
   std::string getPassOptions() const;
 };
 

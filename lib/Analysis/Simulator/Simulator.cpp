@@ -277,19 +277,20 @@ private:
   /// argument of the result's type for the last time. Optimizers update
   /// parameters and their state in place (`param.add_(...)`), so a step's
   /// new weights take no memory beside the old ones.
-  /// Under distir-compat only the step's returned new weights do, as in
-  /// DistIR, where every other op output is a new allocation.
+  /// Under distir-compat only the optimizer's updates do (ops tagged
+  /// `dist.phase = "update"`), as in DistIR, where every other op output is
+  /// a new allocation.
   OpOperand *getOverwrittenArgument(Operation *op, unsigned i) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp || linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
         i >= linalgOp->getNumResults() ||
         !linalgOp.getIndexingMapMatchingResult(op->getResult(i)).isIdentity())
       return nullptr;
-    if (options.costModel == CostModelKind::DistIRCompat &&
-        !llvm::any_of(op->getResult(i).getUsers(), [&](Operation *user) {
-          return isa<func::ReturnOp>(user) && user->getBlock() == entryBlock;
-        }))
-      return nullptr;
+    if (options.costModel == CostModelKind::DistIRCompat) {
+      auto phase = op->getAttrOfType<StringAttr>("dist.phase");
+      if (!phase || phase.getValue() != "update")
+        return nullptr;
+    }
     for (OpOperand *input : linalgOp.getDpsInputOperands()) {
       auto arg = dyn_cast<BlockArgument>(input->get());
       if (arg && arg.getOwner() == op->getBlock() &&

@@ -26,7 +26,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Verifier.h"
 
 using namespace mlir;
@@ -60,9 +59,9 @@ private:
     return RankedTensorType::get(shape, t ? t : elt,
                                  dist::DeviceAttr::get(b.getContext(), dev));
   }
-  /// Weight `layer`'s shape: DistIR scatters weight k (its k-th function
-  /// input, wA being the fourth) along dim k % 2, Megatron style: wA by
-  /// columns, wB by rows, and so on.
+  /// Weight `layer`'s shape: DistIR scatters the function input of 0-based
+  /// index k (wA is input 3, after x, z and n) along dim k % 2, Megatron
+  /// style: wA by columns, wB by rows, and so on.
   SmallVector<int64_t> weightShape(int64_t layer) const {
     int64_t d = options.dim;
     if (layer % 2 == 0)
@@ -352,13 +351,17 @@ OwningOpRef<ModuleOp> DistIRMLPBuilder::build() {
     for (int64_t j = 0; j < par.hp; ++j)
       for (int64_t l = 0; l < layers; ++l) {
         MLPEmitter e = on(device(i, j, stageOf(l)));
-        results.push_back(e.map({inputs[i][j].w[l], finalDw[i][j][l]},
-                                [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
-                                  Value step = arith::MulFOp::create(
-                                      bb, loc, a[1], e.cst(bb, kLearningRate));
-                                  return arith::SubFOp::create(bb, loc, a[0],
-                                                               step);
-                                }));
+        Value updated =
+            e.map({inputs[i][j].w[l], finalDw[i][j][l]},
+                  [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+                    Value step = arith::MulFOp::create(
+                        bb, loc, a[1], e.cst(bb, kLearningRate));
+                    return arith::SubFOp::create(bb, loc, a[0], step);
+                  });
+        // The optimizer updates in place (distir-compat's one overwrite).
+        updated.getDefiningOp()->setAttr("dist.phase",
+                                         b.getStringAttr("update"));
+        results.push_back(updated);
       }
   func::ReturnOp::create(b, loc, results);
   func.setFunctionType(b.getFunctionType(body->getArgumentTypes(),
@@ -381,11 +384,20 @@ OwningOpRef<ModuleOp> distir::buildDistIRMLP(const MLPOptions &options,
     return fail("--distir-dhp degrees and microbatches must be positive");
   if (options.layers < 1 || options.dim < 1 || options.batch < 1)
     return fail("--layers, --dim and --batch must be positive");
-  constexpr int64_t kMaxDevices = 4096, kMaxLayers = 10000;
-  if (par.dp * par.hp * par.pp > kMaxDevices || par.microbatches > 4096 ||
-      options.layers > kMaxLayers || options.dim > (1 << 20))
-    return fail("--distir-dhp: program too large (at most 4096 devices, "
-                "4096 microbatches, 10000 layers, dim 2^20)");
+  // Each bound checked before any product is formed (no overflow); the
+  // program has about a dozen ops per layer, microbatch, replica and
+  // partition.
+  constexpr int64_t kMaxDevices = 4096, kMaxMicrobatches = 4096,
+                    kMaxLayers = 10000, kMaxDim = 1 << 20, kMaxBatch = 1 << 30,
+                    kMaxSteps = 1 << 24;
+  if (par.dp > kMaxDevices || par.hp > kMaxDevices || par.pp > kMaxDevices ||
+      par.dp * par.hp * par.pp > kMaxDevices ||
+      par.microbatches > kMaxMicrobatches || options.layers > kMaxLayers ||
+      options.dim > kMaxDim || options.batch > kMaxBatch ||
+      par.dp * par.hp * par.microbatches * options.layers > kMaxSteps)
+    return fail("--distir-dhp: program too large (at most 4096 devices, 4096 "
+                "microbatches, 10000 layers, dim 2^20, batch 2^30, and "
+                "dp * hp * microbatches * layers at most 2^24)");
   if (options.layers % par.pp)
     return fail("--distir-dhp: pp=" + Twine(par.pp) + " does not divide the " +
                 Twine(options.layers) + " layers");

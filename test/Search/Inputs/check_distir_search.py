@@ -21,11 +21,15 @@ spec = importlib.util.spec_from_file_location(
 ref = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ref)
 
-report = json.load(open(sys.argv[1]))
+with open(sys.argv[1]) as f:
+    report = json.load(f)
 layers, dim = int(sys.argv[2]), int(sys.argv[3])
 dtype = sys.argv[4] if len(sys.argv) > 4 else "f32"
-checked = mismatches = 0
+checked = mismatches = unrunnable = 0
 for c in report["configurations"]:
+    if not c["pass_options"].startswith("distir-dhp="):
+        print("not DistIR's program:", c["pass_options"])
+        mismatches += 1
     if c["status"] != "ok":
         print("not ok:", c["pass_options"], c.get("reason", ""))
         mismatches += 1
@@ -36,7 +40,8 @@ for c in report["configurations"]:
                         dram_bandwidth=9.0e11, skip_allgathers=False,
                         fix={"loss", "sgd"}, trace=False)
     if ref.check(a) is not None:
-        continue  # DistIR cannot run it (e.g. pp == 1 with k > 1)
+        unrunnable += 1  # DistIR cannot run it (e.g. pp == 1 with k > 1)
+        continue
     out = ref.run(a)
     checked += 1
     peak = max(out["peak"].values())
@@ -45,5 +50,6 @@ for c in report["configurations"]:
         mismatches += 1
         print("MISMATCH", c["pass_options"], c["latency_s"], c["peak_bytes"],
               "reference", out["latency"], peak)
-print(f"{checked} configurations checked, {mismatches} mismatches")
+print(f"{checked} configurations checked, {mismatches} mismatches, "
+      f"{unrunnable} that DistIR cannot run")
 sys.exit(1 if mismatches else 0)

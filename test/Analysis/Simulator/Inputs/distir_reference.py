@@ -6,7 +6,7 @@ Python simulator's prediction of latency and per-device peak memory for MLP
 training with data (D), horizontal (H) and pipeline (P) parallelism and K
 microbatches. It was written from scratch from dist-ir's cost functions,
 D/H/P transform and PipeDream scheduler as described in
-docs/design/reference-facts.md (no dist-ir code was copied). Section numbers
+docs/design/distir-reference.md (no dist-ir code was copied). Section numbers
 (§n) in the comments refer to that description. Standard library only.
 
 Usage:
