@@ -223,13 +223,7 @@ void DistIRMLPBuilder::emitTask(int64_t i, const dist::PipelineTask &task) {
     for (int64_t j = 0; j < par.hp; ++j) {
       MicrobatchValues &v = values[j][m];
       Value grad = l == layers - 1 ? v.lossGrad : v.dy[l + 1];
-      MLPEmitter e = on(device(i, j, s));
-      v.da[l] =
-          e.map({v.y[l], grad}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
-            Value pos = arith::CmpFOp::create(
-                bb, loc, arith::CmpFPredicate::OGT, a[0], e.cst(bb, 0));
-            return arith::SelectOp::create(bb, loc, pos, a[1], e.cst(bb, 0));
-          });
+      v.da[l] = on(device(i, j, s)).reluGrad(grad, v.y[l]);
     }
     emitOp(i, s, m, /*forward=*/false, l, /*lossOp=*/false);
   }
@@ -309,11 +303,6 @@ OwningOpRef<ModuleOp> DistIRMLPBuilder::build() {
   // Data-parallel aggregation in DistIR's output order: the loss, the weight
   // gradients from the last layer down, the input gradient before wA's.
   SmallVector<Value> results;
-  std::vector<std::vector<SmallVector<Value>>> finalDw(
-      par.dp, std::vector<SmallVector<Value>>(par.hp));
-  for (int64_t i = 0; i < par.dp; ++i)
-    for (int64_t j = 0; j < par.hp; ++j)
-      finalDw[i][j] = aggregates[i][j].dw;
   auto gatherOrKeep = [&](function_ref<Value &(Aggregates &)> get) {
     for (int64_t j = 0; j < par.hp; ++j) {
       SmallVector<Value> group;
@@ -333,11 +322,11 @@ OwningOpRef<ModuleOp> DistIRMLPBuilder::build() {
     for (int64_t j = 0; j < par.hp; ++j) {
       SmallVector<Value> group;
       for (int64_t i = 0; i < par.dp; ++i)
-        group.push_back(finalDw[i][j][layer]);
+        group.push_back(aggregates[i][j].dw[layer]);
       auto reduced =
           dist::AllReduceOp::create(b, loc, dist::ReductionKind::Sum, group);
       for (int64_t i = 0; i < par.dp; ++i)
-        finalDw[i][j][layer] = reduced.getResult(i);
+        aggregates[i][j].dw[layer] = reduced.getResult(i);
     }
   };
   gatherOrKeep([](Aggregates &agg) -> Value & { return agg.loss; });
@@ -350,14 +339,9 @@ OwningOpRef<ModuleOp> DistIRMLPBuilder::build() {
   for (int64_t i = 0; i < par.dp; ++i)
     for (int64_t j = 0; j < par.hp; ++j)
       for (int64_t l = 0; l < layers; ++l) {
-        MLPEmitter e = on(device(i, j, stageOf(l)));
         Value updated =
-            e.map({inputs[i][j].w[l], finalDw[i][j][l]},
-                  [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
-                    Value step = arith::MulFOp::create(
-                        bb, loc, a[1], e.cst(bb, kLearningRate));
-                    return arith::SubFOp::create(bb, loc, a[0], step);
-                  });
+            on(device(i, j, stageOf(l)))
+                .sgdUpdate(inputs[i][j].w[l], aggregates[i][j].dw[l]);
         // The optimizer updates in place (distir-compat's one overwrite).
         updated.getDefiningOp()->setAttr("dist.phase",
                                          b.getStringAttr("update"));

@@ -158,23 +158,12 @@ OwningOpRef<ModuleOp> distir::buildMLP(const MLPOptions &options,
     // Backward, last layer first.
     SmallVector<Value> newWeights(n);
     for (int64_t i = n - 1; i >= 0; --i) {
-      // ReLU gradient: pass where the pre-activation is positive.
-      Value dz =
-          e.map({grad, pre[i]}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
-            Value pos = arith::CmpFOp::create(
-                bb, loc, arith::CmpFPredicate::OGT, a[1], e.cst(bb, 0));
-            return arith::SelectOp::create(bb, loc, pos, a[0], e.cst(bb, 0));
-          });
+      Value dz = e.reluGrad(grad, pre[i]);
       Value dw = e.matmul(e.transpose(acts[i]), dz);
       if (i > 0)
         grad = e.matmul(dz, e.transpose(weight(i)));
       tag(i, "backward");
-      newWeights[i] = e.map(
-          {weight(i), dw}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
-            Value step =
-                arith::MulFOp::create(bb, loc, a[1], e.cst(bb, kLearningRate));
-            return arith::SubFOp::create(bb, loc, a[0], step);
-          });
+      newWeights[i] = e.sgdUpdate(weight(i), dw);
       tag(i, "update");
     }
     llvm::append_range(results, newWeights);

@@ -118,6 +118,22 @@ struct MLPEmitter {
       return mlir::arith::MaximumFOp::create(bb, loc, a[0], cst(bb, 0));
     });
   }
+  /// ReLU's gradient: `grad` where the pre-activation `pre` is positive.
+  Value reluGrad(Value grad, Value pre) {
+    return map({grad, pre}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+      Value pos = mlir::arith::CmpFOp::create(
+          bb, loc, mlir::arith::CmpFPredicate::OGT, a[1], cst(bb, 0));
+      return mlir::arith::SelectOp::create(bb, loc, pos, a[0], cst(bb, 0));
+    });
+  }
+  /// SGD: w - lr * dw.
+  Value sgdUpdate(Value w, Value dw) {
+    return map({w, dw}, [&](OpBuilder &bb, ArrayRef<Value> a) -> Value {
+      Value step =
+          mlir::arith::MulFOp::create(bb, loc, a[1], cst(bb, kLearningRate));
+      return mlir::arith::SubFOp::create(bb, loc, a[0], step);
+    });
+  }
   /// Sum of all elements, as a rank-0 tensor.
   Value sumAll(Value x) {
     Value init = mlir::linalg::FillOp::create(b, loc, ValueRange{cst(b, 0)},
