@@ -123,7 +123,8 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
     return error.empty() ? 1 : fail(error);
   std::vector<unsigned> order = pase::generateSeq(problem->graph);
   FailureOr<pase::Strategy> strategy =
-      pase::solve(problem->graph, order, options.maxTableSize, record);
+      pase::solve(problem->graph, order, options.maxTableSize, record,
+                  function.getContext());
   if (failed(strategy))
     return fail(error);
   double searchSeconds =

@@ -161,13 +161,13 @@ TEST(MovePrice, HolderTablePicksNearestAndSpread) {
   EXPECT_EQ(table.blockOfDevice,
             (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
   // Receiver 1 of block 1: nearest by device id bits is 5; spread 1 mod 4.
-  EXPECT_EQ(table.nearest[1 * 8 + 1], 5);
-  EXPECT_EQ(table.spread[1 * 8 + 1], 5);
+  EXPECT_EQ(table.of(1, 1).nearest, 5);
+  EXPECT_EQ(table.of(1, 1).spread, 5);
   // Receiver 2 of block 1: nearest 6, spread holders[2] = 6.
-  EXPECT_EQ(table.nearest[1 * 8 + 2], 6);
+  EXPECT_EQ(table.of(1, 2).nearest, 6);
   // Receiver 6 of block 0: nearest 2 (6 ^ 2 = 4 is least), spread 0+2 = 2.
-  EXPECT_EQ(table.nearest[0 * 8 + 6], 2);
-  EXPECT_EQ(table.spread[0 * 8 + 7], 3);
+  EXPECT_EQ(table.of(0, 6).nearest, 2);
+  EXPECT_EQ(table.of(0, 7).spread, 3);
 }
 
 } // namespace

@@ -28,6 +28,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
 namespace distir::pase {
 
 /// A cost graph: vertex v has `vertexCost[v].size()` configurations.
@@ -75,10 +79,13 @@ std::pair<unsigned, int64_t> measureOrder(const CostGraph &graph,
 
 /// Exact minimum by elimination in `order` with back-substitution. Fails
 /// with one message when a table would exceed `maxTableSize` entries or the
-/// graph is malformed.
+/// graph is malformed. With `threads`, large tables are filled on that
+/// context's threads (each entry the same sums in the same order: the
+/// result does not depend on the thread count).
 mlir::FailureOr<Strategy> solve(const CostGraph &graph,
                                 llvm::ArrayRef<unsigned> order,
-                                int64_t maxTableSize, ErrorFn error);
+                                int64_t maxTableSize, ErrorFn error,
+                                mlir::MLIRContext *threads = nullptr);
 
 /// Exact minimum by enumerating every assignment (tests; fails past
 /// `maxAssignments`).

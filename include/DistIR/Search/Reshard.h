@@ -196,6 +196,18 @@ public:
   void reset();
   /// One piece of `bytes` for `receiver`, from one of `senders`.
   void add(llvm::ArrayRef<int64_t> senders, int64_t receiver, double bytes);
+  /// The id of the send from `sender` to `receiver` (priced on first use;
+  /// stable for the estimator's life), for callers that keep ids.
+  uint32_t getSendId(int64_t sender, int64_t receiver);
+  /// A piece of `bytes` by send `first` or `second` (ids), whichever would
+  /// end first: add({s1, s2}, ...) of their senders; `first` wins ties.
+  void addEither(uint32_t first, uint32_t second, double bytes);
+  /// addEither of each, in order (one call for a receiver's pieces).
+  struct Choice {
+    uint32_t first, second;
+    double bytes;
+  };
+  void addEach(llvm::ArrayRef<Choice> choices);
   /// The load of the busiest resource so far (seconds).
   double getBusiest() const { return busiest; }
 
@@ -203,14 +215,11 @@ public:
   double estimate(const Problem &problem);
 
 private:
-  /// A send's resources and its time, fixed + perByte x bytes (the cost
-  /// model's time of one group is affine in the bytes).
+  /// A send's resources and its time.
   struct Send;
   struct Cache;
-  /// The send from `sender` to `receiver`, priced on first use.
-  const Send &getSend(int64_t sender, int64_t receiver);
-  /// Adds a send of `bytes` to the load of each resource it holds.
-  void charge(const Send &send, double bytes);
+  /// Adds send `id` of `bytes` to the load of each resource it holds.
+  void charge(uint32_t id, double bytes);
   const CollectiveCostModel &model;
   std::unique_ptr<Cache> cache;
   double busiest = 0;

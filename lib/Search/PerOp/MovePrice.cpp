@@ -136,15 +136,15 @@ HolderTable distir::pase::detail::makeHolderTable(ArrayRef<int64_t> key,
     table.blockOfDevice.push_back(static_cast<int32_t>(id));
     holders[id].push_back(p);
   }
-  table.nearest.assign(numBlocks * devices, -1);
-  table.spread.assign(numBlocks * devices, -1);
+  table.numBlocks = numBlocks;
+  table.senders.assign(numBlocks * devices, {});
   for (int64_t b = 0; b < numBlocks; ++b) {
     if (holders[b].empty())
       continue;
     for (int64_t q = 0; q < devices; ++q) {
       SmallVector<int64_t, 2> senders = sendersOf(holders[b], q);
-      table.nearest[b * devices + q] = static_cast<int32_t>(senders.front());
-      table.spread[b * devices + q] = static_cast<int32_t>(senders.back());
+      table.of(b, q).nearest = static_cast<int32_t>(senders.front());
+      table.of(b, q).spread = static_cast<int32_t>(senders.back());
     }
   }
   return table;
@@ -166,10 +166,12 @@ bool distir::pase::detail::keysFormGrid(ArrayRef<int64_t> haveKey,
 /// in the same order (receivers in device order; the producer blocks a
 /// receiver's tile overlaps, the last dimension fastest) with the same
 /// senders, but each receiver's overlaps read from per-dimension lists and
-/// its senders from the producer's holder table instead of searched.
+/// its senders from the producer's holder table instead of searched. The
+/// pieces of a consumer block are listed once and reused by every receiver
+/// of that block.
 double distir::pase::detail::estimateOnGrid(
     ArrayRef<int64_t> haveKey, ArrayRef<int64_t> needKey, RankedTensorType type,
-    const HolderTable &table, int64_t devices,
+    HolderTable &table, int64_t devices,
     reshard::SendRecvEstimator &estimator) {
   ArrayRef<int64_t> shape = type.getShape();
   size_t rank = shape.size();
@@ -181,8 +183,12 @@ double distir::pase::detail::estimateOnGrid(
     int64_t blockId, length;
   };
   SmallVector<std::vector<SmallVector<Overlap, 2>>> overlaps(rank);
-  for (size_t d = 0; d < rank; ++d) {
+  SmallVector<int64_t> needStride(rank, 1);
+  int64_t needBlocks = 1;
+  for (size_t d = rank; d-- > 0;) {
     int64_t n = shape[d], f = keyFactor(haveKey, d), g = keyFactor(needKey, d);
+    needStride[d] = needBlocks;
+    needBlocks *= g;
     overlaps[d].resize(g);
     for (int64_t j = 0; j < g; ++j)
       for (int64_t i = 0; i < f; ++i) {
@@ -192,40 +198,91 @@ double distir::pase::detail::estimateOnGrid(
           overlaps[d][j].push_back({i * table.blockStride[d], length});
       }
   }
-  estimator.reset();
-  SmallVector<ArrayRef<Overlap>> lists(rank);
-  SmallVector<size_t> at(rank);
-  for (int64_t q = 0; q < devices; ++q) {
-    bool empty = false;
+  // The pieces of each consumer block (producer block, bytes), in the
+  // odometer's order over the overlapped blocks; built on first use.
+  struct Piece {
+    int64_t blockId;
+    double bytes;
+  };
+  std::vector<Piece> pieces;
+  std::vector<std::pair<uint32_t, uint32_t>> piecesOf(needBlocks, {0, 0});
+  std::vector<bool> listed(needBlocks, false);
+  SmallVector<ArrayRef<Overlap>> varying;
+  SmallVector<size_t> at;
+  auto listPieces = [&](int64_t q) {
+    // Dimensions with one overlap add a constant to the block id and a
+    // factor to the volume; the others run as an odometer, the last one in
+    // an inner loop (the order of the full odometer, last dimension
+    // fastest; volumes are exact integer products in any order).
+    int64_t baseId = 0, baseVolume = 1;
+    varying.clear();
     for (size_t d = 0; d < rank; ++d) {
-      lists[d] = overlaps[d][keyCoordinate(needKey, d, q)];
-      empty |= lists[d].empty();
-      at[d] = 0;
+      ArrayRef<Overlap> list = overlaps[d][keyCoordinate(needKey, d, q)];
+      if (list.empty())
+        return;
+      if (list.size() == 1) {
+        baseId += list.front().blockId;
+        baseVolume *= list.front().length;
+      } else {
+        varying.push_back(list);
+      }
     }
-    if (empty)
-      continue;
-    int64_t own = table.blockOfDevice[q];
+    if (varying.empty()) {
+      pieces.push_back({baseId, double(baseVolume) * elementBytes});
+      return;
+    }
+    ArrayRef<Overlap> inner = varying.back();
+    size_t outer = varying.size() - 1;
+    at.assign(outer, 0);
     while (true) {
-      int64_t id = 0, volume = 1;
-      for (size_t d = 0; d < rank; ++d) {
-        id += lists[d][at[d]].blockId;
-        volume *= lists[d][at[d]].length;
+      int64_t id = baseId, volume = baseVolume;
+      for (size_t k = 0; k < outer; ++k) {
+        id += varying[k][at[k]].blockId;
+        volume *= varying[k][at[k]].length;
       }
-      int64_t nearest = table.nearest[id * devices + q];
-      if (id != own && nearest >= 0) {
-        int64_t spread = table.spread[id * devices + q];
-        SmallVector<int64_t, 2> senders = {nearest};
-        if (spread != nearest)
-          senders.push_back(spread);
-        estimator.add(senders, q, double(volume) * elementBytes);
-      }
-      // Odometer over the overlapped blocks.
-      size_t d = rank;
-      while (d-- > 0 && ++at[d] == lists[d].size())
-        at[d] = 0;
-      if (d == size_t(-1))
+      for (const Overlap &overlap : inner)
+        pieces.push_back({id + overlap.blockId,
+                          double(volume * overlap.length) * elementBytes});
+      size_t k = outer;
+      while (k-- > 0 && ++at[k] == varying[k].size())
+        at[k] = 0;
+      if (k == size_t(-1))
         break;
     }
+  };
+  if (table.sendsOf != &estimator) {
+    for (HolderTable::Senders &senders : table.senders)
+      senders.nearestSend = senders.spreadSend = 0;
+    table.sendsOf = &estimator;
+  }
+  estimator.reset();
+  std::vector<reshard::SendRecvEstimator::Choice> choices;
+  for (int64_t q = 0; q < devices; ++q) {
+    int64_t block = 0;
+    for (size_t d = 0; d < rank; ++d)
+      block += keyCoordinate(needKey, d, q) * needStride[d];
+    if (!listed[block]) {
+      listed[block] = true;
+      uint32_t first = static_cast<uint32_t>(pieces.size());
+      listPieces(q);
+      piecesOf[block] = {first, static_cast<uint32_t>(pieces.size())};
+    }
+    int64_t own = table.blockOfDevice[q];
+    HolderTable::Senders *of = table.senders.data() + q * table.numBlocks;
+    choices.clear();
+    for (uint32_t i = piecesOf[block].first; i < piecesOf[block].second; ++i) {
+      const Piece &piece = pieces[i];
+      HolderTable::Senders &from = of[piece.blockId];
+      if (piece.blockId == own || from.nearest < 0)
+        continue;
+      if (!from.nearestSend) {
+        from.nearestSend = estimator.getSendId(from.nearest, q) + 1;
+        from.spreadSend = estimator.getSendId(from.spread, q) + 1;
+      }
+      choices.push_back(
+          {from.nearestSend - 1, from.spreadSend - 1, piece.bytes});
+    }
+    estimator.addEach(choices);
   }
   return estimator.getBusiest();
 }

@@ -33,9 +33,22 @@ namespace distir::pase::detail {
 /// the key alone, so built once per key and shared by every move from it.
 struct HolderTable {
   llvm::SmallVector<int64_t> blockStride; // per dimension, the last fastest
+  int64_t numBlocks = 0;
   std::vector<int32_t> blockOfDevice;
-  /// [block * devices + receiver]; -1 for a block nobody holds.
-  std::vector<int32_t> nearest, spread;
+  /// Of one block for one receiver: the senders (-1: nobody holds the
+  /// block) and the same as the estimator's send ids + 1 (0: not looked up
+  /// yet; filled by estimateOnGrid for the one estimator it is used with).
+  struct Senders {
+    int32_t nearest = -1, spread = -1;
+    uint32_t nearestSend = 0, spreadSend = 0;
+  };
+  /// [receiver * numBlocks + block]: a receiver's pieces read neighbours.
+  std::vector<Senders> senders;
+  const reshard::SendRecvEstimator *sendsOf = nullptr;
+
+  Senders &of(int64_t block, int64_t receiver) {
+    return senders[receiver * numBlocks + block];
+  }
 };
 
 /// Devices up to which the cost graph prices moves on holder tables (at
@@ -57,7 +70,7 @@ bool keysFormGrid(llvm::ArrayRef<int64_t> haveKey,
 /// pieces in the same order and with the same senders as estimateFromTiles.
 double estimateOnGrid(llvm::ArrayRef<int64_t> haveKey,
                       llvm::ArrayRef<int64_t> needKey,
-                      mlir::RankedTensorType type, const HolderTable &table,
+                      mlir::RankedTensorType type, HolderTable &table,
                       int64_t devices, reshard::SendRecvEstimator &estimator);
 
 /// The estimate read off the tiles themselves (the producer's blocks from

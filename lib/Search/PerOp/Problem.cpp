@@ -231,9 +231,12 @@ public:
     return {it->second, &it->first};
   }
 
-  /// Tiles follow from the layouts and the type: one price per key.
-  double price(ArrayRef<Tile> have, ArrayRef<Tile> need, RankedTensorType type,
-               Layout from, Layout to) {
+  /// Tiles follow from the layouts and the type: one price per key. The
+  /// tiles are asked for only when the key is new (most pairs of an edge
+  /// repeat a key another edge priced).
+  double price(llvm::function_ref<ArrayRef<Tile>()> haveTiles,
+               llvm::function_ref<ArrayRef<Tile>()> needTiles,
+               RankedTensorType type, Layout from, Layout to) {
     MoveKey key{from.id, to.id, type.getAsOpaquePointer()};
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -241,6 +244,7 @@ public:
       if (it != moves.end())
         return it->second;
     }
+    ArrayRef<Tile> have = haveTiles(), need = needTiles();
     double cost = 0;
     if (!allLocal(have, need)) {
       std::unique_ptr<Worker> worker = acquire();
@@ -597,17 +601,21 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
           return operandLayoutKey(operand, split);
         },
         toClass, toRep);
-    std::vector<SmallVector<Tile>> fromTiles, toTiles;
-    for (size_t rep : fromRep) {
-      fromTiles.emplace_back();
-      for (int64_t q = 0; q < options.devices; ++q)
-        fromTiles.back().push_back(resultTile(produced, from[rep], q));
-    }
-    for (size_t rep : toRep) {
-      toTiles.emplace_back();
-      for (int64_t q = 0; q < options.devices; ++q)
-        toTiles.back().push_back(operandTile(operand, to[rep], q));
-    }
+    // Each representative's tiles, built when a price needs them.
+    std::vector<SmallVector<Tile>> fromTiles(fromRep.size()),
+        toTiles(toRep.size());
+    auto tilesOfFrom = [&](size_t a) -> ArrayRef<Tile> {
+      if (fromTiles[a].empty())
+        for (int64_t q = 0; q < options.devices; ++q)
+          fromTiles[a].push_back(resultTile(produced, from[fromRep[a]], q));
+      return fromTiles[a];
+    };
+    auto tilesOfTo = [&](size_t b) -> ArrayRef<Tile> {
+      if (toTiles[b].empty())
+        for (int64_t q = 0; q < options.devices; ++q)
+          toTiles[b].push_back(operandTile(operand, to[toRep[b]], q));
+      return toTiles[b];
+    };
     SmallVector<MovePricer::Layout> fromLayouts, toLayouts;
     for (size_t rep : fromRep)
       fromLayouts.push_back(
@@ -619,7 +627,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     for (size_t a = 0; a < fromRep.size(); ++a)
       for (size_t b = 0; b < toRep.size(); ++b)
         pairCost[a * toRep.size() + b] = pricer.price(
-            fromTiles[a], toTiles[b], type, fromLayouts[a], toLayouts[b]);
+            [&] { return tilesOfFrom(a); }, [&] { return tilesOfTo(b); }, type,
+            fromLayouts[a], toLayouts[b]);
     std::vector<double> cost(from.size() * to.size());
     for (size_t a = 0; a < from.size(); ++a)
       for (size_t b = 0; b < to.size(); ++b)
@@ -639,10 +648,14 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       auto [entry, inserted] = byLayout.try_emplace(key, 0.0);
       if (inserted) {
         SmallVector<Tile> have;
-        for (int64_t q = 0; q < options.devices; ++q)
-          have.push_back(resultTile(produced, split, q));
-        entry->second = pricer.price(have, whole, type, pricer.intern(key),
-                                     pricer.intern({}));
+        auto haveTiles = [&]() -> ArrayRef<Tile> {
+          for (int64_t q = 0; q < options.devices; ++q)
+            have.push_back(resultTile(produced, split, q));
+          return have;
+        };
+        entry->second = pricer.price(
+            haveTiles, [&]() -> ArrayRef<Tile> { return whole; }, type,
+            pricer.intern(key), pricer.intern({}));
       }
       cost.insert(cost.end(), problem.configs[v].size(), entry->second);
     }

@@ -14,6 +14,7 @@
 
 #include "DistIR/Search/PerOpSolver.h"
 
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -195,7 +196,7 @@ struct Factor {
 
 FailureOr<Strategy> pase::solve(const CostGraph &graph,
                                 ArrayRef<unsigned> order, int64_t maxTableSize,
-                                ErrorFn error) {
+                                ErrorFn error, MLIRContext *threads) {
   if (failed(checkGraph(graph, error)))
     return failure();
   unsigned n = graph.numVertices();
@@ -237,7 +238,6 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
   std::vector<std::vector<unsigned>> dependentOf(n);
   std::vector<std::vector<int64_t>> argminOf(n);
   Strategy strategy;
-  std::vector<int64_t> assignment(n, 0);
 
   for (unsigned v : order) {
     std::vector<unsigned> mine;
@@ -270,57 +270,116 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     // order of `mine`, as one vector (same additions, same order, as
     // summing each configuration's factors in turn).
     struct Term {
-      const std::vector<double> *table;
+      /// The factor's entries, or `contiguous`'s.
+      const double *table;
+      /// (position in `scope`, stride) of the factor's other vertices.
       SmallVector<std::pair<unsigned, int64_t>, 3> others;
       int64_t strideOfV = 0;
+      /// The table with v's configurations made contiguous, when they were
+      /// not (a copy read in place of `table`: the same numbers).
+      std::vector<double> contiguous;
     };
     std::vector<Term> terms;
     for (unsigned f : mine) {
-      Term term{&factors[f].table, {}, 0};
+      Term term{factors[f].table.data(), {}, 0, {}};
       int64_t stride = 1;
       for (unsigned u : llvm::reverse(factors[f].scope)) {
         if (u == v)
           term.strideOfV = stride;
         else
-          term.others.push_back({u, stride});
+          term.others.push_back(
+              {static_cast<unsigned>(llvm::find(scope, u) - scope.begin()),
+               stride});
         stride *= graph.numConfigs(u);
+      }
+      if (term.strideOfV != 1) {
+        // Transpose so that v runs fastest: `others` are listed last scope
+        // vertex first, so the first of them varies fastest among the rows.
+        int64_t numConfigs = graph.numConfigs(v);
+        int64_t entries = static_cast<int64_t>(factors[f].table.size());
+        int64_t rows = entries / numConfigs;
+        term.contiguous.resize(entries);
+        SmallVector<int64_t, 3> digits(term.others.size(), 0);
+        for (int64_t row = 0; row < rows; ++row) {
+          int64_t from = 0;
+          for (auto [digit, other] : llvm::zip(digits, term.others))
+            from += digit * other.second;
+          for (int64_t c = 0; c < numConfigs; ++c)
+            term.contiguous[row * numConfigs + c] =
+                term.table[from + c * term.strideOfV];
+          for (auto [digit, other] : llvm::zip(digits, term.others)) {
+            if (++digit < graph.numConfigs(scope[other.first]))
+              break;
+            digit = 0;
+          }
+        }
+        int64_t newStride = numConfigs;
+        for (auto &other : term.others) {
+          int64_t radix = graph.numConfigs(scope[other.first]);
+          other.second = newStride;
+          newStride *= radix;
+        }
+        term.strideOfV = 1;
       }
       terms.push_back(std::move(term));
     }
+    // Pointed at once every term has its place (growing `terms` may copy
+    // them: SmallVector's move is not noexcept).
+    for (Term &term : terms)
+      if (!term.contiguous.empty())
+        term.table = term.contiguous.data();
     int64_t numConfigsOfV = graph.numConfigs(v);
-    std::vector<double> totals(numConfigsOfV);
-    // Odometer over the dependent set's configurations.
-    std::fill(assignment.begin(), assignment.end(), 0);
-    for (int64_t index = 0; index < size; ++index) {
-      std::fill(totals.begin(), totals.end(), 0.0);
-      for (const Term &term : terms) {
-        int64_t at = 0;
-        for (auto [u, stride] : term.others)
-          at += assignment[u] * stride;
-        const double *row = term.table->data() + at;
-        if (term.strideOfV == 1) {
-          for (int64_t c = 0; c < numConfigsOfV; ++c)
-            totals[c] += row[c];
-        } else {
-          for (int64_t c = 0; c < numConfigsOfV; ++c)
-            totals[c] += row[c * term.strideOfV];
+    // Entries [begin, end) of the table: an odometer over the dependent
+    // set's configurations (the last scope vertex fastest) from `begin`.
+    auto fill = [&](int64_t begin, int64_t end) {
+      SmallVector<int64_t, 4> digits(scope.size());
+      for (int64_t k = scope.size() - 1, rest = begin; k >= 0; --k) {
+        int64_t radix = graph.numConfigs(scope[k]);
+        digits[k] = rest % radix;
+        rest /= radix;
+      }
+      std::vector<double> totals(numConfigsOfV);
+      for (int64_t index = begin; index < end; ++index) {
+        std::fill(totals.begin(), totals.end(), 0.0);
+        for (const Term &term : terms) {
+          int64_t at = 0;
+          for (auto [position, stride] : term.others)
+            at += digits[position] * stride;
+          const double *row = term.table + at;
+          if (term.strideOfV == 1) {
+            for (int64_t c = 0; c < numConfigsOfV; ++c)
+              totals[c] += row[c];
+          } else {
+            for (int64_t c = 0; c < numConfigsOfV; ++c)
+              totals[c] += row[c * term.strideOfV];
+          }
+        }
+        double best = std::numeric_limits<double>::infinity();
+        int64_t bestConfig = 0;
+        for (int64_t c = 0; c < numConfigsOfV; ++c)
+          if (totals[c] < best) {
+            best = totals[c];
+            bestConfig = c;
+          }
+        result.table[index] = best;
+        argmin[index] = bestConfig;
+        for (int64_t k = scope.size() - 1; k >= 0; --k) {
+          if (++digits[k] < graph.numConfigs(scope[k]))
+            break;
+          digits[k] = 0;
         }
       }
-      double best = std::numeric_limits<double>::infinity();
-      int64_t bestConfig = 0;
-      for (int64_t c = 0; c < numConfigsOfV; ++c)
-        if (totals[c] < best) {
-          best = totals[c];
-          bestConfig = c;
-        }
-      result.table[index] = best;
-      argmin[index] = bestConfig;
-      for (int64_t k = scope.size() - 1; k >= 0; --k) {
-        if (++assignment[scope[k]] < graph.numConfigs(scope[k]))
-          break;
-        assignment[scope[k]] = 0;
-      }
-    }
+    };
+    // Chunks of entries on the context's threads for large tables.
+    constexpr int64_t kChunk = 4096;
+    int64_t chunks = (size + kChunk - 1) / kChunk;
+    if (threads && chunks > 1)
+      mlir::parallelFor(threads, 0, chunks, [&](size_t chunk) {
+        int64_t begin = static_cast<int64_t>(chunk) * kChunk;
+        fill(begin, std::min(size, begin + kChunk));
+      });
+    else
+      fill(0, size);
     for (unsigned f : mine)
       live[f] = false;
     factors.push_back(std::move(result));

@@ -184,14 +184,28 @@ private:
 } // namespace
 
 struct SendRecvEstimator::Send {
-  /// Slots in `load`: resource r (a stream -1 - d or a link id >= 0) is
-  /// slot 2(-1 - r) or 2r + 1.
-  SmallVector<int64_t, 4> slots;
+  /// Time fixed + perByte x bytes (the cost model's time of one group is
+  /// affine in the bytes).
   double fixed = 0, perByte = 0;
+  /// The send's slots in `load`, Cache::slots[firstSlot, + numSlots):
+  /// resource r (a stream -1 - d or a link id >= 0) is slot 2(-1 - r) or
+  /// 2r + 1. One flat pool, so that comparing candidates reads no heap
+  /// blocks of their own (the cost graph adds ~10^8 pieces).
+  uint32_t firstSlot = 0, numSlots = 0;
+
+  /// When the send would end if it started once all its resources are free.
+  double endOn(const int64_t *slots, const double *load, double bytes) const {
+    double end = 0;
+    for (const int64_t *slot = slots + firstSlot, *last = slot + numSlots;
+         slot != last; ++slot)
+      end = std::max(end, load[*slot]);
+    return end + (fixed + perByte * bytes);
+  }
 };
 
 struct SendRecvEstimator::Cache {
   std::vector<Send> sends;
+  std::vector<int64_t> slots;
   /// Index in `sends` (+1; 0: not priced yet) of each device pair: a flat
   /// table (sender * devices + receiver) up to kFlatDevices devices, a map
   /// beyond.
@@ -224,18 +238,20 @@ void SendRecvEstimator::reset() {
   busiest = 0;
 }
 
-const SendRecvEstimator::Send &SendRecvEstimator::getSend(int64_t sender,
-                                                          int64_t receiver) {
-  uint32_t &slot = cache->slotOf(sender, receiver);
-  if (slot)
-    return cache->sends[slot - 1];
-  slot = cache->sends.size() + 1;
+uint32_t SendRecvEstimator::getSendId(int64_t sender, int64_t receiver) {
+  uint32_t &id = cache->slotOf(sender, receiver);
+  if (id)
+    return id - 1;
+  id = static_cast<uint32_t>(cache->sends.size()) + 1;
   Send send;
   SmallVector<int64_t> group = {sender, receiver};
-  send.slots = {2 * sender, 2 * receiver};
+  send.firstSlot = static_cast<uint32_t>(cache->slots.size());
+  cache->slots.push_back(2 * sender);
+  cache->slots.push_back(2 * receiver);
   for (int64_t link : model.getHeldLinks(CollectiveKind::SendRecv, group))
-    send.slots.push_back(2 * link + 1);
-  for (int64_t slot : send.slots)
+    cache->slots.push_back(2 * link + 1);
+  send.numSlots = static_cast<uint32_t>(cache->slots.size()) - send.firstSlot;
+  for (int64_t slot : ArrayRef(cache->slots).drop_front(send.firstSlot))
     if (slot >= static_cast<int64_t>(cache->load.size()))
       cache->load.resize(slot + 1, 0.0);
   constexpr double kProbe = 1 << 30;
@@ -243,19 +259,25 @@ const SendRecvEstimator::Send &SendRecvEstimator::getSend(int64_t sender,
   send.perByte =
       (model.getTime(CollectiveKind::SendRecv, group, kProbe) - send.fixed) /
       kProbe;
-  cache->sends.push_back(std::move(send));
-  return cache->sends.back();
+  cache->sends.push_back(send);
+  return id - 1;
 }
 
-void SendRecvEstimator::charge(const Send &send, double bytes) {
+void SendRecvEstimator::charge(uint32_t id, double bytes) {
+  const Send &send = cache->sends[id];
   double time = send.fixed + send.perByte * bytes;
-  for (int64_t slot : send.slots) {
-    double &busy = cache->load[slot];
+  const int64_t *slot = cache->slots.data() + send.firstSlot;
+  const int64_t *last = slot + send.numSlots;
+  // Locals, so that the loop does not store through `this` each time.
+  double *load = cache->load.data(), top = busiest;
+  for (; slot != last; ++slot) {
+    double &busy = load[*slot];
     if (busy == 0)
-      cache->touched.push_back(slot);
+      cache->touched.push_back(*slot);
     busy += time;
-    busiest = std::max(busiest, busy);
+    top = std::max(top, busy);
   }
+  busiest = top;
 }
 
 void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
@@ -263,30 +285,52 @@ void SendRecvEstimator::add(ArrayRef<int64_t> senders, int64_t receiver,
   if (senders.empty())
     return;
   if (senders.size() == 1) {
-    charge(getSend(senders.front(), receiver), bytes);
+    charge(getSendId(senders.front(), receiver), bytes);
+    return;
+  }
+  if (senders.size() == 2) {
+    // Looked up before either is read: creating one may move the others.
+    uint32_t first = getSendId(senders[0], receiver);
+    addEither(first, getSendId(senders[1], receiver), bytes);
     return;
   }
   // Sends are looked up (and created) before any is compared: creating
   // one may move the others in the cache.
   SmallVector<uint32_t, 4> ids;
-  for (int64_t sender : senders) {
-    getSend(sender, receiver);
-    ids.push_back(cache->slotOf(sender, receiver) - 1);
-  }
-  const Send *best = nullptr;
+  for (int64_t sender : senders)
+    ids.push_back(getSendId(sender, receiver));
+  uint32_t best = ids.front();
   double bestEnd = std::numeric_limits<double>::infinity();
   for (uint32_t id : ids) {
-    const Send &send = cache->sends[id];
-    double end = 0;
-    for (int64_t slot : send.slots)
-      end = std::max(end, cache->load[slot]);
-    end += send.fixed + send.perByte * bytes;
+    double end =
+        cache->sends[id].endOn(cache->slots.data(), cache->load.data(), bytes);
     if (end < bestEnd) {
-      best = &send;
+      best = id;
       bestEnd = end;
     }
   }
-  charge(*best, bytes);
+  charge(best, bytes);
+}
+
+void SendRecvEstimator::addEither(uint32_t first, uint32_t second,
+                                  double bytes) {
+  addEach(Choice{first, second, bytes});
+}
+
+void SendRecvEstimator::addEach(ArrayRef<Choice> choices) {
+  const int64_t *slots = cache->slots.data();
+  for (const Choice &choice : choices) {
+    if (choice.first == choice.second) {
+      charge(choice.first, choice.bytes);
+      continue;
+    }
+    const double *load = cache->load.data();
+    charge(cache->sends[choice.second].endOn(slots, load, choice.bytes) <
+                   cache->sends[choice.first].endOn(slots, load, choice.bytes)
+               ? choice.second
+               : choice.first,
+           choice.bytes);
+  }
 }
 
 double SendRecvEstimator::estimate(const Problem &problem) {

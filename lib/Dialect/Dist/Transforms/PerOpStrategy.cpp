@@ -83,8 +83,9 @@ struct DistPerOpStrategyPass
           order == dist::EliminationOrder::BFS
               ? pase::breadthFirstOrder(problem->graph)
               : pase::generateSeq(problem->graph);
-      FailureOr<pase::Strategy> strategy = pase::solve(
-          problem->graph, sequence, options.maxTableSize, functionError);
+      FailureOr<pase::Strategy> strategy =
+          pase::solve(problem->graph, sequence, options.maxTableSize,
+                      functionError, function.getContext());
       if (failed(strategy))
         return signalPassFailure();
       if (baseline) {
