@@ -13,6 +13,7 @@
 #include "DistIR/Dialect/Dist/Transforms/PassEnums.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -92,6 +92,58 @@ def DistImportShardPass : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistPropagateShardingPass
+    : Pass<"dist-propagate-sharding", "::mlir::ModuleOp"> {
+  let summary = "Propagate dist.sharding annotations to every op, by "
+                "upstream shard's sharding rules";
+  let description = [{
+    Completes a partial sharding plan without a search: the `dist.sharding`
+    already on function arguments and op results (a user's, or imported by
+    `dist-import-shard`) spreads to every op the rules of upstream MLIR's
+    `shard` dialect cover (`ShardingInterface`: linalg ops from their
+    indexing maps, element-wise ops, `tensor.empty`, ...). A split of a
+    parallel loop carries over to the op's other operands and results; a
+    split of a reduction loop leaves the result summed (the all-reduce is
+    the partitioner's), so annotating the first matmul of an MLP by output
+    features makes the second one split its reduction: Megatron's pairing.
+
+    The pass writes the annotations out as `shard.grid` / `shard.sharding` /
+    `shard.shard` (one grid per mesh), runs upstream's
+    `sharding-propagation` on each function, and folds the result back into
+    `dist.sharding`: on each op result and function argument the sharding
+    its producer's annotation gives (a consumer that wants another layout
+    is counted as a resharding; the value keeps one sharding). Meshes come
+    back as they were (names, device lists).
+
+    A remark per function says how many ops carry a sharding, how many of
+    them split something, the values resharded for a consumer, and the ops
+    with tensor results that no rule reached (they keep no sharding; e.g.
+    `dist-pase` then chooses them by cost). Errors, one at the value:
+    partial axes (annotate the summed value), explicit offsets (only
+    balanced splits propagate), shard annotations already in the module
+    (run `dist-import-shard` first), a function upstream's propagation
+    rejects.
+
+    Example: `distir-opt --dist-propagate-sharding` then
+    `--dist-pase='devices=N emit=true'` to partition by the propagated plan.
+  }];
+  let options = [
+    Option<"traversal", "traversal", "::mlir::shard::TraversalOrder",
+           /*default=*/"::mlir::shard::TraversalOrder::BackwardForward",
+           "Order of upstream's propagation", [{::llvm::cl::values(
+             clEnumValN(::mlir::shard::TraversalOrder::Forward, "forward",
+                        "forward only"),
+             clEnumValN(::mlir::shard::TraversalOrder::Backward, "backward",
+                        "backward only"),
+             clEnumValN(::mlir::shard::TraversalOrder::ForwardBackward,
+                        "forward-backward", "forward, then backward"),
+             clEnumValN(::mlir::shard::TraversalOrder::BackwardForward,
+                        "backward-forward", "backward, then forward"))}]>
+  ];
+  let dependentDialects = ["::distir::dist::DistDialect",
+                           "::mlir::shard::ShardDialect"];
+}
+
 def DistLowerReshardPass : Pass<"dist-lower-reshard", "::mlir::ModuleOp"> {
   let summary = "Replace each dist.reshard by its planned transfers";
   let description = [{

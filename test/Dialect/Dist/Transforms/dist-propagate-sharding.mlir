@@ -1,0 +1,67 @@
+// RUN: distir-opt %s --dist-propagate-sharding --mlir-print-op-on-diagnostic=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s < %t.mlir
+
+// One annotation, on the first layer's weight (split by output features over
+// a named 4-device mesh): upstream's rules spread it through the matmul, the
+// ReLU and the second matmul's reduction (Megatron's pairing: the second
+// weight splits by rows, the output is summed, i.e. replicated). The mesh
+// comes back with its name and devices.
+
+// REMARK: remark: dist-propagate-sharding: 6 of 7 ops sharded (4 split), 0 values resharded for a consumer; 3 of 3 arguments sharded; no sharding rule (not propagated through): none; not reached: tensor.empty
+// CHECK-LABEL: func.func @mlp(
+// CHECK-SAME: %arg0: tensor<8x16xf32> {dist.sharding = #dist.sharding<mesh = <name = "tp", shape = [4], devices = [4, 5, 6, 7]>, split = {{\[\[\]\]}}>}
+// CHECK-SAME: %arg1: tensor<16x32xf32> {dist.sharding = #dist.sharding<mesh = <name = "tp", shape = [4], devices = [4, 5, 6, 7]>, split = {{\[\[\], \[0\]\]}}>}
+// CHECK-SAME: %arg2: tensor<32x16xf32> {dist.sharding = #dist.sharding<mesh = <name = "tp", shape = [4], devices = [4, 5, 6, 7]>, split = {{\[\[0\]\]}}>}
+// CHECK: tensor.empty() {dist.sharding = {{.*}}split = {{\[\[\], \[0\]\]}}>}
+// CHECK: linalg.fill {dist.sharding = {{.*}}split = {{\[\[\], \[0\]\]}}>}
+// CHECK: linalg.matmul {dist.sharding = {{.*}}split = {{\[\[\], \[0\]\]}}>}
+// CHECK: linalg.generic
+// CHECK-SAME: dist.sharding = {{.*}}split = {{\[\[\], \[0\]\]}}>
+// CHECK: tensor.empty() : tensor<8x16xf32>
+// CHECK: linalg.fill {dist.sharding = {{.*}}split = {{\[\[\]\]}}>}
+// CHECK: linalg.matmul {dist.sharding = {{.*}}split = {{\[\[\]\]}}>}
+// CHECK-NOT: shard.
+func.func @mlp(%x: tensor<8x16xf32>,
+               %w1: tensor<16x32xf32> {dist.sharding = #dist.sharding<mesh = <name = "tp", shape = [4], devices = [4, 5, 6, 7]>, split = [[], [0]]>},
+               %w2: tensor<32x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%init : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%r, %w2 : tensor<8x32xf32>, tensor<32x16xf32>) outs(%init2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// A reshape has no sharding rule upstream: nothing propagates through it
+// (the op keeps no sharding and says so), the ops on the far side are not
+// reached, and the annotated side is sharded as usual.
+
+// REMARK: remark: dist-propagate-sharding: 2 of 5 ops sharded (2 split), 0 values resharded for a consumer; 1 of 1 arguments sharded; no sharding rule (not propagated through): tensor.collapse_shape; not reached: linalg.generic, tensor.empty
+// CHECK-LABEL: func.func @barrier(
+// CHECK: linalg.generic {{.*}}dist.sharding = {{.*}}split = {{\[\[0\]\]}}>
+// CHECK: tensor.collapse_shape
+// CHECK-NOT: dist.sharding
+// CHECK: return
+func.func @barrier(%x: tensor<4x8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]]>}) -> tensor<32xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  %c = tensor.collapse_shape %n [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  %e2 = tensor.empty() : tensor<32xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%c : tensor<32xf32>) outs(%e2 : tensor<32xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<32xf32>
+  return %o : tensor<32xf32>
+}
