@@ -19,6 +19,7 @@
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
@@ -28,6 +29,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <map>
 
@@ -74,288 +76,552 @@ ShardingAttr withMesh(ShardingAttr sharding,
                            sharding.getReduction(), sharding.getOffsets());
 }
 
+/// A sharding with `split` on `like`'s mesh (nothing partial, no offsets).
+ShardingAttr withSplit(ShardingAttr like,
+                       ArrayRef<SmallVector<int64_t>> split) {
+  SmallVector<DenseI64ArrayAttr> attrs;
+  for (const SmallVector<int64_t> &axes : split)
+    attrs.push_back(DenseI64ArrayAttr::get(like.getContext(), axes));
+  // Trailing unsplit dimensions are left out, as the attribute prints them.
+  while (!attrs.empty() && attrs.back().empty())
+    attrs.pop_back();
+  return ShardingAttr::get(like.getContext(), like.getMesh(), attrs, {},
+                           ReductionKind::Sum, {});
+}
+
+/// Per dimension of a `rank`-d value, the mesh axes splitting it.
+SmallVector<SmallVector<int64_t>> splitOf(ShardingAttr sharding, int64_t rank) {
+  SmallVector<SmallVector<int64_t>> split(rank);
+  for (auto [d, axes] : llvm::enumerate(sharding.getSplit()))
+    if (static_cast<int64_t>(d) < rank)
+      split[d].assign(axes.asArrayRef().begin(), axes.asArrayRef().end());
+  return split;
+}
+
+int64_t shardsOf(ShardingAttr sharding, ArrayRef<int64_t> axes) {
+  int64_t count = 1;
+  for (int64_t axis : axes)
+    count *= sharding.getMesh().getShape()[axis];
+  return count;
+}
+
+/// Across a reshape, from `from` (the side with a sharding, its dims in
+/// `groups` of the other side's dims: a collapse's source groups, an
+/// expand's result groups) to the other side: a split may sit only on the
+/// first dimension of size > 1 of a group and must divide it evenly; it
+/// then splits the merged dimension (and back). Anything else would need
+/// data movement: no sharding.
+std::optional<SmallVector<SmallVector<int64_t>>>
+acrossReshape(ShardingAttr sharding, RankedTensorType groupedType,
+              ArrayRef<ReassociationIndices> groups, bool fromGrouped) {
+  ArrayRef<int64_t> shape = groupedType.getShape();
+  int64_t mergedRank = static_cast<int64_t>(groups.size());
+  SmallVector<SmallVector<int64_t>> grouped(groupedType.getRank()),
+      merged(mergedRank);
+  SmallVector<SmallVector<int64_t>> in =
+      splitOf(sharding, fromGrouped ? groupedType.getRank() : mergedRank);
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    auto lead = llvm::find_if(group, [&](int64_t d) { return shape[d] > 1; });
+    int64_t first = lead == group.end() ? group.front() : *lead;
+    if (fromGrouped) {
+      for (int64_t d : group)
+        if (!in[d].empty() && d != first)
+          return std::nullopt;
+      merged[g] = in[first];
+    } else {
+      grouped[first] = in[g];
+    }
+    ArrayRef<int64_t> axes = fromGrouped ? in[first] : in[g];
+    if (!axes.empty() && shape[first] % shardsOf(sharding, axes) != 0)
+      return std::nullopt;
+  }
+  return fromGrouped ? merged : grouped;
+}
+
+/// DistIR's rules for ops upstream has none for: the sharding of the other
+/// side of `op` (its result when `forward`, else its first operand), or
+/// nothing when it cannot be carried without moving data.
+ShardingAttr carry(Operation *op, ShardingAttr sharding, bool forward) {
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!in || !out)
+    return {};
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    auto split = acrossReshape(sharding, in, collapse.getReassociationIndices(),
+                               forward);
+    return split ? withSplit(sharding, *split) : ShardingAttr();
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    auto split = acrossReshape(sharding, out, expand.getReassociationIndices(),
+                               !forward);
+    return split ? withSplit(sharding, *split) : ShardingAttr();
+  }
+  // Same-rank ops that keep some dimensions whole: a split may sit on
+  // those only, and carries unchanged.
+  if (in.getRank() != out.getRank())
+    return {};
+  SmallVector<bool> keeps(in.getRank(), false);
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      keeps[d] = d != static_cast<int64_t>(softmax.getDimension());
+  } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      keeps[d] = slice.getStaticOffsets()[d] == 0 &&
+                 slice.getStaticStrides()[d] == 1 &&
+                 slice.getStaticSizes()[d] == in.getDimSize(d);
+  } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      keeps[d] = pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0;
+  } else {
+    return {};
+  }
+  SmallVector<SmallVector<int64_t>> split = splitOf(sharding, in.getRank());
+  for (auto [d, axes] : llvm::enumerate(split))
+    if (!axes.empty() && !keeps[d])
+      return {};
+  return withSplit(sharding, split);
+}
+
+/// Sets `value`'s sharding (argument attribute or its producer's entry).
+void setSharding(Value value, ShardingAttr sharding) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    cast<FunctionOpInterface>(argument.getOwner()->getParentOp())
+        .setArgAttr(argument.getArgNumber(), kShardingAttrName, sharding);
+    return;
+  }
+  Operation *op = value.getDefiningOp();
+  if (op->getNumResults() == 1) {
+    op->setAttr(kShardingAttrName, sharding);
+    return;
+  }
+  SmallVector<Attribute> all;
+  for (OpResult result : op->getResults()) {
+    ShardingAttr current = getResultSharding(op, result.getResultNumber());
+    if (result == value)
+      current = sharding;
+    if (!current)
+      current = ShardingAttr::get(op->getContext(), sharding.getMesh(), {}, {},
+                                  ReductionKind::Sum, {});
+    all.push_back(current);
+  }
+  op->setAttr(kShardingAttrName, ArrayAttr::get(op->getContext(), all));
+}
+
+/// Whether upstream's propagation takes `op`: it needs a ShardingInterface,
+/// and for linalg ops indexing maps that are projected permutations (a
+/// broadcast written as a constant index fails there).
+bool upstreamHandles(Operation *op) {
+  if (op->hasTrait<OpTrait::IsTerminator>() ||
+      op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  if (!isa<shard::ShardingInterface>(op))
+    return false;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return llvm::all_of(linalgOp.getIndexingMapsArray(), [](AffineMap map) {
+      return map.isProjectedPermutation();
+    });
+  return true;
+}
+
+/// A linalg op upstream does not take, by its indexing maps: the loops
+/// its sharded operands and result split (a dimension read at a constant
+/// index must be whole), then the unsharded side from the loops: the
+/// result (a split reduction loop leaves it summed) or the unsharded
+/// inputs. Whether anything was set; conflicting splits set nothing.
+bool carryLinalg(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1)
+    return false;
+  unsigned loops = op.getNumLoops();
+  SmallVector<SmallVector<int64_t>> loopAxes(loops);
+  SmallVector<bool> known(loops, false);
+  ShardingAttr like;
+  auto read = [&](AffineMap map, ShardingAttr sharding, int64_t rank) -> bool {
+    SmallVector<SmallVector<int64_t>> split = splitOf(sharding, rank);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim) {
+        if (!split[d].empty())
+          return false;
+        continue;
+      }
+      unsigned l = dim.getPosition();
+      if (known[l] && loopAxes[l] != split[d])
+        return false;
+      known[l] = true;
+      loopAxes[l] = split[d];
+    }
+    like = like ? like : sharding;
+    return !like || like.getMesh() == sharding.getMesh();
+  };
+  Value result = op->getResult(0);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  AffineMap resultMap = op.getIndexingMapMatchingResult(cast<OpResult>(result));
+  SmallVector<OpOperand *> unsharded;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type)
+      continue;
+    ShardingAttr sharding = shardingOf(input->get());
+    if (!sharding) {
+      unsharded.push_back(input);
+      continue;
+    }
+    if (!read(op.getMatchingIndexingMap(input), sharding, type.getRank()))
+      return false;
+  }
+  ShardingAttr resultSharding = shardingOf(result);
+  if (resultSharding && !read(resultMap, resultSharding, resultType.getRank()))
+    return false;
+  if (!like)
+    return false;
+  // Each mesh axis splits one loop at most.
+  llvm::SmallDenseSet<int64_t> used;
+  for (auto [l, axes] : llvm::enumerate(loopAxes))
+    for (int64_t axis : axes)
+      if (!used.insert(axis).second)
+        return false;
+  auto sideOf =
+      [&](AffineMap map,
+          int64_t rank) -> std::optional<SmallVector<SmallVector<int64_t>>> {
+    SmallVector<SmallVector<int64_t>> split(rank);
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        split[d] = loopAxes[dim.getPosition()];
+    return split;
+  };
+  bool changed = false;
+  if (!resultSharding) {
+    SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+    for (auto [l, kind] : llvm::enumerate(kinds))
+      if (kind == utils::IteratorType::reduction)
+        loopAxes[l].clear(); // summed
+    setSharding(result,
+                withSplit(like, *sideOf(resultMap, resultType.getRank())));
+    changed = true;
+  } else {
+    for (OpOperand *input : unsharded) {
+      // A block argument of another function body, or a value with other
+      // readers: set it only where nothing set it yet.
+      auto type = cast<RankedTensorType>(input->get().getType());
+      setSharding(input->get(),
+                  withSplit(like, *sideOf(op.getMatchingIndexingMap(input),
+                                          type.getRank())));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+struct Annotation {
+  Value value;
+  ShardingAttr sharding;
+};
+
 struct DistPropagateShardingPass
     : public distir::dist::impl::DistPropagateShardingPassBase<
           DistPropagateShardingPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    bool failedCheck = false;
-    module.walk([&](Operation *op) {
-      if (isa<shard::ShardOp, shard::GridOp>(op)) {
-        op->emitError() << "dist-propagate-sharding: the module already has "
-                           "shard annotations; fold them in with "
-                           "dist-import-shard first";
-        failedCheck = true;
-        return WalkResult::interrupt();
+  void runOnOperation() override;
+
+private:
+  /// The shardings now on arguments and op results, checked; grids named.
+  LogicalResult collect(std::vector<Annotation> &annotations);
+  /// One run of upstream's propagation from the current shardings; writes
+  /// what it finds onto the functions.
+  LogicalResult round(ArrayRef<Annotation> annotations);
+  /// DistIR's rules across the ops cut out of upstream's view; whether any
+  /// new sharding was set.
+  bool crossCutOps();
+
+  SmallVector<func::FuncOp> functions;
+  llvm::MapVector<MeshAttr, std::string> gridOf;
+  llvm::StringMap<MeshAttr> meshOfGrid;
+  /// Ops without a ShardingInterface (cut out of upstream's view).
+  llvm::SetVector<Operation *> cut;
+  /// Values a consumer wanted another way, per function (last round).
+  llvm::DenseMap<Operation *, int64_t> resharded;
+};
+
+LogicalResult
+DistPropagateShardingPass::collect(std::vector<Annotation> &annotations) {
+  ModuleOp module = getOperation();
+  SymbolTable symbols(module);
+  auto check = [&](ShardingAttr sharding, Location loc) -> LogicalResult {
+    if (!sharding.getPartial().empty())
+      return emitError(loc) << "dist-propagate-sharding: the sharding has "
+                               "partial axes; annotate the summed value";
+    if (!sharding.getOffsets().empty())
+      return emitError(loc) << "dist-propagate-sharding: the sharding has "
+                               "explicit offsets; only balanced splits "
+                               "propagate";
+    MeshAttr mesh = sharding.getMesh();
+    if (gridOf.count(mesh))
+      return success();
+    std::string name =
+        mesh.getName().empty() ? "dist_mesh" : mesh.getName().str();
+    std::string unique = name;
+    for (int k = 1; meshOfGrid.count(unique) || symbols.lookup(unique); ++k)
+      unique = name + "_" + std::to_string(k);
+    gridOf[mesh] = unique;
+    meshOfGrid[unique] = mesh;
+    return success();
+  };
+  for (func::FuncOp function : functions) {
+    for (BlockArgument argument : function.getArguments())
+      if (auto sharding = function.getArgAttrOfType<ShardingAttr>(
+              argument.getArgNumber(), kShardingAttrName)) {
+        if (failed(check(sharding, function.getLoc())))
+          return failure();
+        annotations.push_back({argument, sharding});
       }
+    WalkResult walked = function.walk([&](Operation *op) {
+      if (!op->hasAttr(kShardingAttrName))
+        return WalkResult::advance();
+      for (OpResult result : op->getResults())
+        if (ShardingAttr sharding =
+                getResultSharding(op, result.getResultNumber())) {
+          if (failed(check(sharding, op->getLoc())))
+            return WalkResult::interrupt();
+          annotations.push_back({result, sharding});
+        }
       return WalkResult::advance();
     });
-    if (failedCheck)
-      return signalPassFailure();
+    if (walked.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
 
-    // The annotations, checked, and one grid name per mesh.
-    SmallVector<func::FuncOp> functions;
-    for (auto function : module.getOps<func::FuncOp>())
-      if (!function.isExternal())
-        functions.push_back(function);
-    llvm::MapVector<MeshAttr, std::string> gridOf;
-    llvm::StringMap<MeshAttr> meshOfGrid;
-    SymbolTable symbols(module);
-    auto check = [&](ShardingAttr sharding, Location loc) -> LogicalResult {
-      if (!sharding.getPartial().empty())
-        return emitError(loc) << "dist-propagate-sharding: the sharding has "
-                                 "partial axes; annotate the summed value";
-      if (!sharding.getOffsets().empty())
-        return emitError(loc) << "dist-propagate-sharding: the sharding has "
-                                 "explicit offsets; only balanced splits "
-                                 "propagate";
-      MeshAttr mesh = sharding.getMesh();
-      if (gridOf.count(mesh))
-        return success();
-      std::string name =
-          mesh.getName().empty() ? "dist_mesh" : mesh.getName().str();
-      std::string unique = name;
-      for (int k = 1; meshOfGrid.count(unique) || symbols.lookup(unique); ++k)
-        unique = name + "_" + std::to_string(k);
-      gridOf[mesh] = unique;
-      meshOfGrid[unique] = mesh;
-      return success();
-    };
-    struct Annotation {
-      Value value;
-      ShardingAttr sharding;
-      bool forUsers;
-    };
-    std::vector<Annotation> annotations;
-    for (func::FuncOp function : functions) {
-      for (BlockArgument argument : function.getArguments())
-        if (auto sharding = function.getArgAttrOfType<ShardingAttr>(
-                argument.getArgNumber(), kShardingAttrName)) {
-          if (failed(check(sharding, function.getLoc())))
-            return signalPassFailure();
-          annotations.push_back({argument, sharding, true});
-        }
-      WalkResult walked = function.walk([&](Operation *op) {
-        if (!op->hasAttr(kShardingAttrName))
-          return WalkResult::advance();
-        for (OpResult result : op->getResults())
-          if (ShardingAttr sharding =
-                  getResultSharding(op, result.getResultNumber())) {
-            if (failed(check(sharding, op->getLoc())))
-              return WalkResult::interrupt();
-            annotations.push_back({result, sharding, false});
-          }
-        return WalkResult::advance();
-      });
-      if (walked.wasInterrupted())
-        return signalPassFailure();
-    }
-
-    // Upstream's propagation stops with an error at the first op without a
-    // ShardingInterface (a reshape, a pad). It runs on a copy instead, in
-    // which each such op is cut out: its results become new arguments and
-    // its operands new results (upstream annotates only used values), so
-    // nothing propagates through it (the op keeps no sharding, reported).
-    // The copy is a module nested in this one (a pass may run a pipeline
-    // only on what it owns), erased at the end.
-    IRMapping mapping;
-    OpBuilder atEnd = OpBuilder::atBlockEnd(module.getBody());
-    ModuleOp copy = ModuleOp::create(atEnd, module.getLoc());
-    llvm::scope_exit eraseCopy([&] { copy.erase(); });
-    for (func::FuncOp original : functions)
-      copy.push_back(original->clone(mapping));
-    llvm::DenseSet<Operation *> cut;
-    std::map<Operation *, std::map<std::string, int64_t>> cutIn;
-    for (func::FuncOp original : functions) {
-      auto function =
-          cast<func::FuncOp>(mapping.lookup(original.getOperation()));
-      SmallVector<Value> sinks;
-      for (Operation &op : original.getFunctionBody().front()) {
-        if (isa<shard::ShardingInterface>(op) ||
-            op.hasTrait<OpTrait::IsTerminator>() ||
-            op.hasTrait<OpTrait::ConstantLike>())
-          continue;
-        cut.insert(&op);
-        ++cutIn[original][op.getName().getStringRef().str()];
-        Operation *cloned = mapping.lookup(&op);
-        for (Value operand : cloned->getOperands())
-          if (isa<RankedTensorType>(operand.getType()))
-            sinks.push_back(operand);
-        for (Value result : cloned->getResults()) {
-          BlockArgument stand = function.getFunctionBody().addArgument(
-              result.getType(), cloned->getLoc());
-          result.replaceAllUsesWith(stand);
-        }
-        cloned->erase();
-      }
-      Operation *terminator =
-          function.getFunctionBody().front().getTerminator();
-      terminator->insertOperands(terminator->getNumOperands(), sinks);
-      function.setType(FunctionType::get(
-          function.getContext(), function.getFunctionBody().getArgumentTypes(),
-          terminator->getOperandTypes()));
-      function.removeArgAttrsAttr();
-      function.walk([&](Operation *op) { op->removeAttr(kShardingAttrName); });
-    }
-
-    // Out to shard: grids first in the copy, then each annotation right
-    // where its value is defined, its other uses reading the annotation.
-    OpBuilder builder = OpBuilder::atBlockBegin(copy.getBody());
-    for (auto &[mesh, grid] : gridOf)
-      shard::GridOp::create(builder, module.getLoc(), grid, mesh.getShape());
-    for (const Annotation &annotation : annotations) {
-      Value value = mapping.lookupOrNull(annotation.value);
-      if (!value || (!isa<BlockArgument>(value) && !value.getDefiningOp()))
+LogicalResult
+DistPropagateShardingPass::round(ArrayRef<Annotation> annotations) {
+  ModuleOp module = getOperation();
+  // Upstream's propagation stops with an error at the first op without a
+  // ShardingInterface (a reshape, a pad). It runs on a copy instead, in
+  // which each such op is cut out: its results become new arguments and
+  // its operands new results (upstream annotates only used values). The
+  // copy is a module nested in this one (a pass may run a pipeline only on
+  // what it owns), erased at the end.
+  IRMapping mapping;
+  OpBuilder atEnd = OpBuilder::atBlockEnd(module.getBody());
+  ModuleOp copy = ModuleOp::create(atEnd, module.getLoc());
+  llvm::scope_exit eraseCopy([&] { copy.erase(); });
+  for (func::FuncOp original : functions)
+    copy.push_back(original->clone(mapping));
+  for (func::FuncOp original : functions) {
+    auto function = cast<func::FuncOp>(mapping.lookup(original.getOperation()));
+    SmallVector<Value> sinks;
+    for (Operation &op : original.getFunctionBody().front()) {
+      if (!cut.contains(&op))
         continue;
-      if (auto argument = dyn_cast<BlockArgument>(value))
-        builder.setInsertionPointToStart(argument.getOwner());
-      else
-        builder.setInsertionPointAfter(value.getDefiningOp());
-      Value sharding = buildShardSharding(builder, value.getLoc(),
-                                          gridOf[annotation.sharding.getMesh()],
-                                          annotation.sharding);
-      auto shardOp = shard::ShardOp::create(builder, value.getLoc(), value,
-                                            sharding, annotation.forUsers);
-      value.replaceAllUsesExcept(shardOp.getResult(), shardOp);
+      Operation *cloned = mapping.lookup(&op);
+      for (Value operand : cloned->getOperands())
+        if (isa<RankedTensorType>(operand.getType()))
+          sinks.push_back(operand);
+      for (auto [result, clonedResult] :
+           llvm::zip(op.getResults(), cloned->getResults())) {
+        BlockArgument stand = function.getFunctionBody().addArgument(
+            clonedResult.getType(), cloned->getLoc());
+        clonedResult.replaceAllUsesWith(stand);
+        mapping.map(result, stand);
+      }
+      cloned->erase();
+    }
+    Operation *terminator = function.getFunctionBody().front().getTerminator();
+    terminator->insertOperands(terminator->getNumOperands(), sinks);
+    function.setType(FunctionType::get(
+        function.getContext(), function.getFunctionBody().getArgumentTypes(),
+        terminator->getOperandTypes()));
+    function.removeArgAttrsAttr();
+    function.walk([&](Operation *op) { op->removeAttr(kShardingAttrName); });
+  }
+
+  // Out to shard: grids first in the copy, then each annotation right
+  // where its value is defined, its other uses reading the annotation
+  // (arguments: for their users).
+  OpBuilder builder = OpBuilder::atBlockBegin(copy.getBody());
+  for (auto &[mesh, grid] : gridOf)
+    shard::GridOp::create(builder, module.getLoc(), grid, mesh.getShape());
+  for (const Annotation &annotation : annotations) {
+    Value value = mapping.lookup(annotation.value);
+    bool argument = isa<BlockArgument>(value);
+    if (argument)
+      builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+    else
+      builder.setInsertionPointAfter(value.getDefiningOp());
+    Value sharding = buildShardSharding(builder, value.getLoc(),
+                                        gridOf[annotation.sharding.getMesh()],
+                                        annotation.sharding);
+    auto shardOp = shard::ShardOp::create(builder, value.getLoc(), value,
+                                          sharding, /*annotate_for_users=*/
+                                          argument);
+    value.replaceAllUsesExcept(shardOp.getResult(), shardOp);
+  }
+
+  OpPassManager pm(ModuleOp::getOperationName());
+  shard::ShardingPropagationOptions options;
+  options.traversal = traversal;
+  pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
+  if (failed(runPipeline(pm, copy)))
+    return failure();
+
+  // Back: the producers' annotations first, then the users'; a value keeps
+  // the first sharding it gets, a different one for users is a resharding.
+  SmallVector<shard::ShardOp> shardOps;
+  copy.walk([&](shard::ShardOp op) { shardOps.push_back(op); });
+  SymbolTableCollection symbolTables;
+  llvm::DenseMap<Operation *, int64_t> reshardedIn;
+  for (bool forUsers : {false, true})
+    for (shard::ShardOp op : shardOps) {
+      if (op.getAnnotateForUsers() != forUsers)
+        continue;
+      FailureOr<ShardingAttr> sharding =
+          convertShardSharding(op, op.getSharding(), symbolTables);
+      if (failed(sharding))
+        return failure();
+      Value root = annotatedRoot(op);
+      ShardingAttr existing = shardingOf(root);
+      if (existing && existing != *sharding) {
+        ++reshardedIn[op->getParentOfType<func::FuncOp>()];
+        continue;
+      }
+      if (!existing && failed(recordSharding(op, root, *sharding)))
+        return failure();
     }
 
-    // Upstream's propagation.
-    OpPassManager pm(ModuleOp::getOperationName());
-    shard::ShardingPropagationOptions options;
-    options.traversal = traversal;
-    pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
-    if (failed(runPipeline(pm, copy)))
-      return signalPassFailure();
-
-    // Back: the producers' annotations first, then the users'; a value
-    // keeps the first sharding it gets, a different one for users is a
-    // resharding.
-    SmallVector<shard::ShardOp> shardOps;
-    copy.walk([&](shard::ShardOp op) { shardOps.push_back(op); });
-    SymbolTableCollection symbolTables;
-    llvm::DenseMap<Operation *, int64_t> reshardedIn;
-    for (bool forUsers : {false, true})
-      for (shard::ShardOp op : shardOps) {
-        if (op.getAnnotateForUsers() != forUsers)
-          continue;
-        FailureOr<ShardingAttr> sharding =
-            convertShardSharding(op, op.getSharding(), symbolTables);
-        if (failed(sharding))
-          return signalPassFailure();
-        Value root = annotatedRoot(op);
-        ShardingAttr existing = shardingOf(root);
-        if (existing && existing != *sharding) {
-          ++reshardedIn[op->getParentOfType<func::FuncOp>()];
-          continue;
-        }
-        if (!existing && failed(recordSharding(op, root, *sharding)))
-          return signalPassFailure();
-      }
-
-    // The copy's shardings onto the original values.
-    for (func::FuncOp original : functions) {
-      auto function =
-          cast<func::FuncOp>(mapping.lookup(original.getOperation()));
-      for (BlockArgument argument : original.getArguments())
-        if (ShardingAttr sharding = shardingOf(mapping.lookup(Value(argument))))
-          original.setArgAttr(argument.getArgNumber(), kShardingAttrName,
-                              sharding);
-      for (Operation &op : original.getFunctionBody().getOps()) {
-        op.removeAttr(kShardingAttrName);
-        if (cut.contains(&op))
-          continue;
-        SmallVector<Attribute> all;
-        ShardingAttr any;
-        for (OpResult result : op.getResults()) {
-          ShardingAttr sharding = shardingOf(mapping.lookup(Value(result)));
-          if (sharding && !any)
-            any = sharding;
-          all.push_back(sharding);
-        }
-        if (!any)
-          continue;
-        if (all.size() == 1) {
-          op.setAttr(kShardingAttrName, any);
-          continue;
-        }
-        // Results not reached are replicated on the same mesh.
-        for (Attribute &entry : all)
-          if (!entry)
-            entry = ShardingAttr::get(op.getContext(), any.getMesh(), {}, {},
-                                      ReductionKind::Sum, {});
-        op.setAttr(kShardingAttrName, ArrayAttr::get(op.getContext(), all));
-      }
-      reshardedIn[original] = reshardedIn.lookup(function);
-    }
-
-    // Meshes as they were, and the report.
-    for (func::FuncOp original : functions) {
-      int64_t shardedArgs = 0;
-      for (BlockArgument argument : original.getArguments())
-        if (auto sharding = original.getArgAttrOfType<ShardingAttr>(
-                argument.getArgNumber(), kShardingAttrName)) {
-          original.setArgAttr(argument.getArgNumber(), kShardingAttrName,
-                              withMesh(sharding, meshOfGrid));
-          ++shardedArgs;
-        }
-      int64_t sharded = 0, split = 0, tensorOps = 0;
-      std::map<std::string, int64_t> unreached;
-      for (Operation &top : original.getFunctionBody().getOps()) {
-        Operation *op = &top;
-        bool producesTensor = llvm::any_of(op->getResultTypes(), [](Type t) {
-          return isa<RankedTensorType>(t);
-        });
-        if (!producesTensor)
-          continue;
-        ++tensorOps;
-        Attribute attr = op->getAttr(kShardingAttrName);
-        if (!attr) {
-          if (!cut.contains(op))
-            ++unreached[op->getName().getStringRef().str()];
-          continue;
-        }
-        ++sharded;
-        bool splits = false;
-        if (auto one = dyn_cast<ShardingAttr>(attr)) {
-          one = withMesh(one, meshOfGrid);
-          splits = !one.isReplicated();
-          op->setAttr(kShardingAttrName, one);
-        } else if (auto all = dyn_cast<ArrayAttr>(attr)) {
-          SmallVector<Attribute> restored;
-          for (Attribute entry : all) {
-            auto one = withMesh(cast<ShardingAttr>(entry), meshOfGrid);
-            splits |= !one.isReplicated();
-            restored.push_back(one);
-          }
-          op->setAttr(kShardingAttrName,
-                      ArrayAttr::get(op->getContext(), restored));
-        }
-        split += splits;
-      }
-      InFlightDiagnostic remark = original.emitRemark();
-      remark << "dist-propagate-sharding: " << sharded << " of " << tensorOps
-             << " ops sharded (" << split << " split), "
-             << reshardedIn.lookup(original)
-             << " values resharded for a consumer; " << shardedArgs << " of "
-             << original.getNumArguments()
-             << " arguments sharded; no sharding rule (not propagated "
-                "through): ";
-      auto list = [&](const std::map<std::string, int64_t> &names) {
-        if (names.empty())
-          remark << "none";
-        llvm::interleaveComma(names, remark, [&](const auto &entry) {
-          remark << entry.first;
-          if (entry.second > 1)
-            remark << " x" << entry.second;
-        });
-      };
-      list(cutIn[original]);
-      remark << "; not reached: ";
-      list(unreached);
+  // The copy's shardings onto the original values, meshes as they were.
+  for (func::FuncOp original : functions) {
+    resharded[original] =
+        reshardedIn.lookup(mapping.lookup(original.getOperation()));
+    for (BlockArgument argument : original.getArguments())
+      if (ShardingAttr sharding = shardingOf(mapping.lookup(Value(argument))))
+        original.setArgAttr(argument.getArgNumber(), kShardingAttrName,
+                            withMesh(sharding, meshOfGrid));
+    for (Operation &op : original.getFunctionBody().getOps()) {
+      if (cut.contains(&op))
+        continue; // its sharding is DistIR's rules' (crossCutOps)
+      for (OpResult result : op.getResults())
+        if (ShardingAttr sharding = shardingOf(mapping.lookup(Value(result))))
+          setSharding(result, withMesh(sharding, meshOfGrid));
     }
   }
-};
+  return success();
+}
+
+bool DistPropagateShardingPass::crossCutOps() {
+  bool changed = false;
+  for (Operation *op : cut) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      changed |= carryLinalg(linalgOp);
+      continue;
+    }
+    if (op->getNumOperands() < 1 || op->getNumResults() != 1)
+      continue;
+    Value in = op->getOperand(0), out = op->getResult(0);
+    ShardingAttr from = shardingOf(in), to = shardingOf(out);
+    if (from && !to) {
+      if (ShardingAttr carried = carry(op, from, /*forward=*/true)) {
+        setSharding(out, carried);
+        changed = true;
+      }
+    } else if (to && !from) {
+      if (ShardingAttr carried = carry(op, to, /*forward=*/false)) {
+        setSharding(in, carried);
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+void DistPropagateShardingPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  bool failedCheck = false;
+  module.walk([&](Operation *op) {
+    if (isa<shard::ShardOp, shard::GridOp>(op)) {
+      op->emitError() << "dist-propagate-sharding: the module already has "
+                         "shard annotations; fold them in with "
+                         "dist-import-shard first";
+      failedCheck = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (failedCheck)
+    return signalPassFailure();
+  SmallVector<func::FuncOp> all;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal())
+      all.push_back(function);
+  // One function at a time, so that each one's result depends on its own
+  // annotations only.
+  for (func::FuncOp original : all) {
+    functions = {original};
+    cut.clear();
+    for (Operation &op : original.getFunctionBody().front())
+      if (!upstreamHandles(&op))
+        cut.insert(&op);
+
+    // Upstream's rounds, with DistIR's rules across the cut ops between
+    // them, until nothing new is reached (each round that goes on gives a
+    // cut op a side, so at most 2 x cut + 1 rounds).
+    int64_t rounds = 0;
+    do {
+      std::vector<Annotation> annotations;
+      if (failed(collect(annotations)) || failed(round(annotations)))
+        return signalPassFailure();
+      ++rounds;
+    } while (crossCutOps() && rounds <= 2 * static_cast<int64_t>(cut.size()));
+
+    int64_t shardedArgs =
+        llvm::count_if(original.getArguments(),
+                       [&](BlockArgument a) { return bool(shardingOf(a)); });
+    int64_t sharded = 0, split = 0, tensorOps = 0, crossed = 0;
+    std::map<std::string, int64_t> blocked, unreached;
+    for (Operation &op : original.getFunctionBody().getOps()) {
+      bool producesTensor = llvm::any_of(
+          op.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+      if (!producesTensor)
+        continue;
+      ++tensorOps;
+      SmallVector<ShardingAttr> shardings;
+      for (OpResult result : op.getResults())
+        if (ShardingAttr sharding = shardingOf(result))
+          shardings.push_back(sharding);
+      if (shardings.empty()) {
+        // A cut op with a sharded operand stopped the propagation; one
+        // with neither side sharded was simply not reached.
+        bool stopped = cut.contains(&op) && op.getNumOperands() > 0 &&
+                       shardingOf(op.getOperand(0));
+        ++(stopped ? blocked : unreached)[op.getName().getStringRef().str()];
+        continue;
+      }
+      ++sharded;
+      crossed += cut.contains(&op);
+      split += llvm::any_of(shardings,
+                            [](ShardingAttr s) { return !s.isReplicated(); });
+    }
+    InFlightDiagnostic remark = original.emitRemark();
+    remark << "dist-propagate-sharding: " << sharded << " of " << tensorOps
+           << " ops sharded (" << split << " split, " << crossed
+           << " by DistIR's rules for ops upstream has none for), "
+           << resharded.lookup(original) << " values resharded for a consumer; "
+           << shardedArgs << " of " << original.getNumArguments()
+           << " arguments sharded; " << rounds
+           << " rounds; not propagated through: ";
+    auto list = [&](const std::map<std::string, int64_t> &names) {
+      if (names.empty())
+        remark << "none";
+      llvm::interleaveComma(names, remark, [&](const auto &entry) {
+        remark << entry.first;
+        if (entry.second > 1)
+          remark << " x" << entry.second;
+      });
+    };
+    list(blocked);
+    remark << "; not reached: ";
+    list(unreached);
+  }
+}
 
 } // namespace

@@ -108,21 +108,32 @@ def DistPropagateShardingPass
     features makes the second one split its reduction: Megatron's pairing.
 
     The pass writes the annotations out as `shard.grid` / `shard.sharding` /
-    `shard.shard` (one grid per mesh), runs upstream's
-    `sharding-propagation` on each function, and folds the result back into
+    `shard.shard` (one grid per mesh) on a copy of each function, runs
+    upstream's `sharding-propagation` there, and folds the result back into
     `dist.sharding`: on each op result and function argument the sharding
     its producer's annotation gives (a consumer that wants another layout
     is counted as a resharding; the value keeps one sharding). Meshes come
     back as they were (names, device lists).
 
-    A remark per function says how many ops carry a sharding, how many of
-    them split something, the values resharded for a consumer, and the ops
-    with tensor results that no rule reached (they keep no sharding; e.g.
-    `dist-pase` then chooses them by cost). Errors, one at the value:
-    partial axes (annotate the summed value), explicit offsets (only
-    balanced splits propagate), shard annotations already in the module
-    (run `dist-import-shard` first), a function upstream's propagation
-    rejects.
+    Upstream stops at ops it has no rule for, so those are cut out of its
+    view and crossed by DistIR's own rules between rounds, until nothing
+    new is reached: `tensor.collapse_shape` / `expand_shape` (a split on
+    the first non-unit dimension of a merged group, dividing it evenly,
+    splits the merged dimension, and back; any other would need data
+    movement), `linalg.softmax`, `tensor.pad` and `tensor.extract_slice`
+    (a split on a dimension they keep whole carries), and linalg ops with
+    broadcast indexing maps (loops from the maps; a constant index reads a
+    whole dimension).
+
+    A remark per function gives the ops with a sharding, those that split
+    something, those crossed by DistIR's rules, the values resharded for a
+    consumer, the arguments sharded, the rounds, the ops propagation
+    stopped at (a sharded operand, no sharding carried) and the ops not
+    reached (they keep no sharding; `dist-pase` then chooses them by cost).
+    Errors, one at the value: partial axes (annotate the summed value),
+    explicit offsets (only balanced splits propagate), shard annotations
+    already in the module (run `dist-import-shard` first); upstream's own
+    errors are passed on.
 
     Example: `distir-opt --dist-propagate-sharding` then
     `--dist-pase='devices=N emit=true'` to partition by the propagated plan.
