@@ -172,6 +172,15 @@ ShardingAttr carry(Operation *op, ShardingAttr sharding, bool forward) {
   } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     for (int64_t d = 0; d < in.getRank(); ++d)
       keeps[d] = pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0;
+  } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+    // The source (operand 0) fills whole dimensions of the destination.
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      keeps[d] = insert.getStaticOffsets()[d] == 0 &&
+                 insert.getStaticStrides()[d] == 1 &&
+                 insert.getStaticSizes()[d] == out.getDimSize(d);
+  } else if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      keeps[d] = d != static_cast<int64_t>(concat.getDim());
   } else {
     return {};
   }

@@ -120,8 +120,9 @@ def DistPropagateShardingPass
     new is reached: `tensor.collapse_shape` / `expand_shape` (a split on
     the first non-unit dimension of a merged group, dividing it evenly,
     splits the merged dimension, and back; any other would need data
-    movement), `linalg.softmax`, `tensor.pad` and `tensor.extract_slice`
-    (a split on a dimension they keep whole carries), and linalg ops with
+    movement), `linalg.softmax`, `tensor.pad`, `tensor.extract_slice`,
+    `tensor.insert_slice` and `tensor.concat` (a split on a dimension they
+    keep whole carries), and linalg ops with
     broadcast indexing maps (loops from the maps; a constant index reads a
     whole dimension).
 
