@@ -1639,6 +1639,17 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
     if (c.report)
       for (const TensorParallelDecision &d : plan.decisions)
         mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;
+    if (!plan.refused.empty()) {
+      for (auto &[arg, why] : plan.refused) {
+        std::string name = "argument #" + std::to_string(arg);
+        if (auto named = func.getArgAttrOfType<StringAttr>(arg, "dist.name"))
+          name = "'" + named.getValue().str() + "'";
+        mlir::emitError(func.getArgument(arg).getLoc())
+            << "tp=" << c.tp << " cannot follow the dist.sharding of " << name
+            << ": " << why;
+      }
+      return failure();
+    }
     if (plan.splits.empty()) {
       InFlightDiagnostic diag = mlir::emitError(func.getLoc())
                                 << "tp=" << c.tp

@@ -12,6 +12,7 @@
 #include "TensorParallelPlan.h"
 
 #include "DistIR/Analysis/OpCost.h"
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -275,6 +276,36 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         }
   }
 
+  // 0. Annotated projection weights: the split they ask for (none when
+  // replicated), or why it is not a tensor-parallel split.
+  DenseMap<unsigned, std::optional<int64_t>> annotated;
+  for (const Projection &p : projections) {
+    unsigned arg = p.weight.arg.getArgNumber();
+    auto sharding = func.getArgAttrOfType<ShardingAttr>(arg, kShardingAttrName);
+    if (!sharding || annotated.count(arg) ||
+        llvm::any_of(plan.refused, [&](auto &r) { return r.first == arg; }))
+      continue;
+    std::string why;
+    std::optional<int64_t> dim;
+    if (sharding.getMesh().getNumPositions() != tp)
+      why = "its mesh has " +
+            std::to_string(sharding.getMesh().getNumPositions()) +
+            " positions, and tp=" + std::to_string(tp);
+    else if (!sharding.getPartial().empty() || !sharding.getOffsets().empty())
+      why = "it has partial axes or explicit offsets";
+    for (auto [d, axes] : llvm::enumerate(sharding.getSplit())) {
+      if (axes.empty() || !why.empty())
+        continue;
+      if (dim)
+        why = "it splits more than one dimension";
+      dim = static_cast<int64_t>(d);
+    }
+    if (!why.empty())
+      plan.refused.push_back({arg, why});
+    else
+      annotated[arg] = dim;
+  }
+
   // 1. Follow each column candidate's split through the data flow.
   std::vector<Candidate> candidates;
   for (auto [index, p] : llvm::enumerate(projections)) {
@@ -529,9 +560,12 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       auto r = role.find(p.op);
       auto kept = plan.splits.find(p.weight.arg.getArgNumber());
       auto [here, fresh] = mine.try_emplace(p.weight.arg.getArgNumber(), split);
+      auto asked = annotated.find(p.weight.arg.getArgNumber());
       agrees &= (r == role.end() || r->second == column) &&
                 (kept == plan.splits.end() || kept->second == split) &&
-                (fresh || here->second == split);
+                (fresh || here->second == split) &&
+                (asked == annotated.end() ||
+                 (asked->second == split.dim && split.groups == 1));
     }
     if (!agrees)
       continue;
@@ -544,20 +578,53 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       plan.splits[arg] = split;
   }
 
+  // Annotated splits the kept pairs do not realize.
+  for (auto [arg, dim] : annotated) {
+    if (!dim)
+      continue;
+    auto kept = plan.splits.find(arg);
+    if (kept != plan.splits.end() && kept->second.dim == *dim)
+      continue;
+    std::string why = "no tensor-parallel pairing splits its dimension " +
+                      std::to_string(*dim);
+    for (auto [index, p] : llvm::enumerate(projections))
+      if (p.weight.arg.getArgNumber() == arg && p.colDim >= 0 &&
+          p.weight.argDim[p.colDim] == *dim &&
+          !candidates[index].invalid.empty())
+        why = "a column split of it is not possible (" +
+              candidates[index].invalid + ")";
+    plan.refused.push_back({arg, why});
+  }
+  llvm::sort(plan.refused);
+
   // 4. The decisions, in program order.
   for (auto [index, p] : llvm::enumerate(projections)) {
     std::string what;
     llvm::raw_string_ostream os(what);
     std::string name = argName(func, p.weight.arg);
     auto r = role.find(p.op);
+    bool asked = annotated.count(p.weight.arg.getArgNumber());
     if (r != role.end() && r->second) {
       os << "column split of " << name << " (dim " << p.weight.argDim[p.colDim]
          << ")";
       if (candidates[index].groups > 1)
         os << " in " << candidates[index].groups << " groups";
+      if (asked)
+        os << ", as its dist.sharding says";
     } else if (r != role.end()) {
       os << "row split of " << name << " (dim " << p.weight.argDim[p.rowDim]
          << "): partial sums, one all-reduce";
+      if (asked)
+        os << ", as its dist.sharding says";
+    } else if (asked && !annotated.lookup(p.weight.arg.getArgNumber())) {
+      os << "replicated: " << name
+         << " is not split, as its dist.sharding "
+            "says";
+    } else if (asked) {
+      os << "replicated: " << name << " is not split: its dist.sharding "
+         << "asks for dimension "
+         << *annotated.lookup(p.weight.arg.getArgNumber())
+         << ", which no pairing splits";
     } else {
       os << "replicated: " << name << " is not split: ";
       if (!candidates[index].invalid.empty())

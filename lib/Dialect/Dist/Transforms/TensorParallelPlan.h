@@ -38,6 +38,9 @@ struct TensorParallelDecision {
 struct TensorParallelPlan {
   llvm::DenseMap<unsigned, WeightSplit> splits; // by argument number
   std::vector<TensorParallelDecision> decisions;
+  /// Projection weights whose dist.sharding the plan cannot follow, with
+  /// why (argument number, reason).
+  std::vector<std::pair<unsigned, std::string>> refused;
 };
 
 /// Megatron's column/row pairing, derived from the program: a linalg op
@@ -54,7 +57,10 @@ struct TensorParallelPlan {
 /// greedily by split work (the simulator's flops of the ops that run split),
 /// then by the least all-reduced data, when they agree with the groups kept
 /// before. Every weight-reading op left replicated is a decision with its
-/// reason.
+/// reason. A projection weight that carries `dist.sharding` (a user's, or
+/// from dist-propagate-sharding) over a mesh of `tp` positions is a
+/// constraint: split along the one dimension it splits, or not at all when
+/// it is replicated; one the plan cannot follow is in `refused`.
 TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp);
 
 } // namespace distir::dist

@@ -357,7 +357,11 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       followed through the ops that keep it free up to the projections that
       contract over it (docs/design/dtp.md); `report=true` says, per op
       reading a weight, how it is split or why it stays replicated, and a
-      `tp` that splits no weight is an error;
+      `tp` that splits no weight is an error. A projection weight carrying
+      `dist.sharding` over a mesh of `tp` positions (a user's, or from
+      `dist-propagate-sharding`) is a constraint: split along the dimension
+      it splits, or not split when replicated; one the pairs cannot
+      follow is an error naming the weight;
     * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
       weights by their `dist.layer`) into `pp` balanced contiguous stages;
       values crossing stages are sent at the start of the time step in
