@@ -44,6 +44,9 @@ struct HolderTable {
   };
   /// [receiver * numBlocks + block]: a receiver's pieces read neighbours.
   std::vector<Senders> senders;
+  /// The estimator whose ids these are. A table stays with the one
+  /// estimator of its thread (MovePricer's Worker), so the address is not
+  /// reused by another while the table lives.
   const reshard::SendRecvEstimator *sendsOf = nullptr;
 
   Senders &of(int64_t block, int64_t receiver) {
@@ -52,8 +55,8 @@ struct HolderTable {
 };
 
 /// Devices up to which the cost graph prices moves on holder tables (at
-/// most 2 x 4 x kMaxGridDevices^2 bytes per producer layout and thread);
-/// beyond, from the tiles.
+/// most 16 x kMaxGridDevices^2 bytes, 1 MiB, per producer layout and
+/// thread); beyond, from the tiles.
 constexpr int64_t kMaxGridDevices = 256;
 
 HolderTable makeHolderTable(llvm::ArrayRef<int64_t> key, size_t rank,

@@ -89,6 +89,23 @@ ShardingAttr withSplit(ShardingAttr like,
                            ReductionKind::Sum, {});
 }
 
+/// Whether two shardings split alike: trailing unsplit entries aside
+/// (`split = [[]]` and `split = []` are both replicated).
+bool sameSharding(ShardingAttr a, ShardingAttr b) {
+  if (!a || !b)
+    return a == b;
+  auto trimmed = [](ShardingAttr s) {
+    ArrayRef<DenseI64ArrayAttr> split = s.getSplit();
+    while (!split.empty() && split.back().empty())
+      split = split.drop_back();
+    return split;
+  };
+  return a.getMesh() == b.getMesh() && trimmed(a) == trimmed(b) &&
+         a.getPartial() == b.getPartial() &&
+         a.getReduction() == b.getReduction() &&
+         a.getOffsets() == b.getOffsets();
+}
+
 /// Per dimension of a `rank`-d value, the mesh axes splitting it.
 SmallVector<SmallVector<int64_t>> splitOf(ShardingAttr sharding, int64_t rank) {
   SmallVector<SmallVector<int64_t>> split(rank);
@@ -121,6 +138,9 @@ acrossReshape(ShardingAttr sharding, RankedTensorType groupedType,
   SmallVector<SmallVector<int64_t>> in =
       splitOf(sharding, fromGrouped ? groupedType.getRank() : mergedRank);
   for (auto [g, group] : llvm::enumerate(groups)) {
+    if (llvm::any_of(
+            group, [&](int64_t d) { return ShapedType::isDynamic(shape[d]); }))
+      return std::nullopt;
     auto lead = llvm::find_if(group, [&](int64_t d) { return shape[d] > 1; });
     int64_t first = lead == group.end() ? group.front() : *lead;
     if (fromGrouped) {
@@ -309,8 +329,10 @@ bool carryLinalg(linalg::LinalgOp op) {
     changed = true;
   } else {
     for (OpOperand *input : unsharded) {
-      // A block argument of another function body, or a value with other
-      // readers: set it only where nothing set it yet.
+      // Unsharded so far; a multi-result producer waits for its own rules.
+      Operation *producer = input->get().getDefiningOp();
+      if (producer && producer->getNumResults() != 1)
+        continue;
       auto type = cast<RankedTensorType>(input->get().getType());
       setSharding(input->get(),
                   withSplit(like, *sideOf(op.getMatchingIndexingMap(input),
@@ -384,20 +406,18 @@ DistPropagateShardingPass::collect(std::vector<Annotation> &annotations) {
           return failure();
         annotations.push_back({argument, sharding});
       }
-    WalkResult walked = function.walk([&](Operation *op) {
-      if (!op->hasAttr(kShardingAttrName))
-        return WalkResult::advance();
-      for (OpResult result : op->getResults())
+    // The ops of the body itself (upstream's propagation sees no others).
+    for (Operation &op : function.getFunctionBody().front()) {
+      if (!op.hasAttr(kShardingAttrName))
+        continue;
+      for (OpResult result : op.getResults())
         if (ShardingAttr sharding =
-                getResultSharding(op, result.getResultNumber())) {
-          if (failed(check(sharding, op->getLoc())))
-            return WalkResult::interrupt();
+                getResultSharding(&op, result.getResultNumber())) {
+          if (failed(check(sharding, op.getLoc())))
+            return failure();
           annotations.push_back({result, sharding});
         }
-      return WalkResult::advance();
-    });
-    if (walked.wasInterrupted())
-      return failure();
+    }
   }
   return success();
 }
@@ -442,6 +462,7 @@ DistPropagateShardingPass::round(ArrayRef<Annotation> annotations) {
         function.getContext(), function.getFunctionBody().getArgumentTypes(),
         terminator->getOperandTypes()));
     function.removeArgAttrsAttr();
+    function.removeResAttrsAttr();
     function.walk([&](Operation *op) { op->removeAttr(kShardingAttrName); });
   }
 
@@ -476,42 +497,63 @@ DistPropagateShardingPass::round(ArrayRef<Annotation> annotations) {
 
   // Back: the producers' annotations first, then the users'; a value keeps
   // the first sharding it gets, a different one for users is a resharding.
+  // Kept per value of the copy (not as attributes: a multi-result op's
+  // attribute would need placeholders for results not known yet).
   SmallVector<shard::ShardOp> shardOps;
   copy.walk([&](shard::ShardOp op) { shardOps.push_back(op); });
   SymbolTableCollection symbolTables;
-  llvm::DenseMap<Operation *, int64_t> reshardedIn;
+  llvm::DenseMap<Value, ShardingAttr> found;
+  int64_t reshardings = 0;
   for (bool forUsers : {false, true})
     for (shard::ShardOp op : shardOps) {
       if (op.getAnnotateForUsers() != forUsers)
         continue;
       FailureOr<ShardingAttr> sharding =
           convertShardSharding(op, op.getSharding(), symbolTables);
-      if (failed(sharding))
+      if (failed(sharding) ||
+          failed(sharding->verifyFor(op.getSrc().getType(),
+                                     [&]() { return op->emitError(); })))
         return failure();
-      Value root = annotatedRoot(op);
-      ShardingAttr existing = shardingOf(root);
-      if (existing && existing != *sharding) {
-        ++reshardedIn[op->getParentOfType<func::FuncOp>()];
-        continue;
-      }
-      if (!existing && failed(recordSharding(op, root, *sharding)))
-        return failure();
+      auto [it, inserted] = found.try_emplace(annotatedRoot(op), *sharding);
+      if (!inserted && !sameSharding(it->second, *sharding))
+        ++reshardings;
     }
 
-  // The copy's shardings onto the original values, meshes as they were.
+  // The copy's shardings onto the original values, meshes as they were:
+  // arguments, op results (a multi-result op once all are known), and the
+  // results of cut ops that upstream reached from their users (their
+  // stand-in arguments) when DistIR's rules did not set them already.
   for (func::FuncOp original : functions) {
-    resharded[original] =
-        reshardedIn.lookup(mapping.lookup(original.getOperation()));
+    resharded[original] = reshardings;
+    auto lookup = [&](Value value) {
+      ShardingAttr sharding = found.lookup(mapping.lookup(value));
+      return sharding ? withMesh(sharding, meshOfGrid) : sharding;
+    };
     for (BlockArgument argument : original.getArguments())
-      if (ShardingAttr sharding = shardingOf(mapping.lookup(Value(argument))))
+      if (ShardingAttr sharding = lookup(argument))
         original.setArgAttr(argument.getArgNumber(), kShardingAttrName,
-                            withMesh(sharding, meshOfGrid));
+                            sharding);
     for (Operation &op : original.getFunctionBody().getOps()) {
-      if (cut.contains(&op))
-        continue; // its sharding is DistIR's rules' (crossCutOps)
+      if (op.getNumResults() == 0)
+        continue;
+      if (cut.contains(&op)) {
+        if (op.getNumResults() == 1 && !shardingOf(op.getResult(0)))
+          if (ShardingAttr sharding = lookup(op.getResult(0)))
+            setSharding(op.getResult(0), sharding);
+        continue;
+      }
+      SmallVector<ShardingAttr> all;
       for (OpResult result : op.getResults())
-        if (ShardingAttr sharding = shardingOf(mapping.lookup(Value(result))))
-          setSharding(result, withMesh(sharding, meshOfGrid));
+        all.push_back(lookup(result));
+      if (llvm::is_contained(all, ShardingAttr()))
+        continue;
+      if (all.size() == 1) {
+        op.setAttr(kShardingAttrName, all.front());
+        continue;
+      }
+      op.setAttr(kShardingAttrName,
+                 ArrayAttr::get(op.getContext(), SmallVector<Attribute>(
+                                                     all.begin(), all.end())));
     }
   }
   return success();
@@ -533,7 +575,9 @@ bool DistPropagateShardingPass::crossCutOps() {
         setSharding(out, carried);
         changed = true;
       }
-    } else if (to && !from) {
+    } else if (to && !from &&
+               (isa<BlockArgument>(in) ||
+                in.getDefiningOp()->getNumResults() == 1)) {
       if (ShardingAttr carried = carry(op, to, /*forward=*/false)) {
         setSharding(in, carried);
         changed = true;
@@ -545,6 +589,11 @@ bool DistPropagateShardingPass::crossCutOps() {
 
 void DistPropagateShardingPass::runOnOperation() {
   ModuleOp module = getOperation();
+  functions.clear();
+  gridOf.clear();
+  meshOfGrid.clear();
+  cut.clear();
+  resharded.clear();
   bool failedCheck = false;
   module.walk([&](Operation *op) {
     if (isa<shard::ShardOp, shard::GridOp>(op)) {
@@ -585,8 +634,23 @@ void DistPropagateShardingPass::runOnOperation() {
     int64_t shardedArgs =
         llvm::count_if(original.getArguments(),
                        [&](BlockArgument a) { return bool(shardingOf(a)); });
-    int64_t sharded = 0, split = 0, tensorOps = 0, crossed = 0;
+    int64_t sharded = 0, split = 0, tensorOps = 0, crossed = 0,
+            reshardedHere = 0;
     std::map<std::string, int64_t> blocked, unreached;
+    // A reshape, pad or slice holds its result as its input dictates: a
+    // result sharding upstream reached from the users that DistIR's rules
+    // do not give from the input is dropped (the consumer reshards).
+    for (Operation *op : cut) {
+      if (isa<linalg::LinalgOp>(op) || op->getNumResults() != 1 ||
+          op->getNumOperands() == 0 || !shardingOf(op->getResult(0)))
+        continue;
+      ShardingAttr in = shardingOf(op->getOperand(0));
+      if (in && sameSharding(carry(op, in, /*forward=*/true),
+                             shardingOf(op->getResult(0))))
+        continue;
+      op->removeAttr(kShardingAttrName);
+      reshardedHere += static_cast<bool>(in);
+    }
     for (Operation &op : original.getFunctionBody().getOps()) {
       bool producesTensor = llvm::any_of(
           op.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
@@ -600,8 +664,11 @@ void DistPropagateShardingPass::runOnOperation() {
       if (shardings.empty()) {
         // A cut op with a sharded operand stopped the propagation; one
         // with neither side sharded was simply not reached.
-        bool stopped = cut.contains(&op) && op.getNumOperands() > 0 &&
-                       shardingOf(op.getOperand(0));
+        bool stopped =
+            cut.contains(&op) && llvm::any_of(op.getOperands(), [](Value v) {
+              return isa<RankedTensorType>(v.getType()) &&
+                     static_cast<bool>(shardingOf(v));
+            });
         ++(stopped ? blocked : unreached)[op.getName().getStringRef().str()];
         continue;
       }
@@ -613,10 +680,10 @@ void DistPropagateShardingPass::runOnOperation() {
     InFlightDiagnostic remark = original.emitRemark();
     remark << "dist-propagate-sharding: " << sharded << " of " << tensorOps
            << " ops sharded (" << split << " split, " << crossed
-           << " by DistIR's rules for ops upstream has none for), "
-           << resharded.lookup(original) << " values resharded for a consumer; "
-           << shardedArgs << " of " << original.getNumArguments()
-           << " arguments sharded; " << rounds
+           << " of them ops upstream has no rule for), "
+           << resharded.lookup(original) + reshardedHere
+           << " values resharded for a consumer; " << shardedArgs << " of "
+           << original.getNumArguments() << " arguments sharded; " << rounds
            << " rounds; not propagated through: ";
     auto list = [&](const std::map<std::string, int64_t> &names) {
       if (names.empty())
