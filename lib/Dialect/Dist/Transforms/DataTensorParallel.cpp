@@ -1640,14 +1640,9 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       for (const TensorParallelDecision &d : plan.decisions)
         mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;
     if (!plan.refused.empty()) {
-      for (auto &[arg, why] : plan.refused) {
-        std::string name = "argument #" + std::to_string(arg);
-        if (auto named = func.getArgAttrOfType<StringAttr>(arg, "dist.name"))
-          name = "'" + named.getValue().str() + "'";
+      for (auto &[arg, why] : plan.refused)
         mlir::emitError(func.getArgument(arg).getLoc())
-            << "tp=" << c.tp << " cannot follow the dist.sharding of " << name
-            << ": " << why;
-      }
+            << "tp=" << c.tp << " cannot follow the dist.sharding of " << why;
       return failure();
     }
     if (plan.splits.empty()) {

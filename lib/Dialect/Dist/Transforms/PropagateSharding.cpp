@@ -52,19 +52,6 @@ Value annotatedRoot(shard::ShardOp op) {
   return value;
 }
 
-ShardingAttr shardingOf(Value value) {
-  if (auto argument = dyn_cast<BlockArgument>(value)) {
-    auto function =
-        dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
-    if (!function)
-      return {};
-    return function.getArgAttrOfType<ShardingAttr>(argument.getArgNumber(),
-                                                   kShardingAttrName);
-  }
-  return getResultSharding(value.getDefiningOp(),
-                           cast<OpResult>(value).getResultNumber());
-}
-
 /// The mesh with `grid`'s name replaced by the original mesh.
 ShardingAttr withMesh(ShardingAttr sharding,
                       const llvm::StringMap<MeshAttr> &original) {
@@ -184,20 +171,18 @@ ShardingAttr carry(Operation *op, ShardingAttr sharding, bool forward) {
   if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
     for (int64_t d = 0; d < in.getRank(); ++d)
       keeps[d] = d != static_cast<int64_t>(softmax.getDimension());
-  } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+  } else if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+    // Offset 0, stride 1 and the whole extent of the larger side (an
+    // extract's source, an insert's destination; operand 0 is the source).
+    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+    RankedTensorType whole = isa<tensor::ExtractSliceOp>(op) ? in : out;
     for (int64_t d = 0; d < in.getRank(); ++d)
       keeps[d] = slice.getStaticOffsets()[d] == 0 &&
                  slice.getStaticStrides()[d] == 1 &&
-                 slice.getStaticSizes()[d] == in.getDimSize(d);
+                 slice.getStaticSizes()[d] == whole.getDimSize(d);
   } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     for (int64_t d = 0; d < in.getRank(); ++d)
       keeps[d] = pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0;
-  } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-    // The source (operand 0) fills whole dimensions of the destination.
-    for (int64_t d = 0; d < in.getRank(); ++d)
-      keeps[d] = insert.getStaticOffsets()[d] == 0 &&
-                 insert.getStaticStrides()[d] == 1 &&
-                 insert.getStaticSizes()[d] == out.getDimSize(d);
   } else if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
     for (int64_t d = 0; d < in.getRank(); ++d)
       keeps[d] = d != static_cast<int64_t>(concat.getDim());
@@ -209,31 +194,6 @@ ShardingAttr carry(Operation *op, ShardingAttr sharding, bool forward) {
     if (!axes.empty() && !keeps[d])
       return {};
   return withSplit(sharding, split);
-}
-
-/// Sets `value`'s sharding (argument attribute or its producer's entry).
-void setSharding(Value value, ShardingAttr sharding) {
-  if (auto argument = dyn_cast<BlockArgument>(value)) {
-    cast<FunctionOpInterface>(argument.getOwner()->getParentOp())
-        .setArgAttr(argument.getArgNumber(), kShardingAttrName, sharding);
-    return;
-  }
-  Operation *op = value.getDefiningOp();
-  if (op->getNumResults() == 1) {
-    op->setAttr(kShardingAttrName, sharding);
-    return;
-  }
-  SmallVector<Attribute> all;
-  for (OpResult result : op->getResults()) {
-    ShardingAttr current = getResultSharding(op, result.getResultNumber());
-    if (result == value)
-      current = sharding;
-    if (!current)
-      current = ShardingAttr::get(op->getContext(), sharding.getMesh(), {}, {},
-                                  ReductionKind::Sum, {});
-    all.push_back(current);
-  }
-  op->setAttr(kShardingAttrName, ArrayAttr::get(op->getContext(), all));
 }
 
 /// Whether upstream's propagation takes `op`: it needs a ShardingInterface,
@@ -290,7 +250,7 @@ bool carryLinalg(linalg::LinalgOp op) {
     auto type = dyn_cast<RankedTensorType>(input->get().getType());
     if (!type)
       continue;
-    ShardingAttr sharding = shardingOf(input->get());
+    ShardingAttr sharding = getValueSharding(input->get());
     if (!sharding) {
       unsharded.push_back(input);
       continue;
@@ -298,7 +258,7 @@ bool carryLinalg(linalg::LinalgOp op) {
     if (!read(op.getMatchingIndexingMap(input), sharding, type.getRank()))
       return false;
   }
-  ShardingAttr resultSharding = shardingOf(result);
+  ShardingAttr resultSharding = getValueSharding(result);
   if (resultSharding && !read(resultMap, resultSharding, resultType.getRank()))
     return false;
   if (!like)
@@ -324,8 +284,8 @@ bool carryLinalg(linalg::LinalgOp op) {
     for (auto [l, kind] : llvm::enumerate(kinds))
       if (kind == utils::IteratorType::reduction)
         loopAxes[l].clear(); // summed
-    setSharding(result,
-                withSplit(like, *sideOf(resultMap, resultType.getRank())));
+    setValueSharding(result,
+                     withSplit(like, *sideOf(resultMap, resultType.getRank())));
     changed = true;
   } else {
     for (OpOperand *input : unsharded) {
@@ -334,9 +294,9 @@ bool carryLinalg(linalg::LinalgOp op) {
       if (producer && producer->getNumResults() != 1)
         continue;
       auto type = cast<RankedTensorType>(input->get().getType());
-      setSharding(input->get(),
-                  withSplit(like, *sideOf(op.getMatchingIndexingMap(input),
-                                          type.getRank())));
+      setValueSharding(input->get(),
+                       withSplit(like, *sideOf(op.getMatchingIndexingMap(input),
+                                               type.getRank())));
       changed = true;
     }
   }
@@ -537,9 +497,9 @@ DistPropagateShardingPass::round(ArrayRef<Annotation> annotations) {
       if (op.getNumResults() == 0)
         continue;
       if (cut.contains(&op)) {
-        if (op.getNumResults() == 1 && !shardingOf(op.getResult(0)))
+        if (op.getNumResults() == 1 && !getValueSharding(op.getResult(0)))
           if (ShardingAttr sharding = lookup(op.getResult(0)))
-            setSharding(op.getResult(0), sharding);
+            setValueSharding(op.getResult(0), sharding);
         continue;
       }
       SmallVector<ShardingAttr> all;
@@ -569,17 +529,17 @@ bool DistPropagateShardingPass::crossCutOps() {
     if (op->getNumOperands() < 1 || op->getNumResults() != 1)
       continue;
     Value in = op->getOperand(0), out = op->getResult(0);
-    ShardingAttr from = shardingOf(in), to = shardingOf(out);
+    ShardingAttr from = getValueSharding(in), to = getValueSharding(out);
     if (from && !to) {
       if (ShardingAttr carried = carry(op, from, /*forward=*/true)) {
-        setSharding(out, carried);
+        setValueSharding(out, carried);
         changed = true;
       }
     } else if (to && !from &&
                (isa<BlockArgument>(in) ||
                 in.getDefiningOp()->getNumResults() == 1)) {
       if (ShardingAttr carried = carry(op, to, /*forward=*/false)) {
-        setSharding(in, carried);
+        setValueSharding(in, carried);
         changed = true;
       }
     }
@@ -632,8 +592,9 @@ void DistPropagateShardingPass::runOnOperation() {
     } while (crossCutOps() && rounds <= 2 * static_cast<int64_t>(cut.size()));
 
     int64_t shardedArgs =
-        llvm::count_if(original.getArguments(),
-                       [&](BlockArgument a) { return bool(shardingOf(a)); });
+        llvm::count_if(original.getArguments(), [&](BlockArgument a) {
+          return bool(getValueSharding(a));
+        });
     int64_t sharded = 0, split = 0, tensorOps = 0, crossed = 0,
             reshardedHere = 0;
     std::map<std::string, int64_t> blocked, unreached;
@@ -642,11 +603,11 @@ void DistPropagateShardingPass::runOnOperation() {
     // do not give from the input is dropped (the consumer reshards).
     for (Operation *op : cut) {
       if (isa<linalg::LinalgOp>(op) || op->getNumResults() != 1 ||
-          op->getNumOperands() == 0 || !shardingOf(op->getResult(0)))
+          op->getNumOperands() == 0 || !getValueSharding(op->getResult(0)))
         continue;
-      ShardingAttr in = shardingOf(op->getOperand(0));
+      ShardingAttr in = getValueSharding(op->getOperand(0));
       if (in && sameSharding(carry(op, in, /*forward=*/true),
-                             shardingOf(op->getResult(0))))
+                             getValueSharding(op->getResult(0))))
         continue;
       op->removeAttr(kShardingAttrName);
       reshardedHere += static_cast<bool>(in);
@@ -659,7 +620,7 @@ void DistPropagateShardingPass::runOnOperation() {
       ++tensorOps;
       SmallVector<ShardingAttr> shardings;
       for (OpResult result : op.getResults())
-        if (ShardingAttr sharding = shardingOf(result))
+        if (ShardingAttr sharding = getValueSharding(result))
           shardings.push_back(sharding);
       if (shardings.empty()) {
         // A cut op with a sharded operand stopped the propagation; one
@@ -667,7 +628,7 @@ void DistPropagateShardingPass::runOnOperation() {
         bool stopped =
             cut.contains(&op) && llvm::any_of(op.getOperands(), [](Value v) {
               return isa<RankedTensorType>(v.getType()) &&
-                     static_cast<bool>(shardingOf(v));
+                     static_cast<bool>(getValueSharding(v));
             });
         ++(stopped ? blocked : unreached)[op.getName().getStringRef().str()];
         continue;

@@ -73,34 +73,47 @@ LogicalResult distir::dist::recordSharding(Operation *annotation, Value value,
     if (!function || argument.getOwner() != &function.getFunctionBody().front())
       return annotation->emitError()
              << "only function arguments and op results can be annotated";
-    unsigned index = argument.getArgNumber();
-    if (failed(conflict(
-            function.getArgAttrOfType<ShardingAttr>(index, kShardingAttrName))))
-      return failure();
-    function.setArgAttr(index, kShardingAttrName, sharding);
-    return success();
   }
-  Operation *producer = value.getDefiningOp();
-  unsigned index = cast<OpResult>(value).getResultNumber();
-  if (failed(conflict(getResultSharding(producer, index))))
+  if (failed(conflict(getValueSharding(value))))
     return failure();
-  if (producer->getNumResults() == 1) {
-    producer->setAttr(kShardingAttrName, sharding);
-    return success();
-  }
-  // One entry per result; results not annotated yet are replicated on the
-  // same mesh until an annotation says otherwise.
-  SmallVector<Attribute> all;
-  for (unsigned i = 0; i < producer->getNumResults(); ++i) {
-    ShardingAttr current = getResultSharding(producer, i);
-    if (!current)
-      current = ShardingAttr::get(producer->getContext(), sharding.getMesh(),
-                                  {}, {}, ReductionKind::Sum, {});
-    all.push_back(i == index ? sharding : current);
-  }
-  producer->setAttr(kShardingAttrName,
-                    ArrayAttr::get(producer->getContext(), all));
+  setValueSharding(value, sharding);
   return success();
+}
+
+ShardingAttr distir::dist::getValueSharding(Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto function =
+        dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
+    return function ? function.getArgAttrOfType<ShardingAttr>(
+                          argument.getArgNumber(), kShardingAttrName)
+                    : ShardingAttr();
+  }
+  return getResultSharding(value.getDefiningOp(),
+                           cast<OpResult>(value).getResultNumber());
+}
+
+void distir::dist::setValueSharding(Value value, ShardingAttr sharding) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    cast<FunctionOpInterface>(argument.getOwner()->getParentOp())
+        .setArgAttr(argument.getArgNumber(), kShardingAttrName, sharding);
+    return;
+  }
+  Operation *op = value.getDefiningOp();
+  if (op->getNumResults() == 1) {
+    op->setAttr(kShardingAttrName, sharding);
+    return;
+  }
+  SmallVector<Attribute> all;
+  for (OpResult result : op->getResults()) {
+    ShardingAttr current =
+        result == value ? sharding
+                        : getResultSharding(op, result.getResultNumber());
+    if (!current)
+      current = ShardingAttr::get(op->getContext(), sharding.getMesh(), {}, {},
+                                  ReductionKind::Sum, {});
+    all.push_back(current);
+  }
+  op->setAttr(kShardingAttrName, ArrayAttr::get(op->getContext(), all));
 }
 
 Value distir::dist::buildShardSharding(OpBuilder &builder, Location loc,

@@ -33,6 +33,15 @@ convertShardSharding(mlir::Operation *annotation, mlir::Value shardingValue,
 mlir::LogicalResult recordSharding(mlir::Operation *annotation,
                                    mlir::Value value, ShardingAttr sharding);
 
+/// The dist.sharding of `value`: its function argument attribute or its
+/// producer's entry; null when it has none.
+ShardingAttr getValueSharding(mlir::Value value);
+
+/// Sets the dist.sharding of `value` (a function argument or an op result;
+/// a multi-result op's other entries are kept, or replicated on the same
+/// mesh when they had none).
+void setValueSharding(mlir::Value value, ShardingAttr sharding);
+
 /// A shard.sharding op for `sharding` (split only) on grid `grid`.
 mlir::Value buildShardSharding(mlir::OpBuilder &builder, mlir::Location loc,
                                llvm::StringRef grid, ShardingAttr sharding);

@@ -301,7 +301,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       dim = static_cast<int64_t>(d);
     }
     if (!why.empty())
-      plan.refused.push_back({arg, why});
+      plan.refused.push_back(
+          {arg, argName(func, func.getArgument(arg)) + ": " + why});
     else
       annotated[arg] = dim;
   }
@@ -593,7 +594,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
           !candidates[index].invalid.empty())
         why = "a column split of it is not possible (" +
               candidates[index].invalid + ")";
-    plan.refused.push_back({arg, why});
+    plan.refused.push_back(
+        {arg, argName(func, func.getArgument(arg)) + ": " + why});
   }
   llvm::sort(plan.refused);
 

@@ -38,8 +38,8 @@ struct TensorParallelDecision {
 struct TensorParallelPlan {
   llvm::DenseMap<unsigned, WeightSplit> splits; // by argument number
   std::vector<TensorParallelDecision> decisions;
-  /// Projection weights whose dist.sharding the plan cannot follow, with
-  /// why (argument number, reason).
+  /// Projection weights whose dist.sharding the plan cannot follow:
+  /// argument number, "'name': why".
   std::vector<std::pair<unsigned, std::string>> refused;
 };
 
