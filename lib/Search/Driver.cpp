@@ -190,25 +190,52 @@ FailureOr<SearchRun> search::searchModel(const ModelSource &source,
   run.searchSeconds = seconds(built, Clock::now());
 
   // dist-dtp's tensor-parallel decisions, for the reports.
-  std::set<int64_t> tps;
+  // Per degree and microbatch size of the first batch's configurations
+  // (final projections are priced per microbatch); sizes with the same
+  // decisions share one report.
+  std::map<int64_t, std::set<int64_t>> divisors; // tp -> dp * K
   for (const SearchConfig &config : configs)
-    if (config.tp > 1)
-      tps.insert(config.tp);
+    if (config.tp > 1 && config.batch == configs.front().batch)
+      divisors[config.tp].insert(config.dp * config.microbatches);
   if (!run.modules.empty())
     if (auto func =
             run.modules.front()->lookupSymbol<func::FuncOp>(source.entry)) {
-      for (int64_t tp : tps)
-        for (const dist::TensorParallelDecisionInfo &d :
-             dist::getTensorParallelDecisions(func, tp)) {
-          std::string location;
-          llvm::raw_string_ostream os(location);
-          if (auto file = d.loc->findInstanceOf<FileLineColLoc>())
-            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-               << file.getColumn();
-          else
-            d.loc.print(os);
-          run.tensorParallel[tp].push_back({location, d.what});
+      for (const auto &[tp, tpDivisors] : divisors) {
+        size_t first = run.tensorParallel.size();
+        std::vector<std::vector<std::string>> reportOutcomes;
+        // Largest divisor first: microbatch sizes ascending.
+        for (int64_t divisor : llvm::reverse(tpDivisors)) {
+          std::vector<TensorParallelDecision> decisions;
+          std::vector<dist::TensorParallelDecisionInfo> infos =
+              dist::getTensorParallelDecisions(func, tp, &options.cluster,
+                                               divisor);
+          if (infos.empty())
+            continue; // tagged weights: dist-dtp splits every layer
+          std::vector<std::string> outcomes;
+          for (const dist::TensorParallelDecisionInfo &d : infos) {
+            outcomes.push_back(d.outcome);
+            std::string location;
+            llvm::raw_string_ostream os(location);
+            if (auto file = d.loc->findInstanceOf<FileLineColLoc>())
+              os << file.getFilename().getValue() << ":" << file.getLine()
+                 << ":" << file.getColumn();
+            else
+              d.loc.print(os);
+            decisions.push_back({location, d.what});
+          }
+          // Sizes with the same outcomes share a report (its prices are
+          // the smallest size's).
+          int64_t size = configs.front().batch / divisor;
+          auto same = llvm::find(reportOutcomes, outcomes);
+          if (same != reportOutcomes.end()) {
+            run.tensorParallel[first + (same - reportOutcomes.begin())]
+                .microbatchSizes.push_back(size);
+            continue;
+          }
+          reportOutcomes.push_back(std::move(outcomes));
+          run.tensorParallel.push_back({tp, {size}, std::move(decisions)});
         }
+      }
     }
 
   // The model's work per step, for achieved flop/s, MFU and tokens/s.

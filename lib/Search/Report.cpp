@@ -127,13 +127,22 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
      << counts[1] << " oom, " << counts[2] << " skipped, " << counts[3]
      << " failed\n";
   // Replication is a decision the plan shows (reasons in --json).
-  for (const auto &[tp, decisions] : summary.tensorParallel) {
+  for (const TensorParallelReport &report : summary.tensorParallel) {
+    const std::vector<TensorParallelDecision> &decisions = report.decisions;
     int64_t replicated =
         llvm::count_if(decisions, [](const TensorParallelDecision &d) {
           return d.isReplicated();
         });
-    os << "tp=" << tp << ": " << decisions.size() - replicated << " of "
-       << decisions.size() << " weight-reading ops split";
+    os << "tp=" << report.tp;
+    // Only when the decisions depend on the microbatch size.
+    if (llvm::count_if(summary.tensorParallel,
+                       [&](const auto &r) { return r.tp == report.tp; }) > 1) {
+      os << " (microbatches of ";
+      llvm::interleaveComma(report.microbatchSizes, os);
+      os << " samples)";
+    }
+    os << ": " << decisions.size() - replicated << " of " << decisions.size()
+       << " weight-reading ops split";
     if (replicated > 0)
       os << ", " << replicated << " replicated (reasons in --json)";
     os << "\n";
@@ -251,16 +260,20 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
 /// op's split or the reason it stays replicated.
 static llvm::json::Array tensorParallelToJSON(const SearchSummary &summary) {
   llvm::json::Array plans;
-  for (const auto &[tp, decisions] : summary.tensorParallel) {
+  for (const TensorParallelReport &report : summary.tensorParallel) {
     llvm::json::Array list;
     int64_t replicated = 0;
-    for (const TensorParallelDecision &d : decisions) {
+    for (const TensorParallelDecision &d : report.decisions) {
       replicated += d.isReplicated();
       list.push_back(llvm::json::Object{{"location", d.location},
                                         {"decision", d.what},
                                         {"replicated", d.isReplicated()}});
     }
-    plans.push_back(llvm::json::Object{{"tp", tp},
+    llvm::json::Array sizes;
+    for (int64_t size : report.microbatchSizes)
+      sizes.push_back(size);
+    plans.push_back(llvm::json::Object{{"tp", report.tp},
+                                       {"microbatch_sizes", std::move(sizes)},
                                        {"replicated", replicated},
                                        {"decisions", std::move(list)}});
   }

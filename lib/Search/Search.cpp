@@ -422,12 +422,13 @@ LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
     passOptions += " entry=" + entry.str();
   if (annotate)
     passOptions += " annotate-schedule=true";
-  if (options.stageTransfer != "send") {
+  // dist-dtp plans stage transfers and prices its tensor-parallel choices
+  // on the module's cluster: the one searched.
+  if (options.stageTransfer != "send")
     passOptions += " stage-transfer=" + options.stageTransfer;
-    if (!dist::getModuleCluster(module))
-      module->setAttr(dist::DistDialect::getClusterAttrName(),
-                      dist::clusterToAttr(context, options.cluster));
-  }
+  if (!dist::getModuleCluster(module))
+    module->setAttr(dist::DistDialect::getClusterAttrName(),
+                    dist::clusterToAttr(context, options.cluster));
   if (failed(dtp->initializeOptions(passOptions, [&](const Twine &msg) {
         optionError = oneLine(msg.str());
         return failure();

@@ -69,7 +69,7 @@ struct SearchRun {
   /// dist-dtp's decisions for each tensor-parallel degree searched (> 1) on
   /// the first batch's program: each weight-reading op's split, or why it
   /// stays replicated.
-  std::map<int64_t, std::vector<TensorParallelDecision>> tensorParallel;
+  std::vector<TensorParallelReport> tensorParallel;
   /// Seconds spent building the programs and searching.
   double buildSeconds = 0, searchSeconds = 0;
 

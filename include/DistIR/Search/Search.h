@@ -423,6 +423,15 @@ struct TensorParallelDecision {
   }
 };
 
+/// dist-dtp's decisions for one tensor-parallel degree, the same at every
+/// microbatch size listed (samples per microbatch: a final projection's
+/// split is priced per microbatch, so it may depend on it).
+struct TensorParallelReport {
+  int64_t tp = 0;
+  std::vector<int64_t> microbatchSizes; // ascending
+  std::vector<TensorParallelDecision> decisions;
+};
+
 /// What the reports say about the search besides its results.
 struct SearchSummary {
   std::string model;
@@ -433,7 +442,7 @@ struct SearchSummary {
   std::string costModel;
   bool batchSweep = false;
   /// dist-dtp's decisions per tensor-parallel degree searched (> 1).
-  std::map<int64_t, std::vector<TensorParallelDecision>> tensorParallel;
+  std::vector<TensorParallelReport> tensorParallel;
 };
 
 /// Prints the top `top` Ok configurations as a table, then one line of

@@ -45,6 +45,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
@@ -128,6 +129,115 @@ struct Config {
   std::optional<reshard::Strategy> transferStrategy;
 };
 
+/// `v` padded at the end of each dimension with zeros up to `shape`.
+static Value padWithZeros(OpBuilder &b, Location loc, Value v,
+                          ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  auto paddedType =
+      RankedTensorType::get(shape, type.getElementType(), type.getEncoding());
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  return tensor::createPadHighOp(paddedType, v, zero, /*nofold=*/false, loc, b);
+}
+
+/// Pads the weight of `pad.projection` as the plan says, in `func`: the
+/// projection reads the argument padded with zero columns (through its
+/// casts and transposes, rebuilt at the padded size) into a padded init,
+/// and its users read the result cut back to its size. Returns the padded
+/// argument type.
+static RankedTensorType padProjection(func::FuncOp func,
+                                      const WeightPadding &pad) {
+  auto projection = cast<linalg::LinalgOp>(pad.projection);
+  BlockArgument arg = func.getArgument(pad.arg);
+  auto argType = cast<RankedTensorType>(arg.getType());
+  OpBuilder b(projection);
+  Location loc = projection.getLoc();
+  auto tagged = [&](Operation *op) {
+    for (StringRef name : {"dist.layer", "dist.phase"})
+      if (Attribute attr = projection->getAttr(name))
+        op->setAttr(name, attr);
+    return op;
+  };
+  // The chain from the argument to the projection (single uses, checked by
+  // the plan): each op and the operand it reads the weight through.
+  SmallVector<std::pair<linalg::LinalgOp, unsigned>> chain;
+  for (Value through = arg;;) {
+    OpOperand &use = *through.getUses().begin();
+    auto op = cast<linalg::LinalgOp>(use.getOwner());
+    chain.push_back({op, use.getOperandNumber()});
+    if (op == projection)
+      break;
+    through = op->getResult(0);
+  }
+  SmallVector<int64_t> shape(argType.getShape());
+  shape[pad.dim] = pad.size;
+  Value v = padWithZeros(b, loc, arg, shape);
+  tagged(v.getDefiningOp());
+  int64_t dim = pad.dim, extra = pad.size - argType.getDimSize(pad.dim);
+  // The padded loop of `op`'s result, read through its input map.
+  auto resultDimOf = [](linalg::LinalgOp op, OpOperand &input, int64_t d,
+                        OpOperand &init) {
+    auto loop =
+        cast<AffineDimExpr>(op.getMatchingIndexingMap(&input).getResult(d));
+    return static_cast<int64_t>(
+        *op.getMatchingIndexingMap(&init).getResultPosition(loop));
+  };
+  // Clones `op` reading `v` for `input` into a fresh init `extra` larger
+  // along the padded dimension (`init`'s defining ops cloned at that size).
+  auto rebuild = [&](linalg::LinalgOp op, OpOperand &input) {
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    int64_t out = resultDimOf(op, input, dim, init);
+    auto initType = cast<RankedTensorType>(init.get().getType());
+    SmallVector<int64_t> outShape(initType.getShape());
+    outShape[out] += extra;
+    auto outType = RankedTensorType::get(outShape, initType.getElementType(),
+                                         initType.getEncoding());
+    IRMapping mapping;
+    mapping.map(input.get(), v);
+    Value oldInit = init.get();
+    Operation *empty = oldInit.getDefiningOp();
+    if (auto fill = dyn_cast<linalg::FillOp>(empty)) {
+      Operation *newEmpty = b.clone(*fill.getOutputs()[0].getDefiningOp());
+      newEmpty->getResult(0).setType(outType);
+      IRMapping fillMapping;
+      fillMapping.map(fill.getOutputs()[0], newEmpty->getResult(0));
+      Operation *newFill = b.clone(*fill, fillMapping);
+      newFill->getResult(0).setType(outType);
+      mapping.map(oldInit, newFill->getResult(0));
+    } else {
+      Operation *newEmpty = b.clone(*empty);
+      newEmpty->getResult(0).setType(outType);
+      mapping.map(oldInit, newEmpty->getResult(0));
+    }
+    Operation *clone = b.clone(*op, mapping);
+    clone->getResult(0).setType(outType);
+    dim = out;
+    v = clone->getResult(0);
+  };
+  for (auto [op, operand] : chain)
+    rebuild(op, op->getOpOperand(operand));
+  auto resultType = cast<RankedTensorType>(projection->getResult(0).getType());
+  SmallVector<int64_t> zeros(resultType.getRank(), 0),
+      ones(resultType.getRank(), 1);
+  Value cut = tensor::ExtractSliceOp::create(
+      b, loc, resultType, v, ValueRange{}, ValueRange{}, ValueRange{}, zeros,
+      resultType.getShape(), ones);
+  tagged(cut.getDefiningOp());
+  projection->getResult(0).replaceAllUsesWith(cut);
+  for (auto [op, operand] : llvm::reverse(chain)) {
+    SmallVector<Value> inits(op.getDpsInits());
+    op->erase();
+    for (Value init : inits)
+      while (init && init.use_empty()) {
+        Operation *def = init.getDefiningOp();
+        init = isa<linalg::FillOp>(def) ? def->getOperand(1) : Value();
+        def->erase();
+      }
+  }
+  return cast<RankedTensorType>(
+      RankedTensorType::get(shape, argType.getElementType()));
+}
+
 class DTPRewriter {
 public:
   DTPRewriter(func::FuncOp func, Config config)
@@ -161,6 +271,9 @@ public:
   func::FuncOp step;
   SmallVector<Layout> argLayouts, resultLayouts;
   SmallVector<int64_t> argStages, resultStages;
+  /// Weights the plan pads (TensorParallelPlan.h), by argument number: the
+  /// padded type the step's shards are cut from.
+  DenseMap<unsigned, RankedTensorType> paddedArgs;
 
   // Grid: g = b * tp + t with b = d * K + m.
   int64_t numPoints() const { return c.dp * c.k * c.tp; }
@@ -1247,6 +1360,14 @@ LogicalResult DTPRewriter::visitSoftmax(linalg::SoftmaxOp op) {
 /// not pad (batch, channels): each device pads its own shard. A padded split
 /// dimension is gathered first.
 LogicalResult DTPRewriter::visitPad(tensor::PadOp op) {
+  // A padded weight's shards are cut from the padded tensor (the wrapper
+  // pads it): the pad is that argument.
+  if (auto arg = dyn_cast<BlockArgument>(op.getSource());
+      arg && arg.getOwner() == &func.getBody().front() &&
+      paddedArgs.count(arg.getArgNumber())) {
+    values[op.getResult()] = lookup(arg);
+    return success();
+  }
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
   if (failed(role))
     return failure();
@@ -1635,7 +1756,12 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
   // derived from the data flow (TensorParallelPlan.h).
   DenseMap<unsigned, WeightSplit> pairedSplits;
   if (c.tp > 1 && !taggedWeights) {
-    TensorParallelPlan plan = planTensorParallel(func, c.tp);
+    SmallVector<int64_t> group;
+    for (int64_t t = 0; t < c.tp; ++t)
+      group.push_back(device(0, t, 0));
+    TensorParallelPlan plan = planTensorParallel(
+        func, c.tp,
+        getTensorParallelPricing(func, std::move(group), nullptr, c.dp * c.k));
     if (c.report)
       for (const TensorParallelDecision &d : plan.decisions)
         mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;
@@ -1658,6 +1784,8 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       return failure();
     }
     pairedSplits = std::move(plan.splits);
+    for (const WeightPadding &pad : plan.padded)
+      paddedArgs[pad.arg] = padProjection(func, pad);
   }
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -1732,7 +1860,9 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
     return placed(shape, full.getElementType(), device(d, t, s));
   };
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    auto full = cast<RankedTensorType>(arg.getType());
+    auto full = paddedArgs.lookup(i);
+    if (!full)
+      full = cast<RankedTensorType>(arg.getType());
     for (int64_t d = 0; d < c.dp; ++d)
       for (int64_t t = 0; t < c.tp; ++t)
         stepArgTypes.push_back(
@@ -1770,7 +1900,9 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
   Block *stepBody = step.addEntryBlock();
   builder.setInsertionPointToStart(stepBody);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    auto full = cast<RankedTensorType>(arg.getType());
+    auto full = paddedArgs.lookup(i);
+    if (!full)
+      full = cast<RankedTensorType>(arg.getType());
     DistValue v;
     v.fullType = RankedTensorType::get(full.getShape(), full.getElementType());
     v.layout = argLayouts[i];
@@ -2017,6 +2149,7 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
   SmallVector<Value> stepArgs;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = cast<RankedTensorType>(arg.getType());
+    RankedTensorType padded = r.paddedArgs.lookup(i);
     SmallVector<int64_t> devices;
     for (int64_t j = 0; j < perArg; ++j)
       devices.push_back(deviceOf(r.step.getArgumentTypes()[i * perArg + j]));
@@ -2033,6 +2166,13 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
       auto bcast = BroadcastOp::create(b, loc, types, arg);
       for (int64_t j = 0; j < perArg; ++j)
         whole[j] = bcast.getResult(j + (sourceInGroup ? 0 : 1));
+    }
+    if (padded) {
+      // Zero columns up to the padded size, then cut as any other split.
+      for (Value &w : whole)
+        w = padWithZeros(b, loc, w, padded.getShape());
+      type = RankedTensorType::get(padded.getShape(), type.getElementType(),
+                                   type.getEncoding());
     }
     for (int64_t j = 0; j < perArg; ++j) {
       auto local =

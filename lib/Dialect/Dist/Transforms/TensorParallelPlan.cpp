@@ -11,8 +11,10 @@
 
 #include "TensorParallelPlan.h"
 
+#include "DistIR/Analysis/CollectiveCost.h"
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Dialect/Dist/IR/DistAttrs.h"
+#include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -243,6 +246,52 @@ std::string describe(Location loc) {
   return "unknown location";
 }
 
+/// Whether no projection reads, in the forward pass, a value computed from
+/// `op`'s results: the last projection of its path (an LM head).
+bool isHead(Operation *op,
+            const DenseMap<Operation *, unsigned> &projectionOf) {
+  DenseSet<Value> reached(op->getResults().begin(), op->getResults().end());
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (!isForward(next))
+      continue;
+    bool reads = false;
+    next->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        reads |= reached.contains(operand);
+    });
+    if (!reads)
+      continue;
+    if (projectionOf.count(next))
+      return false;
+    reached.insert(next->getResults().begin(), next->getResults().end());
+  }
+  return true;
+}
+
+/// Whether `p`'s weight argument is read by nothing but `p`, through its
+/// chain of casts and transposes (no gradient, no update reads it).
+bool onlyReadBy(const Projection &p) {
+  Operation *projection = p.op;
+  Value v = p.weight.arg;
+  Value operand = projection->getOperand(p.weightOperand);
+  while (v != operand) {
+    if (!v.hasOneUse())
+      return false;
+    Operation *user = *v.getUsers().begin();
+    if (user == projection || user->getNumResults() != 1)
+      return false;
+    v = user->getResult(0);
+  }
+  return v.hasOneUse();
+}
+
+/// Whether `op`'s init is a fill of an empty tensor (a padded one is the
+/// same fill of a larger empty tensor).
+bool hasFilledInit(linalg::LinalgOp op) {
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  return fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
 /// A column candidate: the ops its split reaches and their partners.
 struct Candidate {
   unsigned projection; // index into the projections
@@ -251,12 +300,54 @@ struct Candidate {
   SmallVector<unsigned> partners;       // row-split projections
   std::string invalid;                  // why the split cannot apply
   int64_t reduced = 0;                  // bytes all-reduced
+  /// Blocked before reaching any partner: a column split that gathers
+  /// `gathered` bytes at `end` (0 at a program result, returned split).
+  bool terminal = false;
+  Operation *end = nullptr;
+  int64_t gathered = 0;
+  /// tp does not divide the output width (`width`).
+  bool indivisible = false;
+  int64_t width = 0;
 };
+
+/// Seconds of `op` on one device of `pricing`'s cluster on one piece of the
+/// batch (1 / rowsDivisor of the activation's rows) when it computes `share`
+/// of its output columns (the analytic cost model: flops, the bytes
+/// written and the output's bytes read scale with both, the activation's
+/// bytes with the rows, the weight's with the columns).
+double priceShare(Operation *op, Value activation, Value weight, double share,
+                  const TensorParallelPricing &pricing) {
+  ComputeWork work = getComputeWork(op);
+  double rows = 1.0 / static_cast<double>(pricing.rowsDivisor);
+  double activationBytes =
+      static_cast<double>(getTensorBytes(activation.getType()));
+  double weightBytes = static_cast<double>(getTensorBytes(weight.getType()));
+  work.flops *= share * rows;
+  work.bytesWritten *= share * rows;
+  work.outputElements *= share * rows;
+  work.bytesRead =
+      activationBytes * rows + weightBytes * share +
+      (work.bytesRead - activationBytes - weightBytes) * share * rows;
+  return priceCompute(work, pricing.cluster.device, CostModelKind::Analytic);
+}
+
+std::string formatSeconds(double s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (s >= 1e-3)
+    os << llvm::format("%.3g ms", s * 1e3);
+  else if (s >= 1e-6)
+    os << llvm::format("%.3g us", s * 1e6);
+  else
+    os << llvm::format("%.3g ns", s * 1e9);
+  return out;
+}
 
 } // namespace
 
-TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
-                                                    int64_t tp) {
+TensorParallelPlan
+distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
+                                 const TensorParallelPricing &pricing) {
   TensorParallelPlan plan;
   Block &body = func.getBody().front();
   DenseMap<Operation *, int64_t> position;
@@ -329,6 +420,8 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         cast<RankedTensorType>(result.getType()).getRank() - 1)
       c.groups = projectionGroups(result);
     if (width % (c.groups * tp) != 0) {
+      c.indivisible = c.groups == 1;
+      c.width = width;
       c.invalid = "tp=" + std::to_string(tp) +
                   " does not divide its output width (" +
                   std::to_string(width / c.groups) + ")";
@@ -344,11 +437,18 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
     DenseMap<Value, Split> split;
     split[result] = {p.colResultDim, width / c.groups};
     c.members.insert(p.op);
+    Value reaching; // the split value the op being visited reads
     auto block = [&](Operation *op, const Twine &why) {
-      if (c.invalid.empty())
-        c.invalid = ("its split reaches '" + op->getName().getStringRef() +
-                     "' (" + describe(op->getLoc()) + ")" + ", which " + why)
-                        .str();
+      if (!c.invalid.empty())
+        return;
+      c.invalid = ("its split reaches '" + op->getName().getStringRef() +
+                   "' (" + describe(op->getLoc()) + ")" + ", which " + why)
+                      .str();
+      c.terminal = c.partners.empty();
+      c.end = op;
+      c.gathered = op->hasTrait<OpTrait::IsTerminator>()
+                       ? 0
+                       : getTensorBytes(reaching.getType());
     };
     for (Operation *op = p.op->getNextNode(); op && c.invalid.empty();
          op = op->getNextNode()) {
@@ -358,6 +458,7 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
           derived.push_back(&operand);
       if (derived.empty() || !isForward(op))
         continue;
+      reaching = derived.front()->get();
       c.members.insert(op);
       if (op->hasTrait<OpTrait::IsTerminator>()) {
         block(op, "returns it (a result would need an all-gather)");
@@ -579,6 +680,92 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
       plan.splits[arg] = split;
   }
 
+  // 3b. Heads: projections with no projection after them (an LM head, a
+  // classifier). Megatron splits them by columns and gathers the output;
+  // here that is kept when it is faster than running them replicated.
+  // Projection -> (decision, its prices).
+  DenseMap<unsigned, std::pair<std::string, std::string>> headNotes;
+  CollectiveCostModel collectives(pricing.cluster);
+  std::string pricedOn = "priced on '" + pricing.cluster.name + "'" +
+                         (pricing.defaulted ? ": no dist.cluster" : "");
+  for (auto [index, c] : llvm::enumerate(candidates)) {
+    const Projection &p = projections[index];
+    unsigned arg = p.weight.arg.getArgNumber();
+    if ((!c.terminal && !c.indivisible) || role.count(p.op) ||
+        plan.splits.count(arg) || annotated.count(arg) ||
+        projectionUses[p.weight.arg] != 1 || !isHead(p.op, projectionOf))
+      continue;
+    Value result = p.op->getResult(0);
+    auto resultType = cast<RankedTensorType>(result.getType());
+    int64_t width = resultType.getDimSize(p.colResultDim);
+    int64_t padded = width;
+    if (c.indivisible) {
+      // Only a weight nothing else reads (no gradient, no update) can be
+      // padded in place of the argument; the init must be a fill to pad.
+      std::string why = !onlyReadBy(p) ? "other ops (a gradient, an update) "
+                                         "read the weight"
+                        : !hasFilledInit(p.op) ? "its init is not a fill"
+                                               : "";
+      if (!why.empty()) {
+        headNotes[index] = {"replicated: " + argName(func, p.weight.arg) +
+                                " is not split: " + c.invalid +
+                                ", and it cannot be padded: " + why,
+                            ""};
+        continue;
+      }
+      padded = llvm::divideCeil(width, tp) * tp;
+    }
+    double share = static_cast<double>(padded / tp) / width;
+    Value activation = p.op->getOperand(p.activationOperand);
+    Value weight = p.op->getOperand(p.weightOperand);
+    double whole = priceShare(p.op, activation, weight, 1.0, pricing);
+    double part = priceShare(p.op, activation, weight, share, pricing);
+    double gatherBytes =
+        c.indivisible
+            ? static_cast<double>(getTensorBytes(resultType)) * padded / width
+            : static_cast<double>(c.gathered);
+    gatherBytes /= static_cast<double>(pricing.rowsDivisor);
+    double gather = gatherBytes > 0
+                        ? collectives.getTime(CollectiveKind::AllGather,
+                                              pricing.group, gatherBytes)
+                        : 0.0;
+    std::string times = formatSeconds(part) +
+                        (gather > 0 ? " + all-gather " + formatSeconds(gather)
+                                    : std::string()) +
+                        " against " + formatSeconds(whole) + " replicated, " +
+                        pricedOn;
+    std::string name = argName(func, p.weight.arg);
+    // A split that saves less than this share of the time is not worth
+    // its communication and reassembly.
+    constexpr double kMinGain = 0.02;
+    if (part + gather > (1 - kMinGain) * whole) {
+      headNotes[index] = {
+          "replicated: " + name + " is not split: a column split" +
+              (c.indivisible ? " padded to " + std::to_string(padded)
+                             : std::string()) +
+              (part + gather < whole ? " saves less than 2%"
+                                     : " would be slower"),
+          " (" + times + ")"};
+      continue;
+    }
+    int64_t dim = p.weight.argDim[p.colDim];
+    std::string where;
+    if (c.indivisible) {
+      where = ", padded from " + std::to_string(width) + " to " +
+              std::to_string(padded) + " and gathered right after it";
+      plan.padded.push_back({arg, dim, padded, p.op});
+    } else if (c.end->hasTrait<OpTrait::IsTerminator>()) {
+      where = ", returned split (the caller gathers it)";
+    } else {
+      where = ", gathered at '" + c.end->getName().getStringRef().str() +
+              "' (" + describe(c.end->getLoc()) + ")";
+    }
+    headNotes[index] = {where, ": " + times};
+    role[p.op] = true;
+    plan.splits[arg] = WeightSplit{dim, 1};
+    splitOps.insert(c.members.begin(), c.members.end());
+  }
+
   // Annotated splits the kept pairs do not realize.
   for (auto [arg, dim] : annotated) {
     if (!dim)
@@ -613,6 +800,9 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         os << " in " << candidates[index].groups << " groups";
       if (asked)
         os << ", as its dist.sharding says";
+      os << headNotes.lookup(index).first;
+    } else if (auto note = headNotes.find(index); note != headNotes.end()) {
+      os << note->second.first;
     } else if (r != role.end()) {
       os << "row split of " << name << " (dim " << p.weight.argDim[p.rowDim]
          << "): partial sums, one all-reduce";
@@ -636,7 +826,11 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
         os << "its column split conflicts with pairs that split more work";
       os << ", and no column-split projection feeds it";
     }
-    plan.decisions.push_back({p.op, what});
+    // The decision, then the prices that chose it (which depend on sizes).
+    size_t outcome = what.size();
+    if (auto note = headNotes.find(index); note != headNotes.end())
+      what += note->second.second;
+    plan.decisions.push_back({p.op, what, outcome});
   }
   // Other forward ops that read a weight (a slice of it, a gather from it)
   // run replicated: say so too.
@@ -684,14 +878,41 @@ TensorParallelPlan distir::dist::planTensorParallel(func::FuncOp func,
 }
 
 std::vector<TensorParallelDecisionInfo>
-distir::dist::getTensorParallelDecisions(func::FuncOp func, int64_t tp) {
+distir::dist::getTensorParallelDecisions(func::FuncOp func, int64_t tp,
+                                         const Cluster *cluster,
+                                         int64_t rowsDivisor) {
   std::vector<TensorParallelDecisionInfo> out;
   if (tp <= 1)
     return out;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (func.getArgAttr(i, "dist.layer"))
       return out; // dist-dtp splits tagged weights by their tags.
-  for (const TensorParallelDecision &d : planTensorParallel(func, tp).decisions)
-    out.push_back({d.op->getLoc(), d.what});
+  SmallVector<int64_t> group;
+  for (int64_t t = 0; t < tp; ++t)
+    group.push_back(t); // the default tp-inner order
+  TensorParallelPricing pricing =
+      getTensorParallelPricing(func, std::move(group), cluster, rowsDivisor);
+  for (const TensorParallelDecision &d :
+       planTensorParallel(func, tp, pricing).decisions)
+    out.push_back({d.op->getLoc(), d.what, d.what.substr(0, d.outcome)});
   return out;
+}
+
+TensorParallelPricing distir::dist::getTensorParallelPricing(
+    func::FuncOp func, SmallVector<int64_t> group, const Cluster *cluster,
+    int64_t rowsDivisor) {
+  TensorParallelPricing pricing;
+  pricing.group = std::move(group);
+  pricing.rowsDivisor = std::max<int64_t>(rowsDivisor, 1);
+  if (cluster) {
+    pricing.cluster = *cluster;
+  } else if (ClusterAttr attr =
+                 getModuleCluster(func->getParentOfType<ModuleOp>())) {
+    pricing.cluster = clusterFromAttr(attr);
+  } else {
+    pricing.cluster =
+        *getClusterPreset(kDefaultPricingCluster, [](const llvm::Twine &) {});
+    pricing.defaulted = true;
+  }
+  return pricing;
 }

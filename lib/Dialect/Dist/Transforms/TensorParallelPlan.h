@@ -12,8 +12,11 @@
 #ifndef DISTIR_LIB_DIALECT_DIST_TRANSFORMS_TENSORPARALLELPLAN_H
 #define DISTIR_LIB_DIALECT_DIST_TRANSFORMS_TENSORPARALLELPLAN_H
 
+#include "DistIR/Cluster/Cluster.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <string>
 #include <vector>
@@ -33,10 +36,41 @@ struct WeightSplit {
 struct TensorParallelDecision {
   mlir::Operation *op; // a linalg op reading a weight
   std::string what;    // e.g. "column split of 'w' (dim 1)", or the reason
+  /// Length of the prefix of `what` that says the decision (the rest: the
+  /// prices that chose it).
+  size_t outcome = std::string::npos;
+};
+
+/// A column-split weight whose split dimension tp does not divide: zero
+/// columns pad it to `size` (a multiple of tp), as Megatron pads its
+/// vocabulary. The projection computes the padded columns, and its result
+/// is gathered and cut back right after it.
+struct WeightPadding {
+  unsigned arg;                // argument number
+  int64_t dim;                 // padded dimension of the argument
+  int64_t size;                // padded size
+  mlir::Operation *projection; // the one op that reads the weight
+};
+
+/// What prices the plan's cost-based choices (a column split that ends in a
+/// gather, a padded split) against replication: the simulator's analytic
+/// compute and collective costs on `cluster`, over the devices `group` of
+/// one tensor-parallel group.
+struct TensorParallelPricing {
+  Cluster cluster;
+  llvm::SmallVector<int64_t> group;
+  /// The batch is cut into this many pieces (dp x microbatches): a final
+  /// projection runs on one piece at a time, and is priced on one. The
+  /// choice then depends on the microbatch size only, not on how many
+  /// microbatches a step has.
+  int64_t rowsDivisor = 1;
+  /// The cluster is a default, not the module's (said in the decisions).
+  bool defaulted = false;
 };
 
 struct TensorParallelPlan {
   llvm::DenseMap<unsigned, WeightSplit> splits; // by argument number
+  std::vector<WeightPadding> padded;
   std::vector<TensorParallelDecision> decisions;
   /// Projection weights whose dist.sharding the plan cannot follow:
   /// argument number, "'name': why".
@@ -61,7 +95,29 @@ struct TensorParallelPlan {
 /// from dist-propagate-sharding) over a mesh of `tp` positions is a
 /// constraint: split along the one dimension it splits, or not at all when
 /// it is replicated; one the plan cannot follow is in `refused`.
-TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp);
+///
+/// A column candidate that reaches no row-split partner before an op that
+/// needs its split dimension whole (a normalization or reduction over it, a
+/// program result) is a *terminal* split, Megatron's column-parallel layer
+/// with a gathered output (an LM head, a classifier): split, it runs 1/tp
+/// of the projection and then gathers (a result is returned split and
+/// gathered by the caller); one whose width tp does not divide (a
+/// vocabulary of 50257 words) is padded to a multiple of tp when it is read
+/// by nothing but its projection (inference) and gathered right after it.
+/// Each is kept when `pricing` says it is faster than running the
+/// projection replicated, and the decision shows both times.
+TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp,
+                                      const TensorParallelPricing &pricing);
+
+/// The cluster that prices a plan when the module has no dist.cluster.
+inline constexpr const char *kDefaultPricingCluster = "dgx-h100";
+
+/// Pricing over `group`: on `cluster` when given, else the module's
+/// dist.cluster, else kDefaultPricingCluster (marked defaulted).
+TensorParallelPricing getTensorParallelPricing(mlir::func::FuncOp func,
+                                               llvm::SmallVector<int64_t> group,
+                                               const Cluster *cluster,
+                                               int64_t rowsDivisor);
 
 } // namespace distir::dist
 

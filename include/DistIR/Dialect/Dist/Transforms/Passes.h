@@ -37,14 +37,22 @@ int64_t getNumLayers(mlir::func::FuncOp func);
 struct TensorParallelDecisionInfo {
   mlir::Location loc;
   std::string what;
+  /// `what` without the prices that chose it: two programs with the same
+  /// outcomes made the same decisions.
+  std::string outcome;
 };
 
 /// The decisions `dist-dtp{tp=N report=true}` reports for `func`: one per
 /// op that reads an untagged weight. Empty when tp <= 1 or when the
 /// weights carry `dist.layer` (the built-in MLP's tagged Megatron split,
-/// which splits every layer).
+/// which splits every layer). Choices by cost are priced on `cluster` (or
+/// the module's dist.cluster, or dist-dtp's default) over the first
+/// tensor-parallel group of dist-dtp's default device order, for a batch cut
+/// into `rowsDivisor` pieces (dp x microbatches).
 std::vector<TensorParallelDecisionInfo>
-getTensorParallelDecisions(mlir::func::FuncOp func, int64_t tp);
+getTensorParallelDecisions(mlir::func::FuncOp func, int64_t tp,
+                           const Cluster *cluster = nullptr,
+                           int64_t rowsDivisor = 1);
 
 } // namespace distir::dist
 

@@ -361,7 +361,11 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       `dist.sharding` over a mesh of `tp` positions (a user's, or from
       `dist-propagate-sharding`) is a constraint: split along the dimension
       it splits, or not split when replicated; one the pairs cannot
-      follow is an error naming the weight;
+      follow is an error naming the weight. A final projection (an LM
+      head, a classifier) is split by columns and gathered, padded with
+      zero columns when `tp` does not divide its width (inference), or
+      left replicated, whichever the module's `dist.cluster` (default
+      `dgx-h100`) prices faster; the decision shows both times;
     * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
       weights by their `dist.layer`) into `pp` balanced contiguous stages;
       values crossing stages are sent at the start of the time step in
