@@ -34,16 +34,17 @@ def same_outputs(got, reference):
 
 
 def check_transformed(program, pass_option, entry, seed, prog, out_dir,
-                      reference, label):
+                      reference, label, run_args=()):
     """Transforms `program` with `pass_option` (verified, canonicalized),
-    runs it with distir-run on the seed's inputs and compares with
-    `reference`; prints why when it is not equal."""
+    runs it with distir-run on the seed's inputs (and `run_args`, e.g.
+    --weights-from) and compares with `reference`; prints why when it is
+    not equal."""
     try:
         run(["distir-opt", program, pass_option, "--dist-verify-placement",
              "--canonicalize", "--cse", "--dist-verify-placement", "-o",
              prog])
         run(["distir-run", prog, "--entry", entry, "--random-inputs", seed,
-             "--output-dir", out_dir])
+             "--output-dir", out_dir, *run_args])
     except RuntimeError as e:
         print(f"{label}: FAILED\n{e}")
         return False

@@ -195,7 +195,7 @@ FailureOr<SearchRun> search::searchModel(const ModelSource &source,
   // decisions share one report.
   std::map<int64_t, std::set<int64_t>> divisors; // tp -> dp * K
   for (const SearchConfig &config : configs)
-    if (config.tp > 1 && config.batch == configs.front().batch)
+    if (config.tp > 1 && config.batch == batches.front())
       divisors[config.tp].insert(config.dp * config.microbatches);
   if (!run.modules.empty())
     if (auto func =
@@ -225,7 +225,7 @@ FailureOr<SearchRun> search::searchModel(const ModelSource &source,
           }
           // Sizes with the same outcomes share a report (its prices are
           // the smallest size's).
-          int64_t size = configs.front().batch / divisor;
+          int64_t size = batches.front() / divisor;
           auto same = llvm::find(reportOutcomes, outcomes);
           if (same != reportOutcomes.end()) {
             run.tensorParallel[first + (same - reportOutcomes.begin())]

@@ -426,9 +426,8 @@ LogicalResult search::transformInPlace(ModuleOp module, StringRef entry,
   // on the module's cluster: the one searched.
   if (options.stageTransfer != "send")
     passOptions += " stage-transfer=" + options.stageTransfer;
-  if (!dist::getModuleCluster(module))
-    module->setAttr(dist::DistDialect::getClusterAttrName(),
-                    dist::clusterToAttr(context, options.cluster));
+  module->setAttr(dist::DistDialect::getClusterAttrName(),
+                  dist::clusterToAttr(context, options.cluster));
   if (failed(dtp->initializeOptions(passOptions, [&](const Twine &msg) {
         optionError = oneLine(msg.str());
         return failure();

@@ -156,7 +156,6 @@ static RankedTensorType padProjection(func::FuncOp func,
     for (StringRef name : {"dist.layer", "dist.phase"})
       if (Attribute attr = projection->getAttr(name))
         op->setAttr(name, attr);
-    return op;
   };
   // The chain from the argument to the projection (single uses, checked by
   // the plan): each op and the operand it reads the weight through.
@@ -172,7 +171,10 @@ static RankedTensorType padProjection(func::FuncOp func,
   SmallVector<int64_t> shape(argType.getShape());
   shape[pad.dim] = pad.size;
   Value v = padWithZeros(b, loc, arg, shape);
-  tagged(v.getDefiningOp());
+  // The pad replaces the argument's first reader: its stage.
+  for (StringRef name : {"dist.layer", "dist.phase"})
+    if (Attribute attr = chain.front().first->getAttr(name))
+      v.getDefiningOp()->setAttr(name, attr);
   int64_t dim = pad.dim, extra = pad.size - argType.getDimSize(pad.dim);
   // The padded loop of `op`'s result, read through its input map.
   auto resultDimOf = [](linalg::LinalgOp op, OpOperand &input, int64_t d,
@@ -195,8 +197,8 @@ static RankedTensorType padProjection(func::FuncOp func,
     IRMapping mapping;
     mapping.map(input.get(), v);
     Value oldInit = init.get();
-    Operation *empty = oldInit.getDefiningOp();
-    if (auto fill = dyn_cast<linalg::FillOp>(empty)) {
+    Operation *def = oldInit.getDefiningOp(); // checked by the plan
+    if (auto fill = dyn_cast<linalg::FillOp>(def)) {
       Operation *newEmpty = b.clone(*fill.getOutputs()[0].getDefiningOp());
       newEmpty->getResult(0).setType(outType);
       IRMapping fillMapping;
@@ -205,7 +207,7 @@ static RankedTensorType padProjection(func::FuncOp func,
       newFill->getResult(0).setType(outType);
       mapping.map(oldInit, newFill->getResult(0));
     } else {
-      Operation *newEmpty = b.clone(*empty);
+      Operation *newEmpty = b.clone(*def);
       newEmpty->getResult(0).setType(outType);
       mapping.map(oldInit, newEmpty->getResult(0));
     }
@@ -234,8 +236,7 @@ static RankedTensorType padProjection(func::FuncOp func,
         def->erase();
       }
   }
-  return cast<RankedTensorType>(
-      RankedTensorType::get(shape, argType.getElementType()));
+  return RankedTensorType::get(shape, argType.getElementType());
 }
 
 class DTPRewriter {
@@ -274,6 +275,12 @@ public:
   /// Weights the plan pads (TensorParallelPlan.h), by argument number: the
   /// padded type the step's shards are cut from.
   DenseMap<unsigned, RankedTensorType> paddedArgs;
+  /// An argument's type, padded where the plan pads it.
+  RankedTensorType fullArgType(BlockArgument arg) const {
+    if (RankedTensorType padded = paddedArgs.lookup(arg.getArgNumber()))
+      return padded;
+    return cast<RankedTensorType>(arg.getType());
+  }
 
   // Grid: g = b * tp + t with b = d * K + m.
   int64_t numPoints() const { return c.dp * c.k * c.tp; }
@@ -1365,7 +1372,8 @@ LogicalResult DTPRewriter::visitPad(tensor::PadOp op) {
   if (auto arg = dyn_cast<BlockArgument>(op.getSource());
       arg && arg.getOwner() == &func.getBody().front() &&
       paddedArgs.count(arg.getArgNumber())) {
-    values[op.getResult()] = lookup(arg);
+    DistValue padded = lookup(arg); // a copy: the insertion may rehash
+    values[op.getResult()] = std::move(padded);
     return success();
   }
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
@@ -1756,9 +1764,12 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
   // derived from the data flow (TensorParallelPlan.h).
   DenseMap<unsigned, WeightSplit> pairedSplits;
   if (c.tp > 1 && !taggedWeights) {
+    // Priced over the group tp-inner places (devices 0 .. tp-1) whatever
+    // the mapping: the choice is then the same in every mapping and in
+    // distir-search's templates, which use tp-inner.
     SmallVector<int64_t> group;
     for (int64_t t = 0; t < c.tp; ++t)
-      group.push_back(device(0, t, 0));
+      group.push_back(t);
     TensorParallelPlan plan = planTensorParallel(
         func, c.tp,
         getTensorParallelPricing(func, std::move(group), nullptr, c.dp * c.k));
@@ -1860,9 +1871,7 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
     return placed(shape, full.getElementType(), device(d, t, s));
   };
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    auto full = paddedArgs.lookup(i);
-    if (!full)
-      full = cast<RankedTensorType>(arg.getType());
+    RankedTensorType full = fullArgType(arg);
     for (int64_t d = 0; d < c.dp; ++d)
       for (int64_t t = 0; t < c.tp; ++t)
         stepArgTypes.push_back(
@@ -1900,9 +1909,7 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
   Block *stepBody = step.addEntryBlock();
   builder.setInsertionPointToStart(stepBody);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    auto full = paddedArgs.lookup(i);
-    if (!full)
-      full = cast<RankedTensorType>(arg.getType());
+    RankedTensorType full = fullArgType(arg);
     DistValue v;
     v.fullType = RankedTensorType::get(full.getShape(), full.getElementType());
     v.layout = argLayouts[i];

@@ -285,11 +285,39 @@ bool onlyReadBy(const Projection &p) {
   return v.hasOneUse();
 }
 
-/// Whether `op`'s init is a fill of an empty tensor (a padded one is the
-/// same fill of a larger empty tensor).
-bool hasFilledInit(linalg::LinalgOp op) {
-  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  return fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+/// Whether `v` is a static tensor.empty, or a fill of one (a padded init
+/// is the same op at a larger size).
+bool isFreshInit(Value v) {
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    v = fill.getOutputs()[0];
+  auto empty = v.getDefiningOp<tensor::EmptyOp>();
+  return empty && empty.getDynamicSizes().empty();
+}
+
+/// Why `p`'s weight cannot be padded in place (padProjection in
+/// DataTensorParallel.cpp rebuilds its chain and projection at the padded
+/// size), or an empty string.
+std::string whyNotPaddable(const Projection &p) {
+  if (!onlyReadBy(p))
+    return "other ops (a gradient, an update, a result) read the weight";
+  Operation *projection = p.op;
+  for (Value v = p.weight.arg; v != projection->getOperand(p.weightOperand);) {
+    auto op = cast<linalg::LinalgOp>(*v.getUsers().begin());
+    if (!isFreshInit(op.getDpsInits()[0]))
+      return "the init of its '" + op->getName().getStringRef().str() +
+             "' is not a fresh tensor";
+    v = op->getResult(0);
+  }
+  auto op = cast<linalg::LinalgOp>(projection);
+  if (!isFreshInit(op.getDpsInits()[0]))
+    return "its init is not a fresh tensor";
+  // Other inputs indexed by the padded loop would keep their width.
+  AffineExpr loop = getAffineDimExpr(p.colLoop, op->getContext());
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->getOperandNumber() != p.weightOperand &&
+        op.getMatchingIndexingMap(input).getResultPosition(loop))
+      return "another input of it is indexed by its columns";
+  return "";
 }
 
 /// A column candidate: the ops its split reaches and their partners.
@@ -305,9 +333,8 @@ struct Candidate {
   bool terminal = false;
   Operation *end = nullptr;
   int64_t gathered = 0;
-  /// tp does not divide the output width (`width`).
+  /// tp does not divide the output width.
   bool indivisible = false;
-  int64_t width = 0;
 };
 
 /// Seconds of `op` on one device of `pricing`'s cluster on one piece of the
@@ -421,7 +448,6 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       c.groups = projectionGroups(result);
     if (width % (c.groups * tp) != 0) {
       c.indivisible = c.groups == 1;
-      c.width = width;
       c.invalid = "tp=" + std::to_string(tp) +
                   " does not divide its output width (" +
                   std::to_string(width / c.groups) + ")";
@@ -691,7 +717,8 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
   for (auto [index, c] : llvm::enumerate(candidates)) {
     const Projection &p = projections[index];
     unsigned arg = p.weight.arg.getArgNumber();
-    if ((!c.terminal && !c.indivisible) || role.count(p.op) ||
+    // (Outputs cut into groups after it are not a final projection's.)
+    if ((!c.terminal && !c.indivisible) || c.groups > 1 || role.count(p.op) ||
         plan.splits.count(arg) || annotated.count(arg) ||
         projectionUses[p.weight.arg] != 1 || !isHead(p.op, projectionOf))
       continue;
@@ -702,10 +729,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     if (c.indivisible) {
       // Only a weight nothing else reads (no gradient, no update) can be
       // padded in place of the argument; the init must be a fill to pad.
-      std::string why = !onlyReadBy(p) ? "other ops (a gradient, an update) "
-                                         "read the weight"
-                        : !hasFilledInit(p.op) ? "its init is not a fill"
-                                               : "";
+      std::string why = whyNotPaddable(p);
       if (!why.empty()) {
         headNotes[index] = {"replicated: " + argName(func, p.weight.arg) +
                                 " is not split: " + c.invalid +
@@ -714,6 +738,16 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         continue;
       }
       padded = llvm::divideCeil(width, tp) * tp;
+    }
+    // The analytic model needs the cluster's peak for the op's type.
+    std::string dtype = getComputeWork(p.op).dtype;
+    if (!pricing.cluster.device.getPeakFlops(dtype)) {
+      headNotes[index] = {
+          "replicated: " + argName(func, p.weight.arg) +
+              " is not split: cluster '" + pricing.cluster.name +
+              "' has no peak flop/s for " + dtype + " to price a split",
+          ""};
+      continue;
     }
     double share = static_cast<double>(padded / tp) / width;
     Value activation = p.op->getOperand(p.activationOperand);
@@ -724,27 +758,32 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         c.indivisible
             ? static_cast<double>(getTensorBytes(resultType)) * padded / width
             : static_cast<double>(c.gathered);
+    // A result returned split is gathered by the caller onto one device.
+    bool returned = !c.indivisible && c.end->hasTrait<OpTrait::IsTerminator>();
+    if (returned)
+      for (Value v : c.end->getOperands())
+        if (c.members.contains(v.getDefiningOp()))
+          gatherBytes = static_cast<double>(getTensorBytes(v.getType()));
     gatherBytes /= static_cast<double>(pricing.rowsDivisor);
-    double gather = gatherBytes > 0
-                        ? collectives.getTime(CollectiveKind::AllGather,
-                                              pricing.group, gatherBytes)
-                        : 0.0;
+    double gather = collectives.getTime(returned ? CollectiveKind::Gather
+                                                 : CollectiveKind::AllGather,
+                                        pricing.group, gatherBytes);
     std::string times = formatSeconds(part) +
-                        (gather > 0 ? " + all-gather " + formatSeconds(gather)
-                                    : std::string()) +
-                        " against " + formatSeconds(whole) + " replicated, " +
-                        pricedOn;
+                        (returned ? " + gather " : " + all-gather ") +
+                        formatSeconds(gather) + " against " +
+                        formatSeconds(whole) + " replicated, " + pricedOn;
     std::string name = argName(func, p.weight.arg);
     // A split that saves less than this share of the time is not worth
     // its communication and reassembly.
-    constexpr double kMinGain = 0.02;
-    if (part + gather > (1 - kMinGain) * whole) {
+    constexpr int kMinGainPercent = 2;
+    if (part + gather > (1 - kMinGainPercent / 100.0) * whole) {
       headNotes[index] = {
           "replicated: " + name + " is not split: a column split" +
               (c.indivisible ? " padded to " + std::to_string(padded)
                              : std::string()) +
-              (part + gather < whole ? " saves less than 2%"
-                                     : " would be slower"),
+              (part + gather < whole
+                   ? " saves less than " + std::to_string(kMinGainPercent) + "%"
+                   : " would not be faster"),
           " (" + times + ")"};
       continue;
     }
@@ -754,7 +793,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       where = ", padded from " + std::to_string(width) + " to " +
               std::to_string(padded) + " and gathered right after it";
       plan.padded.push_back({arg, dim, padded, p.op});
-    } else if (c.end->hasTrait<OpTrait::IsTerminator>()) {
+    } else if (returned) {
       where = ", returned split (the caller gathers it)";
     } else {
       where = ", gathered at '" + c.end->getName().getStringRef().str() +
@@ -910,8 +949,10 @@ TensorParallelPricing distir::dist::getTensorParallelPricing(
                  getModuleCluster(func->getParentOfType<ModuleOp>())) {
     pricing.cluster = clusterFromAttr(attr);
   } else {
-    pricing.cluster =
-        *getClusterPreset(kDefaultPricingCluster, [](const llvm::Twine &) {});
+    FailureOr<Cluster> preset =
+        getClusterPreset(kDefaultPricingCluster, [](const llvm::Twine &) {});
+    assert(succeeded(preset) && "the default pricing cluster is a preset");
+    pricing.cluster = std::move(*preset);
     pricing.defaulted = true;
   }
   return pricing;

@@ -31,7 +31,7 @@
 // MBOVERFLOW: error: dist-dtp: dp=2, tp=1, pp=1, microbatches=4611686018427387904: the product of the degrees overflows int64
 // SCHED: for the --schedule option: Cannot find option named 'zigzag'!
 // UNTAGGED: error: 'linalg.matmul' op pipeline parallelism and microbatching need ops tagged with dist.layer and dist.phase (programs from --build-mlp carry them)
-// NOSPLIT: dtp-batch-behind.mlir:8:1: error: tp=2 splits no weight of this program (first projection: replicated: argument #1 is not split: a column split saves less than 2% ({{.*}} against {{.*}} replicated, priced on 'dgx-h100': no dist.cluster)); run with report=true for every decision
+// NOSPLIT: dtp-batch-behind.mlir:8:1: error: tp=2 splits no weight of this program (first projection: replicated: argument #1 is not split: a column split would not be faster ({{.*}} against {{.*}} replicated, priced on 'dgx-h100': no dist.cluster)); run with report=true for every decision
 // NOWEIGHTS: dtp-no-weights.mlir:4:1: error: tp=2 splits no weight of this program: no op reads a weight argument (a floating-point argument without dist.batch_dim)
 // ZERO: error: dist-dtp degrees must be >= 1 (dp=0, tp=1, pp=1, microbatches=1)
 // MAP: error: dist-dtp: bad mapping 'diagonal' (expected tp-inner, dp-inner or AXIS:FACTOR,... with AXIS in dp, tp, pp, least significant first)
