@@ -1764,15 +1764,8 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
   // derived from the data flow (TensorParallelPlan.h).
   DenseMap<unsigned, WeightSplit> pairedSplits;
   if (c.tp > 1 && !taggedWeights) {
-    // Priced over the group tp-inner places (devices 0 .. tp-1) whatever
-    // the mapping: the choice is then the same in every mapping and in
-    // distir-search's templates, which use tp-inner.
-    SmallVector<int64_t> group;
-    for (int64_t t = 0; t < c.tp; ++t)
-      group.push_back(t);
     TensorParallelPlan plan = planTensorParallel(
-        func, c.tp,
-        getTensorParallelPricing(func, std::move(group), nullptr, c.dp * c.k));
+        func, c.tp, getTensorParallelPricing(func, c.tp, nullptr, c.dp * c.k));
     if (c.report)
       for (const TensorParallelDecision &d : plan.decisions)
         mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;

@@ -16,13 +16,13 @@
 #include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Support/Format.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -268,23 +268,6 @@ bool isHead(Operation *op,
   return true;
 }
 
-/// Whether `p`'s weight argument is read by nothing but `p`, through its
-/// chain of casts and transposes (no gradient, no update reads it).
-bool onlyReadBy(const Projection &p) {
-  Operation *projection = p.op;
-  Value v = p.weight.arg;
-  Value operand = projection->getOperand(p.weightOperand);
-  while (v != operand) {
-    if (!v.hasOneUse())
-      return false;
-    Operation *user = *v.getUsers().begin();
-    if (user == projection || user->getNumResults() != 1)
-      return false;
-    v = user->getResult(0);
-  }
-  return v.hasOneUse();
-}
-
 /// Whether `v` is a static tensor.empty, or a fill of one (a padded init
 /// is the same op at a larger size).
 bool isFreshInit(Value v) {
@@ -298,15 +281,18 @@ bool isFreshInit(Value v) {
 /// DataTensorParallel.cpp rebuilds its chain and projection at the padded
 /// size), or an empty string.
 std::string whyNotPaddable(const Projection &p) {
-  if (!onlyReadBy(p))
-    return "other ops (a gradient, an update, a result) read the weight";
+  // The chain from the argument (casts, transposes: single-result linalg
+  // ops) must be read by nothing else: no gradient, update or result.
   Operation *projection = p.op;
-  for (Value v = p.weight.arg; v != projection->getOperand(p.weightOperand);) {
+  for (Value v = p.weight.arg;; v = (*v.getUsers().begin())->getResult(0)) {
+    if (!v.hasOneUse())
+      return "other ops (a gradient, an update, a result) read the weight";
+    if (v == projection->getOperand(p.weightOperand))
+      break;
     auto op = cast<linalg::LinalgOp>(*v.getUsers().begin());
     if (!isFreshInit(op.getDpsInits()[0]))
       return "the init of its '" + op->getName().getStringRef().str() +
              "' is not a fresh tensor";
-    v = op->getResult(0);
   }
   auto op = cast<linalg::LinalgOp>(projection);
   if (!isFreshInit(op.getDpsInits()[0]))
@@ -356,18 +342,6 @@ double priceShare(Operation *op, Value activation, Value weight, double share,
       activationBytes * rows + weightBytes * share +
       (work.bytesRead - activationBytes - weightBytes) * share * rows;
   return priceCompute(work, pricing.cluster.device, CostModelKind::Analytic);
-}
-
-std::string formatSeconds(double s) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  if (s >= 1e-3)
-    os << llvm::format("%.3g ms", s * 1e3);
-  else if (s >= 1e-6)
-    os << llvm::format("%.3g us", s * 1e6);
-  else
-    os << llvm::format("%.3g ns", s * 1e9);
-  return out;
 }
 
 } // namespace
@@ -926,22 +900,23 @@ distir::dist::getTensorParallelDecisions(func::FuncOp func, int64_t tp,
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (func.getArgAttr(i, "dist.layer"))
       return out; // dist-dtp splits tagged weights by their tags.
-  SmallVector<int64_t> group;
-  for (int64_t t = 0; t < tp; ++t)
-    group.push_back(t); // the default tp-inner order
   TensorParallelPricing pricing =
-      getTensorParallelPricing(func, std::move(group), cluster, rowsDivisor);
+      getTensorParallelPricing(func, tp, cluster, rowsDivisor);
   for (const TensorParallelDecision &d :
        planTensorParallel(func, tp, pricing).decisions)
     out.push_back({d.op->getLoc(), d.what, d.what.substr(0, d.outcome)});
   return out;
 }
 
-TensorParallelPricing distir::dist::getTensorParallelPricing(
-    func::FuncOp func, SmallVector<int64_t> group, const Cluster *cluster,
-    int64_t rowsDivisor) {
+TensorParallelPricing
+distir::dist::getTensorParallelPricing(func::FuncOp func, int64_t tp,
+                                       const Cluster *cluster,
+                                       int64_t rowsDivisor) {
   TensorParallelPricing pricing;
-  pricing.group = std::move(group);
+  // The group mapping=tp-inner places, whatever the mapping: the choice is
+  // then the same in every mapping and in distir-search's templates.
+  for (int64_t t = 0; t < tp; ++t)
+    pricing.group.push_back(t);
   pricing.rowsDivisor = std::max<int64_t>(rowsDivisor, 1);
   if (cluster) {
     pricing.cluster = *cluster;

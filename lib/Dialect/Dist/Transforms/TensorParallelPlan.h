@@ -112,10 +112,11 @@ TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp,
 /// The cluster that prices a plan when the module has no dist.cluster.
 inline constexpr const char *kDefaultPricingCluster = "dgx-h100";
 
-/// Pricing over `group`: on `cluster` when given, else the module's
-/// dist.cluster, else kDefaultPricingCluster (marked defaulted).
+/// Pricing over devices 0 .. tp-1 (the group mapping=tp-inner places): on
+/// `cluster` when given, else the module's dist.cluster, else
+/// kDefaultPricingCluster (marked defaulted).
 TensorParallelPricing getTensorParallelPricing(mlir::func::FuncOp func,
-                                               llvm::SmallVector<int64_t> group,
+                                               int64_t tp,
                                                const Cluster *cluster,
                                                int64_t rowsDivisor);
 
