@@ -40,6 +40,7 @@
 #include "DistIR/Search/Reshard.h"
 #include "InferLayers.h"
 #include "TensorParallelPlan.h"
+#include "UnflattenReshapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -2366,6 +2367,21 @@ void DistDTPPass::runOnOperation() {
                   " needs the module's dist.cluster (attach one with "
                   "--dist-attach-cluster)");
     plannedTransfers = clusterFromAttr(cluster);
+  }
+  // Tensor parallelism with a split batch (replicas or microbatches)
+  // splits the batch and the heads: keep them in separate dimensions where
+  // a reshape merges them.
+  if (tp > 1 && dp * microbatches > 1) {
+    FailureOr<UnflattenStats> stats = unflattenReshapes(func);
+    if (failed(stats))
+      return signalPassFailure();
+    if (report && stats->sunk > 0)
+      mlir::emitRemark(func.getLoc())
+          << "dp=" << dp.getValue() << " tp=" << tp.getValue()
+          << " microbatches=" << microbatches.getValue() << ": " << stats->sunk
+          << " ops read the batch and the heads in separate dimensions ("
+          << stats->refined << " reshapes through their finest shape: "
+          << "dist-unflatten-reshapes)";
   }
   DTPRewriter rewriter(
       func, Config{dp, tp, pp, microbatches, *order, schedule, annotateSchedule,

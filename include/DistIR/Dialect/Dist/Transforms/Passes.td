@@ -554,6 +554,42 @@ def DistInferLayersPass : Pass<"dist-infer-layers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::distir::dist::DistDialect"];
 }
 
+def DistUnflattenReshapesPass
+    : Pass<"dist-unflatten-reshapes", "::mlir::ModuleOp"> {
+  let summary = "Keep dimensions apart that a reshape merges only to split "
+                "them again (nn.MultiheadAttention's [batch * heads])";
+  let description = [{
+    torch's `nn.MultiheadAttention` views its `[S, B, E]` projections as
+    `[S, B * H, E / H]`, so the batch and the heads share one dimension
+    through the attention, and a layout with one mesh axis per dimension
+    cannot split it by data and tensor parallelism at once. This pass
+    rewrites each `tensor.expand_shape` of a `tensor.collapse_shape` (the
+    ONNX importer's form of a Reshape) as an expand to the finest shape
+    both sides agree on (`[S, B, H, E / H]`) followed by a collapse, then
+    sinks every collapse that merges two dimensions of size > 1 through its
+    consumers: `linalg.generic` ops by upstream linalg's fold-by-expansion
+    (element-wise ops, batched contractions), `linalg.transpose` and
+    `linalg.softmax` (when the normalized dimension is one source
+    dimension) by patterns of their own. A collapse stops at the expand
+    that splits it again (folded away) or at an op that needs the merged
+    form (a `linalg.matmul` over `[S * B, E]` rows). Semantics are
+    unchanged. New ops take `dist.layer` / `dist.phase` from the
+    op they replace. `dist-dtp` runs this rewrite itself when `tp` > 1
+    and the batch is split too (`dp` > 1 or `microbatches` > 1).
+
+    ```
+    distir-opt encoder.mlir --dist-unflatten-reshapes=report=true
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark per function with the reshapes rewritten and the "
+           "ops that now read the merged dimensions apart">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DistAutodiffPass : Pass<"dist-autodiff", "::mlir::ModuleOp"> {
   let summary = "Turn a forward (inference) function into a training step: "
                 "loss, reverse-mode backward pass and optimizer update";

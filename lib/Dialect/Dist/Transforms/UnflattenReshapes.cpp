@@ -1,0 +1,393 @@
+//===- UnflattenReshapes.cpp - Keep merged dimensions apart ---------------===//
+//
+// Part of the DistIR project.
+//
+//===----------------------------------------------------------------------===//
+//
+// torch's nn.MultiheadAttention views [S, B, E] as [S, B * H, E / H]: the
+// batch and the heads share one dimension, which a layout with one axis per
+// dimension cannot split by both. The reshapes merge them only to split
+// them again after the attention, so this rewrite keeps them apart in
+// between (see UnflattenReshapes.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "UnflattenReshapes.h"
+
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace distir::dist {
+#define GEN_PASS_DEF_DISTUNFLATTENRESHAPESPASS
+#include "DistIR/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace distir::dist
+
+using namespace mlir;
+using namespace distir::dist;
+
+namespace {
+
+constexpr llvm::StringLiteral kTagNames[] = {"dist.layer", "dist.phase"};
+
+/// Copies `from`'s stage tags to `to` where `to` has none.
+void copyTags(Operation *from, Operation *to) {
+  for (StringRef name : kTagNames)
+    if (Attribute attr = from->getAttr(name); attr && !to->getAttr(name))
+      to->setAttr(name, attr);
+}
+
+/// The finest static shape that both `a` and `b` are reshapes of by
+/// merging contiguous dimensions (the union of their prefix products), when
+/// there is one. Shapes with unit or dynamic dimensions are left alone.
+std::optional<SmallVector<int64_t>> commonRefinement(ArrayRef<int64_t> a,
+                                                     ArrayRef<int64_t> b) {
+  SmallVector<int64_t> prefixes;
+  for (ArrayRef<int64_t> shape : {a, b}) {
+    int64_t product = 1;
+    for (int64_t size : shape) {
+      if (ShapedType::isDynamic(size) || size <= 1)
+        return std::nullopt;
+      product *= size;
+      prefixes.push_back(product);
+    }
+  }
+  llvm::sort(prefixes);
+  prefixes.erase(llvm::unique(prefixes), prefixes.end());
+  SmallVector<int64_t> fine;
+  int64_t previous = 1;
+  for (int64_t p : prefixes) {
+    if (p % previous != 0)
+      return std::nullopt;
+    fine.push_back(p / previous);
+    previous = p;
+  }
+  return fine;
+}
+
+/// The groups of `fine`'s dimensions that make up each of `coarse`'s.
+SmallVector<ReassociationIndices> groupsOf(ArrayRef<int64_t> coarse,
+                                           ArrayRef<int64_t> fine) {
+  SmallVector<ReassociationIndices> groups;
+  int64_t next = 0;
+  for (int64_t size : coarse) {
+    ReassociationIndices group;
+    for (int64_t product = 1; product < size; ++next) {
+      product *= fine[next];
+      group.push_back(next);
+    }
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+/// Whether `collapse` merges two dimensions of size > 1 (static shapes
+/// only).
+bool mergesDims(tensor::CollapseShapeOp collapse) {
+  if (!collapse.getSrcType().hasStaticShape())
+    return false;
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  return llvm::any_of(collapse.getReassociationIndices(), [&](auto &group) {
+    return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1;
+  });
+}
+
+RankedTensorType withShape(RankedTensorType like, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, like.getElementType(),
+                               like.getEncoding());
+}
+
+/// collapse -> linalg.transpose  =>  linalg.transpose -> collapse: the
+/// transpose moves each merged group whole.
+struct SinkThroughTranspose : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = op.getInput().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || !mergesDims(collapse) || op->getNumResults() != 1)
+      return failure();
+    RankedTensorType srcType = collapse.getSrcType();
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    SmallVector<int64_t> permutation, shape;
+    SmallVector<ReassociationIndices> outGroups;
+    for (int64_t p : op.getPermutation()) {
+      ReassociationIndices group;
+      for (int64_t d : groups[p]) {
+        group.push_back(static_cast<int64_t>(permutation.size()));
+        permutation.push_back(d);
+        shape.push_back(srcType.getDimSize(d));
+      }
+      outGroups.push_back(std::move(group));
+    }
+    auto initType = cast<RankedTensorType>(op.getInit().getType());
+    Location loc = op.getLoc();
+    auto init = tensor::EmptyOp::create(
+        rewriter, loc, shape, srcType.getElementType(), initType.getEncoding());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, loc, collapse.getSrc(), init, permutation);
+    auto out = tensor::CollapseShapeOp::create(
+        rewriter, loc, initType, transpose->getResult(0), outGroups);
+    for (Operation *created :
+         {init.getOperation(), transpose.getOperation(), out.getOperation()})
+      copyTags(op, created);
+    rewriter.replaceOp(op, out.getResult());
+    return success();
+  }
+};
+
+/// collapse -> linalg.softmax  =>  linalg.softmax -> collapse, when the
+/// normalized dimension is a single source dimension.
+struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = op.getInput().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || !mergesDims(collapse))
+      return failure();
+    RankedTensorType srcType = collapse.getSrcType();
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    std::optional<int64_t> dim;
+    for (int64_t d : groups[op.getDimension()]) {
+      if (srcType.getDimSize(d) == 1)
+        continue;
+      if (dim)
+        return failure();
+      dim = d;
+    }
+    if (!dim)
+      dim = groups[op.getDimension()].front();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    Location loc = op.getLoc();
+    auto init = tensor::EmptyOp::create(rewriter, loc, srcType.getShape(),
+                                        srcType.getElementType(),
+                                        outType.getEncoding());
+    RankedTensorType resultType = withShape(outType, srcType.getShape());
+    auto softmax = linalg::SoftmaxOp::create(
+        rewriter, loc, TypeRange{resultType}, collapse.getSrc(), init,
+        static_cast<uint64_t>(*dim));
+    auto out = tensor::CollapseShapeOp::create(rewriter, loc,
+                                               op.getResult()[0].getType(),
+                                               softmax.getResult()[0], groups);
+    for (Operation *created :
+         {init.getOperation(), softmax.getOperation(), out.getOperation()})
+      copyTags(op, created);
+    rewriter.replaceOp(op, out.getResult());
+    return success();
+  }
+};
+
+/// Whether `operand` of a linalg.generic is a merging collapse whose merged
+/// dimensions are parallel loops of the op (rows it treats independently).
+/// A reduction over merged rows (a bias gradient over [S * B]) keeps them
+/// merged: its zero-filled init is what makes a split of it partial sums.
+bool readsMergedRows(OpOperand *operand) {
+  auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+  auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  if (!collapse || !generic || !mergesDims(collapse))
+    return false;
+  // Upstream rewrites a linalg.index of an expanded loop into affine.apply,
+  // which the reference executor does not run.
+  if (!generic.getBody()->getOps<linalg::IndexOp>().empty())
+    return false;
+  AffineMap map = generic.getMatchingIndexingMap(operand);
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  for (auto [d, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+    if (llvm::count_if(group, [&](int64_t i) { return shape[i] != 1; }) < 2)
+      continue;
+    auto loop = dyn_cast<AffineDimExpr>(map.getResult(d));
+    if (!loop || iterators[loop.getPosition()] != utils::IteratorType::parallel)
+      return false;
+  }
+  return true;
+}
+
+/// expand(fill(empty)) -> fill(empty) of the expanded shape: an init stays
+/// a fresh tensor (which makes a split reduction into it partial sums).
+struct ExpandFreshInit : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Value src = op.getSrc();
+    auto fill = src.getDefiningOp<linalg::FillOp>();
+    auto empty =
+        (fill ? fill.getOutputs()[0] : src).getDefiningOp<tensor::EmptyOp>();
+    if (!empty || !src.hasOneUse() ||
+        (fill && !fill.getOutputs()[0].hasOneUse()))
+      return failure();
+    RankedTensorType type = op.getResultType();
+    Value init =
+        tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                type.getElementType(), type.getEncoding());
+    copyTags(empty, init.getDefiningOp());
+    if (fill) {
+      auto newFill = linalg::FillOp::create(rewriter, op.getLoc(),
+                                            fill.getInputs()[0], init);
+      copyTags(fill, newFill);
+      init = newFill.getResult(0);
+    }
+    rewriter.replaceOp(op, init);
+    return success();
+  }
+};
+
+/// A reshape to its own type is its source.
+template <typename ReshapeOp>
+struct FoldIdentityReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getSrc().getType() != op.getResult().getType())
+      return failure();
+    rewriter.replaceOp(op, op.getSrc());
+    return success();
+  }
+};
+
+/// The encoding (device) of `op`'s first tensor result, else operand.
+Attribute encodingOf(Operation *op) {
+  for (Type t :
+       llvm::concat<const Type>(op->getResultTypes(), op->getOperandTypes()))
+    if (auto type = dyn_cast<RankedTensorType>(t); type && type.getEncoding())
+      return type.getEncoding();
+  return {};
+}
+
+/// Gives the ops a pattern creates the stage tags of the op it matched and
+/// places their tensors where that op's are (upstream's patterns build
+/// types without an encoding); counts the ops a collapse was sunk through.
+struct Recorder : RewriterBase::Listener {
+  Operation *matched = nullptr;
+  Attribute encoding;
+  int64_t sunk = 0;
+  void notifyPatternBegin(const Pattern &, Operation *op) override {
+    matched = op;
+    encoding = encodingOf(op);
+  }
+  void notifyPatternEnd(const Pattern &, LogicalResult status) override {
+    if (succeeded(status) && matched &&
+        isa<linalg::GenericOp, linalg::TransposeOp, linalg::SoftmaxOp>(matched))
+      ++sunk;
+    matched = nullptr;
+  }
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    // Ops of the function's body (not of a generic's region).
+    if (!matched || !isa_and_nonnull<func::FuncOp>(op->getParentOp()))
+      return;
+    copyTags(matched, op);
+    if (!encoding)
+      return;
+    for (Value result : op->getResults())
+      if (auto type = dyn_cast<RankedTensorType>(result.getType());
+          type && !type.getEncoding())
+        result.setType(RankedTensorType::get(type.getShape(),
+                                             type.getElementType(), encoding));
+  }
+};
+
+/// expand(collapse(x)) with the same groups is x.
+struct FoldExpandOfCollapse : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = op.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || collapse.getSrcType() != op.getResultType() ||
+        collapse.getReassociationIndices() != op.getReassociationIndices())
+      return failure();
+    rewriter.replaceOp(op, collapse.getSrc());
+    return success();
+  }
+};
+
+} // namespace
+
+FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func) {
+  UnflattenStats stats;
+  // 1. expand(collapse(x)) -> collapse(expand(x)) through the finest shape.
+  SmallVector<tensor::ExpandShapeOp> expands;
+  func.walk([&](tensor::ExpandShapeOp op) { expands.push_back(op); });
+  for (tensor::ExpandShapeOp expand : expands) {
+    auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse)
+      continue;
+    RankedTensorType srcType = collapse.getSrcType();
+    RankedTensorType dstType = expand.getResultType();
+    std::optional<SmallVector<int64_t>> fine =
+        commonRefinement(srcType.getShape(), dstType.getShape());
+    if (!fine || ArrayRef<int64_t>(*fine) == srcType.getShape() ||
+        ArrayRef<int64_t>(*fine) == dstType.getShape())
+      continue;
+    OpBuilder b(expand);
+    Location loc = expand.getLoc();
+    auto expanded = tensor::ExpandShapeOp::create(
+        b, loc, withShape(srcType, *fine), collapse.getSrc(),
+        groupsOf(srcType.getShape(), *fine));
+    auto collapsed =
+        tensor::CollapseShapeOp::create(b, loc, dstType, expanded.getResult(),
+                                        groupsOf(dstType.getShape(), *fine));
+    copyTags(expand, expanded);
+    copyTags(expand, collapsed);
+    expand.getResult().replaceAllUsesWith(collapsed.getResult());
+    expand.erase();
+    if (collapse->use_empty())
+      collapse.erase();
+    ++stats.refined;
+  }
+  // 2. Sink each merging collapse through the ops that see the merged
+  // dimension as independent rows; an expand with the same groups folds it.
+  MLIRContext *context = func.getContext();
+  RewritePatternSet patterns(context);
+  patterns.add<SinkThroughTranspose, SinkThroughSoftmax, FoldExpandOfCollapse,
+               ExpandFreshInit, FoldIdentityReshape<tensor::ExpandShapeOp>,
+               FoldIdentityReshape<tensor::CollapseShapeOp>>(context);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, readsMergedRows);
+  SmallVector<Operation *> roots;
+  func.walk([&](tensor::CollapseShapeOp op) {
+    if (mergesDims(op))
+      for (Operation *user : op->getUsers())
+        roots.push_back(user);
+  });
+  if (roots.empty())
+    return stats;
+  Recorder recorder;
+  GreedyRewriteConfig config;
+  // Program order is the schedule: nothing folded into new constants.
+  config.enableFolding(false)
+      .enableConstantCSE(false)
+      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+      .setStrictness(GreedyRewriteStrictness::AnyOp)
+      .setListener(&recorder);
+  if (failed(applyOpPatternsGreedily(roots, std::move(patterns), config)))
+    return mlir::emitError(func.getLoc())
+           << "dist-unflatten-reshapes: the rewrite did not converge";
+  stats.sunk = recorder.sunk;
+  return stats;
+}
+
+namespace {
+struct DistUnflattenReshapesPass
+    : public distir::dist::impl::DistUnflattenReshapesPassBase<
+          DistUnflattenReshapesPass> {
+  using DistUnflattenReshapesPassBase::DistUnflattenReshapesPassBase;
+  void runOnOperation() final {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<UnflattenStats> stats = unflattenReshapes(func);
+      if (failed(stats))
+        return signalPassFailure();
+      if (report)
+        mlir::emitRemark(func.getLoc())
+            << "dist-unflatten-reshapes: " << stats->refined
+            << " reshapes through their finest shape, " << stats->sunk
+            << " ops reading the merged dimensions apart";
+    }
+  }
+};
+} // namespace
