@@ -263,24 +263,34 @@ Attribute encodingOf(Operation *op) {
 /// places their tensors where that op's are (upstream's patterns build
 /// types without an encoding); counts the ops a collapse was sunk through.
 struct Recorder : RewriterBase::Listener {
-  Operation *matched = nullptr;
+  // Read when the pattern begins: the matched op may be erased before the
+  // pattern ends.
+  bool inPattern = false, sinking = false;
+  SmallVector<NamedAttribute, 2> tags;
   Attribute encoding;
   int64_t sunk = 0;
   void notifyPatternBegin(const Pattern &, Operation *op) override {
-    matched = op;
+    inPattern = true;
+    sinking =
+        isa<linalg::GenericOp, linalg::TransposeOp, linalg::SoftmaxOp>(op);
     encoding = encodingOf(op);
+    tags.clear();
+    for (StringRef name : kTagNames)
+      if (Attribute attr = op->getAttr(name))
+        tags.push_back(NamedAttribute(name, attr));
   }
   void notifyPatternEnd(const Pattern &, LogicalResult status) override {
-    if (succeeded(status) && matched &&
-        isa<linalg::GenericOp, linalg::TransposeOp, linalg::SoftmaxOp>(matched))
+    if (succeeded(status) && sinking)
       ++sunk;
-    matched = nullptr;
+    inPattern = false;
   }
   void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
     // Ops of the function's body (not of a generic's region).
-    if (!matched || !isa_and_nonnull<func::FuncOp>(op->getParentOp()))
+    if (!inPattern || !isa_and_nonnull<func::FuncOp>(op->getParentOp()))
       return;
-    copyTags(matched, op);
+    for (const NamedAttribute &tag : tags)
+      if (!op->hasAttr(tag.getName()))
+        op->setAttr(tag.getName(), tag.getValue());
     if (!encoding)
       return;
     for (Value result : op->getResults())
