@@ -495,6 +495,19 @@ LogicalResult Importer::importGather() {
         0, DenseElementsAttr::get(unplaced(shape, data.getElementType()), out));
     return success();
   }
+  // A known scalar index (ViT's class token, x[:, 0]) is a slice and a
+  // reshape, which the transforms split like any other slice, not a generic
+  // whose body reads the whole tensor.
+  if (isKnown(1) && idxType.getRank() == 0) {
+    int64_t k = knownIntsOf(1).front();
+    SmallVector<int64_t> offsets(rank, 0), sizes(data.getShape()),
+        strides(rank, 1);
+    offsets[*axis] = k < 0 ? k + dim : k;
+    sizes[*axis] = 1;
+    setOutput(
+        0, reshape(extractSlice(inValue(0), offsets, sizes, strides), shape));
+    return success();
+  }
   // linalg.generic over the result; the body reads the index and extracts
   // from `data` (an embedding lookup for axis 0).
   Value dataV = inValue(0), idxV = inValue(1);
