@@ -486,6 +486,8 @@ public:
   /// Stage transfers the forced strategy could not serve (sent point to
   /// point instead).
   int64_t unforcedTransfers = 0;
+  /// Ops whose batch gather report=true has named.
+  llvm::DenseSet<const void *> reportedBatchGathers;
 
 private:
   std::map<Task, int64_t> rank;
@@ -573,6 +575,13 @@ Value DTPRewriter::gatherBlocks(Location loc, Value v, int64_t dim,
 SmallVector<Value> DTPRewriter::gatherBatch(Location loc,
                                             ArrayRef<Value> locals, int64_t dim,
                                             int64_t stage, Task task) {
+  // Data parallelism and microbatches exist to keep the batch split: a
+  // gather of it is a decision the plan shows.
+  if (c.report && reportedBatchGathers.insert(loc.getAsOpaquePointer()).second)
+    mlir::emitRemark(loc) << "dp=" << c.dp << " microbatches=" << c.k
+                          << ": the batch (dim " << dim << " of "
+                          << locals.front().getType()
+                          << " per piece) is gathered for this op";
   SmallVector<Value> out(numPoints());
   SmallVector<SmallVector<Value>> perReplica(c.dp * c.tp);
   for (int64_t d = 0; d < c.dp; ++d)
