@@ -132,9 +132,6 @@ struct SinkThroughTranspose : OpRewritePattern<linalg::TransposeOp> {
         rewriter, loc, collapse.getSrc(), init, permutation);
     auto out = tensor::CollapseShapeOp::create(
         rewriter, loc, initType, transpose->getResult(0), outGroups);
-    for (Operation *created :
-         {init.getOperation(), transpose.getOperation(), out.getOperation()})
-      copyTags(op, created);
     rewriter.replaceOp(op, out.getResult());
     return success();
   }
@@ -174,9 +171,6 @@ struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
     auto out = tensor::CollapseShapeOp::create(rewriter, loc,
                                                op.getResult()[0].getType(),
                                                softmax.getResult()[0], groups);
-    for (Operation *created :
-         {init.getOperation(), softmax.getOperation(), out.getOperation()})
-      copyTags(op, created);
     rewriter.replaceOp(op, out.getResult());
     return success();
   }
@@ -225,11 +219,9 @@ struct ExpandFreshInit : OpRewritePattern<tensor::ExpandShapeOp> {
     Value init =
         tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
                                 type.getElementType(), type.getEncoding());
-    copyTags(empty, init.getDefiningOp());
     if (fill) {
       auto newFill = linalg::FillOp::create(rewriter, op.getLoc(),
                                             fill.getInputs()[0], init);
-      copyTags(fill, newFill);
       init = newFill.getResult(0);
     }
     rewriter.replaceOp(op, init);
@@ -259,7 +251,8 @@ Attribute encodingOf(Operation *op) {
   return {};
 }
 
-/// Gives the ops a pattern creates the stage tags of the op it matched and
+/// Gives every op a pattern creates (ours and upstream's alike, so the
+/// patterns need not) the stage tags of the op it matched and
 /// places their tensors where that op's are (upstream's patterns build
 /// types without an encoding); counts the ops a collapse was sunk through.
 struct Recorder : RewriterBase::Listener {
