@@ -160,6 +160,57 @@ struct Body {
   bool outOfBounds = false;
 };
 
+/// The body of a contraction, `yield(out + in0 * in1)`, run without
+/// interpreting it: convolutions and matmuls spend nearly all of a run here.
+/// Each product and sum is rounded as the interpreted body would round it.
+struct MultiplyAccumulate {
+  Rounding product, sum;
+
+  /// The kernel for `body` when it is `yield(out + in0 * in1)` with the sum
+  /// of the output's element type `outType` (so storing rounds no further).
+  static std::optional<MultiplyAccumulate>
+  match(const Body &body, unsigned numInputs, Type outType) {
+    if (numInputs != 2 || body.yields.size() != 1 || body.instrs.size() != 2)
+      return std::nullopt;
+    const Instr &mul = body.instrs[0], &add = body.instrs[1];
+    auto plain = [](const Instr &instr) {
+      return instr.indexDim < 0 && !instr.table && instr.args.size() == 2;
+    };
+    if (!plain(mul) || !plain(add) || mul.op.kind != ScalarKind::MulF ||
+        add.op.kind != ScalarKind::AddF || body.yields[0] != add.result ||
+        add.op.resultType != outType)
+      return std::nullopt;
+    // Operands 0 and 1 multiplied (either order), the output (slot 2) added.
+    auto isPair = [](ArrayRef<unsigned> args, unsigned a, unsigned b) {
+      return (args[0] == a && args[1] == b) || (args[0] == b && args[1] == a);
+    };
+    if (!isPair(mul.args, 0, 1) || !isPair(add.args, 2, mul.result))
+      return std::nullopt;
+    return MultiplyAccumulate{mul.op.rounding, add.op.rounding};
+  }
+
+  /// Runs `n` points of the innermost loop from `offsets`, leaving them at
+  /// the last point (as the odometer expects).
+  void run(ArrayRef<std::vector<double> *> storage,
+           MutableArrayRef<int64_t> offsets, const int64_t *step,
+           int64_t n) const {
+    const double *a = storage[0]->data(), *b = storage[1]->data();
+    double *out = storage[2]->data();
+    int64_t ia = offsets[0], ib = offsets[1], io = offsets[2];
+    for (int64_t j = 0;; ++j) {
+      out[io] = sum.apply(out[io] + product.apply(a[ia] * b[ib]));
+      if (j + 1 == n)
+        break;
+      ia += step[0];
+      ib += step[1];
+      io += step[2];
+    }
+    offsets[0] = ia;
+    offsets[1] = ib;
+    offsets[2] = io;
+  }
+};
+
 class Execution : public Interpreter<Execution, RuntimeValue> {
 public:
   // Interpreter domain interface.
@@ -334,6 +385,38 @@ LogicalResult Execution::runStructured(linalg::LinalgOp op,
   SmallVector<Rounding> roundings;
   for (RuntimeValue &out : outputs)
     roundings.push_back(Rounding::get(out.elementType));
+  std::optional<MultiplyAccumulate> mac =
+      outputs.size() == 1
+          ? MultiplyAccumulate::match(*body, numInputs, outputs[0].elementType)
+          : std::nullopt;
+  if (mac && !loops.empty()) {
+    // The longest parallel loop goes innermost (a contraction's own innermost
+    // loop is often a 3-wide kernel window). Each output element still sums
+    // its terms in the reduction loops' order: the output's offset does not
+    // move with a reduction loop, so the result is the same to the bit.
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    ArrayRef<int64_t> outCoeff = accesses[numInputs].coeff;
+    bool outputByParallel =
+        llvm::all_of(llvm::seq<size_t>(0, loops.size()), [&](size_t l) {
+          return iterators[l] == utils::IteratorType::parallel ||
+                 outCoeff[l] == 0;
+        });
+    std::optional<size_t> longest;
+    for (size_t l = 0; l < loops.size(); ++l)
+      if (iterators[l] == utils::IteratorType::parallel &&
+          (!longest || loops[l] > loops[*longest]))
+        longest = l;
+    if (outputByParallel && longest && loops[*longest] > loops.back()) {
+      auto toBack = [&](auto &values) {
+        auto moved = values[*longest];
+        values.erase(values.begin() + *longest);
+        values.push_back(moved);
+      };
+      toBack(loops);
+      for (Access &access : accesses)
+        toBack(access.coeff);
+    }
+  }
   // Odometer over the loops with each operand's offset kept incrementally:
   // when loop l steps and the loops inside it wrap to 0, offset i moves by
   // carry[l][i] = coeff_i[l] - sum over l' > l of coeff_i[l'] (n_l' - 1).
@@ -352,15 +435,33 @@ LogicalResult Execution::runStructured(linalg::LinalgOp op,
       inner += c * (loops[l] - 1);
     }
   }
+  // The innermost loop runs as a tight loop (its offsets move by its own
+  // coefficients); the odometer steps the loops outside it.
   SmallVector<int64_t> index(numLoops, 0);
-  for (int64_t flat = 0; flat < total; ++flat) {
-    for (size_t i = 0; i < numOperands; ++i)
-      body->slots[i] = (*storage[i])[offsets[i]];
-    runBody(*body, index);
-    for (auto [o, slot] : llvm::enumerate(body->yields))
-      (*storage[numInputs + o])[offsets[numInputs + o]] =
-          roundings[o].apply(body->slots[slot]);
-    for (size_t l = numLoops; l-- > 0;) {
+  int64_t inner = numLoops ? loops[numLoops - 1] : 1;
+  const int64_t *innerStep =
+      numLoops ? &carry[(numLoops - 1) * numOperands] : nullptr;
+  for (int64_t flat = 0; flat < total && inner > 0; flat += inner) {
+    if (mac) {
+      mac->run(storage, offsets, innerStep, inner);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) {
+        if (j) {
+          index[numLoops - 1] = j;
+          for (size_t i = 0; i < numOperands; ++i)
+            offsets[i] += innerStep[i];
+        }
+        for (size_t i = 0; i < numOperands; ++i)
+          body->slots[i] = (*storage[i])[offsets[i]];
+        runBody(*body, index);
+        for (auto [o, slot] : llvm::enumerate(body->yields))
+          (*storage[numInputs + o])[offsets[numInputs + o]] =
+              roundings[o].apply(body->slots[slot]);
+      }
+      if (numLoops)
+        index[numLoops - 1] = 0;
+    }
+    for (size_t l = numLoops - 1; numLoops && l-- > 0;) {
       if (++index[l] < loops[l]) {
         const int64_t *step = &carry[l * numOperands];
         for (size_t i = 0; i < numOperands; ++i)
