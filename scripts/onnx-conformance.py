@@ -25,12 +25,12 @@ strings) are imported without input shapes: the importer's diagnostic
 classifies them (unsupported if it imports them).
 Exit status 1 if anything failed or crashed.
 
-With --bind-shape-inputs, only the tests whose import fails because a shape
+With --bind-shape-inputs, the tests whose import fails because a shape
 operand (Reshape's shape, axes, Slice bounds, Split sizes, ...) is a graph
-input run: each such input is bound to its test_data_set_0 value with
+input run again: each such input is bound to its test_data_set_0 value with
 `distir-translate --input-value NAME=v0,v1,...` (the importer then treats it
-as an initializer, as an exporter would emit it), and the test is run
-again; the summary counts these tests only.
+as an initializer, as an exporter would emit it); a second summary line
+counts these tests.
 """
 
 import argparse
@@ -246,24 +246,40 @@ UNRESOLVED = re.compile(r"unresolvable dynamic shape: .*\('([^']+)'\) is not "
                         r"known at import time")
 
 
-def run_bound(bin_dir, test_dir):
-    """Runs `test_dir` with every graph input that the importer reports as an
-    unresolvable shape operand bound to its test value; None if the first
-    import needs no such input."""
-    name = os.path.basename(test_dir)
+def run_bound(bin_dir, test_dir, first):
+    """Runs `test_dir` again with every graph input that the importer reports
+    as an unresolvable shape operand bound to its test value; `first` is the
+    unbound run's result. None if that run needed no such input."""
+    name, kind, detail = first
+    if kind != "import-error" or not UNRESOLVED.search(detail):
+        return None
     model = load(os.path.join(test_dir, "model.onnx"))
     init_names = {t.name for t in model.graph.initializer}
     inputs = {i.name for i in model.graph.input if i.name not in init_names}
     bound = set()
     while True:
-        _, kind, detail = run_test(bin_dir, test_dir, frozenset(bound))
         match = UNRESOLVED.search(detail) if kind == "import-error" else None
         if match and match.group(1) in inputs and match.group(1) not in bound:
             bound.add(match.group(1))
+            _, kind, detail = run_test(bin_dir, test_dir, frozenset(bound))
             continue
         if not bound:
             return None
         return name, kind, detail
+
+
+def summarize(results, what, verbose):
+    """Prints the failures (all non-passing tests with -v) and the counts
+    line; returns the counts."""
+    counts = {k: 0 for k in ("passed", "failed", "unsupported", "import-error",
+                             "crashed")}
+    for name, kind, detail in results:
+        counts[kind] += 1
+        if kind in ("failed", "crashed") or (verbose and kind != "passed"):
+            print(f"{kind:12} {name}: {detail}")
+    print(f"{len(results)} {what}: " +
+          ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return counts
 
 
 def main():
@@ -283,47 +299,45 @@ def main():
     tests = [os.path.join(a.root, n) for n in sorted(os.listdir(a.root))
              if a.filter in n and
              os.path.exists(os.path.join(a.root, n, "model.onnx"))]
-    counts = {k: 0 for k in ("passed", "failed", "unsupported", "import-error",
-                             "crashed")}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        results = list(pool.map(lambda t: run_test(a.bin, t), tests))
+        bound = []
         if a.bind_shape_inputs:
-            results = [r for r in pool.map(lambda t: run_bound(a.bin, t), tests)
-                       if r is not None]
-        else:
-            results = list(pool.map(lambda t: run_test(a.bin, t), tests))
-    for name, kind, detail in results:
-        counts[kind] += 1
-        if kind in ("failed", "crashed") or (a.v and kind != "passed"):
-            print(f"{kind:12} {name}: {detail}")
-    what = ("node tests with shape inputs bound" if a.bind_shape_inputs
-            else "node tests")
-    print(f"{len(results)} {what}: " +
-          ", ".join(f"{v} {k}" for k, v in counts.items()))
+            bound = [r for r in pool.map(lambda tr: run_bound(a.bin, *tr),
+                                         zip(tests, results))
+                     if r is not None]
+    counts = summarize(results, "node tests", a.v)
+    # The document states the counts in bold; line breaks are spaces.
+    statements = [("**" + ", ".join(f"{v} {k}" for k, v in counts.items()) +
+                   "**", r"\*\*\d+\s+passed,\s+\d+\s+failed,\s+\d+\s+"
+                   r"unsupported,\s+\d+\s+import-error,\s+\d+\s+crashed\*\*")]
     status = 1 if counts["failed"] or counts["crashed"] else 0
+    if a.bind_shape_inputs:
+        bound_counts = summarize(bound, "node tests with shape inputs bound",
+                                 a.v)
+        statements.append((f"**{bound_counts['passed']} of {len(bound)} pass**",
+                           r"\*\*\d+\s+of\s+\d+\s+pass\*\*"))
+        if bound_counts["failed"] or bound_counts["crashed"]:
+            status = 1
     if a.doc:
-        # The document states the counts in bold; line breaks are spaces.
-        if a.bind_shape_inputs:
-            stated = f"**{counts['passed']} of {len(results)} pass**"
-        else:
-            stated = "**" + ", ".join(f"{v} {k}" for k, v in counts.items()) \
-                + "**"
         with open(a.doc) as f:
             raw = f.read()
         if a.update_doc:
             # The bold counts, wherever the document wraps them.
-            pattern = (r"\*\*\d+\s+of\s+\d+\s+pass\*\*" if a.bind_shape_inputs
-                       else r"\*\*\d+\s+passed,\s+\d+\s+failed,\s+\d+\s+"
-                       r"unsupported,\s+\d+\s+import-error,\s+\d+\s+crashed\*\*")
-            raw, n = re.subn(pattern, stated, raw, count=1)
-            if n:
+            changed = 0
+            for stated, pattern in statements:
+                raw, n = re.subn(pattern, stated, raw, count=1)
+                changed += n
+            if changed:
                 with open(a.doc, "w") as f:
                     f.write(raw)
         text = " ".join(raw.split())
-        if stated in text:
+        missing = [stated for stated, _ in statements if stated not in text]
+        if not missing:
             print(f"{os.path.basename(a.doc)} states these counts")
         else:
-            print(f"{os.path.basename(a.doc)} does not state {stated}: "
-                  "update it")
+            print(f"{os.path.basename(a.doc)} does not state "
+                  f"{' and '.join(missing)}: update it")
             status = 1
     return status
 
