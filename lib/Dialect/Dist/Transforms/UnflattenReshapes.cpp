@@ -310,7 +310,8 @@ struct FoldExpandOfCollapse : OpRewritePattern<tensor::ExpandShapeOp> {
 
 } // namespace
 
-FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func) {
+FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func,
+                                                          int64_t maxRewrites) {
   UnflattenStats stats;
   // 1. expand(collapse(x)) -> collapse(expand(x)) through the finest shape.
   SmallVector<tensor::ExpandShapeOp> expands;
@@ -365,7 +366,9 @@ FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func) {
       .enableConstantCSE(false)
       .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
       .setStrictness(GreedyRewriteStrictness::AnyOp)
-      .setListener(&recorder);
+      .setListener(&recorder)
+      .setMaxNumRewrites(maxRewrites < 0 ? GreedyRewriteConfig::kNoLimit
+                                         : maxRewrites);
   if (failed(applyOpPatternsGreedily(roots, std::move(patterns), config)))
     return mlir::emitError(func.getLoc())
            << "dist-unflatten-reshapes: the rewrite did not converge";
@@ -382,7 +385,7 @@ struct DistUnflattenReshapesPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      FailureOr<UnflattenStats> stats = unflattenReshapes(func);
+      FailureOr<UnflattenStats> stats = unflattenReshapes(func, maxRewrites);
       if (failed(stats))
         return signalPassFailure();
       if (report)

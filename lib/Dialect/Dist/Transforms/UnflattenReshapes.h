@@ -35,7 +35,10 @@ struct UnflattenStats {
 /// are unchanged; new ops take `dist.layer` / `dist.phase` from the op the
 /// rewrite replaced. Fails (with an error) if the rewrite does not
 /// converge.
-llvm::FailureOr<UnflattenStats> unflattenReshapes(mlir::func::FuncOp func);
+/// Rewrites `func`; at most `maxRewrites` sinking rewrites (-1: no limit),
+/// an error at `func` if it needs more.
+llvm::FailureOr<UnflattenStats> unflattenReshapes(mlir::func::FuncOp func,
+                                                  int64_t maxRewrites = -1);
 
 } // namespace distir::dist
 

@@ -1,5 +1,9 @@
 // RUN: distir-opt %s --split-input-file --dist-unflatten-reshapes | FileCheck %s
 // RUN: distir-opt %s --split-input-file --dist-unflatten-reshapes=report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: not distir-opt %s --split-input-file --dist-unflatten-reshapes=max-rewrites=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// A function that needs more rewrites than max-rewrites allows is an error
+// (as the greedy driver reports non-convergence), not a half-rewritten one.
+// LIMIT: dist-unflatten-reshapes.mlir:{{[0-9]+}}:{{[0-9]+}}: error: dist-unflatten-reshapes: the rewrite did not converge
 
 // nn.MultiheadAttention's core as the ONNX importer emits it: [S, B, E] =
 // [4, 2, 8] seen as [S, B * H, D] = [4, 4, 4] through a collapse + expand,

@@ -584,7 +584,11 @@ def DistUnflattenReshapesPass
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per function with the reshapes rewritten and the "
-           "ops that now read the merged dimensions apart">
+           "ops that now read the merged dimensions apart">,
+    Option<"maxRewrites", "max-rewrites", "int64_t", /*default=*/"-1",
+           "Stop after this many pattern rewrites per function (-1: no "
+           "limit); a function that needs more is an error (the rewrite "
+           "did not converge)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
