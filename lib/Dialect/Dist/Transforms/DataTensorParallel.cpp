@@ -426,7 +426,13 @@ private:
                                        int64_t g, int64_t stage, Task task,
                                        bool perMicrobatch);
   SmallVector<Value> reduce(Location loc, ArrayRef<Value> locals, int axis,
-                            int64_t stage, Task task);
+                            int64_t stage, Task task,
+                            ReductionKind kind = ReductionKind::Sum);
+  /// In `clone`, point `g`'s instance of a structured op, shifts each
+  /// linalg.index of a split loop by the block's offset (`ranges`: the
+  /// loops' full sizes).
+  void offsetIndices(Operation *clone, ArrayRef<int> loopAxis,
+                     ArrayRef<int64_t> ranges, int64_t g);
   Value concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
                     Task task);
   /// Local blocks of `v` along `dim`: `count` slices of `size` elements
@@ -875,8 +881,30 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
   return out;
 }
 
+void DTPRewriter::offsetIndices(Operation *clone, ArrayRef<int> loopAxis,
+                                ArrayRef<int64_t> ranges, int64_t g) {
+  SmallVector<linalg::IndexOp> indices;
+  clone->getRegion(0).walk([&](linalg::IndexOp index) {
+    if (loopAxis[index.getDim()] != kNone)
+      indices.push_back(index);
+  });
+  for (linalg::IndexOp index : indices) {
+    int axis = loopAxis[index.getDim()];
+    int64_t offset =
+        axisCoord(g, axis) * (ranges[index.getDim()] / axisSize(axis));
+    if (offset == 0)
+      continue;
+    OpBuilder b(index.getContext());
+    b.setInsertionPointAfter(index);
+    Value shift = arith::ConstantIndexOp::create(b, index.getLoc(), offset);
+    Value global = arith::AddIOp::create(b, index.getLoc(), index, shift);
+    index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
+  }
+}
+
 SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
-                                       int axis, int64_t stage, Task task) {
+                                       int axis, int64_t stage, Task task,
+                                       ReductionKind kind) {
   int64_t n = numPoints();
   SmallVector<Value> out(n);
   if (baseAxis(axis) == kTensorAxis) {
@@ -891,7 +919,7 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
         group.push_back(locals[g + t]);
       AllReduceOp &op = reduced[group.front()];
       if (!op || !llvm::equal(op.getOperands(), group)) {
-        op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
+        op = AllReduceOp::create(builder, loc, kind, group);
         assign(op, taskFor(task, g, group));
       }
       for (int64_t t = 0; t < c.tp; ++t)
@@ -936,6 +964,12 @@ static bool isZeroInit(const DistValue &v) {
   if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
     return i.getValue().isZero();
   return false;
+}
+
+/// A split that is one contiguous block per point (not a grouped axis):
+/// a shard's loop indices are the global ones shifted by its offset.
+static bool isPlainAxis(int axis) {
+  return axis == kBatchAxis || axis == kTensorAxis;
 }
 
 /// An element-wise op whose tensor inputs are all replicated (or fresh) and
@@ -1056,8 +1090,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  // Loops whose index the body reads must not be split: a shard would see
-  // local instead of global indices.
+  // Loops whose index the body reads are split only into contiguous blocks:
+  // each shard's body then adds its block's offset to the index.
   llvm::SmallDenseSet<unsigned> indexedLoops;
   op->getRegion(0).walk(
       [&](linalg::IndexOp index) { indexedLoops.insert(index.getDim()); });
@@ -1076,7 +1110,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
       auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
       if (axis == kNone || !dim || axisUsed[baseAxis(axis)] ||
           loopAxis[dim.getPosition()] != kNone ||
-          indexedLoops.contains(dim.getPosition()))
+          (indexedLoops.contains(dim.getPosition()) && !isPlainAxis(axis)))
         continue;
       loopAxis[dim.getPosition()] = axis;
       axisUsed[baseAxis(axis)] = true;
@@ -1089,13 +1123,27 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         layout[r] = loopAxis[dim.getPosition()];
     return layout;
   };
-  bool splitsReduction = false;
-  for (unsigned l = 0; l < numLoops; ++l)
-    if (loopAxis[l] != kNone && iterators[l] == utils::IteratorType::reduction)
-      splitsReduction = true;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (splitsReduction && !isZeroInit(lookup(init.get())))
+  // A split reduction loop leaves partial results: partial sums need a
+  // zero init; partial maxima (a loss's row maximum over split classes)
+  // any init, and are reduced over the tensor axis only (the batch axis
+  // accumulates microbatches by sums).
+  std::optional<ReductionKind> combiner = getReductionCombiner(op);
+  ReductionKind reduction =
+      combiner == ReductionKind::Max ? ReductionKind::Max : ReductionKind::Sum;
+  for (unsigned l = 0; l < numLoops; ++l) {
+    if (loopAxis[l] == kNone || iterators[l] != utils::IteratorType::reduction)
+      continue;
+    bool partial =
+        reduction == ReductionKind::Max
+            ? baseAxis(loopAxis[l]) == kTensorAxis
+            : llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+                return isZeroInit(lookup(init.get()));
+              });
+    if (!partial) {
       llvm::fill(loopAxis, kNone); // replicate this op
+      break;
+    }
+  }
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     if (type && !divides(lookup(operand.get()).fullType,
@@ -1180,6 +1228,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     Operation *clone = builder.clone(*op, mapping);
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
+    offsetIndices(clone, loopAxis, op.getStaticLoopRanges(), g);
     assign(clone, t);
     deferFreshOperands(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
@@ -1222,7 +1271,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     for (unsigned l = 0; l < numLoops; ++l)
       if (loopAxis[l] != kNone &&
           iterators[l] == utils::IteratorType::reduction)
-        locals = reduce(loc, locals, loopAxis[l], stage, task);
+        locals = reduce(loc, locals, loopAxis[l], stage, task, reduction);
     out.locals = locals;
     values[result] = out;
   }

@@ -321,6 +321,9 @@ struct Candidate {
   int64_t gathered = 0;
   /// tp does not divide the output width.
   bool indivisible = false;
+  /// A final projection's split reduced over (a loss's row maximum, its sum
+  /// of exponentials, its target logit): partial results, each all-reduced.
+  SmallVector<Operation *> reductions;
 };
 
 /// Seconds of `op` on one device of `pricing`'s cluster on one piece of the
@@ -345,6 +348,24 @@ double priceShare(Operation *op, Value activation, Value weight, double share,
 }
 
 } // namespace
+
+std::optional<ReductionKind> distir::dist::getReductionCombiner(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1 || linalgOp.getNumDpsInits() != 1)
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  BlockArgument acc =
+      linalgOp.getMatchingBlockArgument(linalgOp.getDpsInitOperand(0));
+  Operation *def = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!def || def->getNumOperands() != 2 || !acc.hasOneUse() ||
+      (def->getOperand(0) != acc && def->getOperand(1) != acc))
+    return std::nullopt;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def))
+    return ReductionKind::Max;
+  if (isa<arith::AddFOp, arith::AddIOp>(def))
+    return ReductionKind::Sum;
+  return std::nullopt;
+}
 
 TensorParallelPlan
 distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
@@ -437,6 +458,10 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     DenseMap<Value, Split> split;
     split[result] = {p.colResultDim, width / c.groups};
     c.members.insert(p.op);
+    // A final projection's split may end in reductions over it (all-reduced
+    // partial results, Megatron's vocabulary-parallel cross-entropy); a
+    // split between projections runs to its partners.
+    bool head = isHead(p.op, projectionOf);
     Value reaching; // the split value the op being visited reads
     auto block = [&](Operation *op, const Twine &why) {
       if (!c.invalid.empty())
@@ -494,7 +519,11 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         bool indexed = false;
         op->getRegion(0).walk(
             [&](linalg::IndexOp index) { indexed |= index.getDim() == *loop; });
-        if (indexed) {
+        // A plain split's shards shift the index by their offset.
+        bool plain =
+            cast<RankedTensorType>(reaching.getType()).getDimSize(dim) ==
+            in.inner;
+        if (indexed && !(head && plain)) {
           block(op, "reads the split loop's index");
           break;
         }
@@ -508,6 +537,14 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
                   projections[it->second].activationOperand &&
               isZeroFilled(linalgOp.getDpsInits()[0])) {
             c.partners.push_back(it->second);
+            continue;
+          }
+          std::optional<ReductionKind> kind = getReductionCombiner(op);
+          if (head && derived.size() == 1 &&
+              (kind == ReductionKind::Max ||
+               (kind == ReductionKind::Sum &&
+                isZeroFilled(linalgOp.getDpsInits()[0])))) {
+            c.reductions.push_back(op);
             continue;
           }
           block(op, "reduces over the split dimension");
@@ -582,6 +619,11 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         continue;
       }
       block(op, "keeps no split");
+    }
+    if (c.invalid.empty() && c.partners.empty() && !c.reductions.empty()) {
+      c.invalid = "its split ends in reductions over it";
+      c.terminal = true;
+      c.end = c.reductions.front();
     }
     if (c.invalid.empty() && c.partners.empty())
       c.invalid = "its split reaches no projection that contracts over it";
@@ -739,13 +781,28 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         if (c.members.contains(v.getDefiningOp()))
           gatherBytes = static_cast<double>(getTensorBytes(v.getType()));
     gatherBytes /= static_cast<double>(pricing.rowsDivisor);
-    double gather = collectives.getTime(returned ? CollectiveKind::Gather
-                                                 : CollectiveKind::AllGather,
-                                        pricing.group, gatherBytes);
-    std::string times = formatSeconds(part) +
-                        (returned ? " + gather " : " + all-gather ") +
-                        formatSeconds(gather) + " against " +
-                        formatSeconds(whole) + " replicated, " + pricedOn;
+    // A split that only ends in reductions gathers nothing.
+    bool gathers = c.indivisible || returned || c.gathered > 0;
+    double gather =
+        gathers ? collectives.getTime(returned ? CollectiveKind::Gather
+                                               : CollectiveKind::AllGather,
+                                      pricing.group, gatherBytes)
+                : 0;
+    double allReduce = 0;
+    for (Operation *r : c.reductions)
+      allReduce += collectives.getTime(
+          CollectiveKind::AllReduce, pricing.group,
+          static_cast<double>(getTensorBytes(r->getResult(0).getType())) /
+              static_cast<double>(pricing.rowsDivisor));
+    std::string times =
+        formatSeconds(part) +
+        (gathers ? (returned ? " + gather " : " + all-gather ") +
+                       formatSeconds(gather)
+                 : std::string()) +
+        (c.reductions.empty() ? std::string()
+                              : " + all-reduce " + formatSeconds(allReduce)) +
+        " against " + formatSeconds(whole) + " replicated, " + pricedOn;
+    gather += allReduce;
     std::string name = argName(func, p.weight.arg);
     // A split that saves less than this share of the time is not worth
     // its communication and reassembly.
@@ -769,10 +826,14 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       plan.padded.push_back({arg, dim, padded, p.op});
     } else if (returned) {
       where = ", returned split (the caller gathers it)";
-    } else {
+    } else if (gathers) {
       where = ", gathered at '" + c.end->getName().getStringRef().str() +
               "' (" + describe(c.end->getLoc()) + ")";
     }
+    if (!c.reductions.empty())
+      where += ", " + std::to_string(c.reductions.size()) +
+               " reductions over it all-reduced (the first at " +
+               describe(c.reductions.front()->getLoc()) + ")";
     headNotes[index] = {where, ": " + times};
     role[p.op] = true;
     plan.splits[arg] = WeightSplit{dim, 1};

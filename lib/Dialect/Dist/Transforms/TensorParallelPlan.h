@@ -13,6 +13,7 @@
 #define DISTIR_LIB_DIALECT_DIST_TRANSFORMS_TENSORPARALLELPLAN_H
 
 #include "DistIR/Cluster/Cluster.h"
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -119,6 +120,14 @@ TensorParallelPricing getTensorParallelPricing(mlir::func::FuncOp func,
                                                int64_t tp,
                                                const Cluster *cluster,
                                                int64_t rowsDivisor);
+
+/// The reduction `op`'s body applies to its single init: the yield of
+/// `arith.maximumf`/`arith.maxnumf` (a maximum) or `arith.addf`/`arith.addi`
+/// (a sum) of the init's block argument, used nowhere else, and a value
+/// computed from the inputs. Split reduction loops leave partial results
+/// of this kind; a maximum needs no particular init (each shard's partial
+/// maximum includes it, and so does their maximum).
+std::optional<ReductionKind> getReductionCombiner(mlir::Operation *op);
 
 } // namespace distir::dist
 
