@@ -28,6 +28,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace distir;
@@ -394,12 +395,16 @@ LogicalResult Execution::runStructured(linalg::LinalgOp op,
     // loop is often a 3-wide kernel window). Each output element still sums
     // its terms in the reduction loops' order: the output's offset does not
     // move with a reduction loop, so the result is the same to the bit.
+    // (The output must index each parallel loop by a dim of its own and no
+    // reduction loop: then the parallel loops pick the output element.)
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    ArrayRef<int64_t> outCoeff = accesses[numInputs].coeff;
+    AffineMap outMap = maps[numInputs];
     bool outputByParallel =
-        llvm::all_of(llvm::seq<size_t>(0, loops.size()), [&](size_t l) {
-          return iterators[l] == utils::IteratorType::parallel ||
-                 outCoeff[l] == 0;
+        outMap.isProjectedPermutation() &&
+        llvm::all_of(llvm::seq<unsigned>(0, loops.size()), [&](unsigned l) {
+          bool inOutput = outMap.isFunctionOfDim(l);
+          return iterators[l] == utils::IteratorType::parallel ? inOutput
+                                                               : !inOutput;
         });
     std::optional<size_t> longest;
     for (size_t l = 0; l < loops.size(); ++l)
@@ -765,11 +770,19 @@ static RuntimeValue reduceAll(ArrayRef<RuntimeValue> values,
       case dist::ReductionKind::Prod:
         acc[e] *= x;
         break;
+      // As arith.maximumf / minimumf (the bodies reduced this way): NaN
+      // propagates, +0 is above -0.
       case dist::ReductionKind::Max:
-        acc[e] = std::max(acc[e], x);
+        acc[e] = (std::isnan(acc[e]) || std::isnan(x))
+                     ? std::numeric_limits<double>::quiet_NaN()
+                     : (acc[e] == x ? (std::signbit(acc[e]) ? x : acc[e])
+                                    : std::max(acc[e], x));
         break;
       case dist::ReductionKind::Min:
-        acc[e] = std::min(acc[e], x);
+        acc[e] = (std::isnan(acc[e]) || std::isnan(x))
+                     ? std::numeric_limits<double>::quiet_NaN()
+                     : (acc[e] == x ? (std::signbit(acc[e]) ? acc[e] : x)
+                                    : std::min(acc[e], x));
         break;
       }
     }

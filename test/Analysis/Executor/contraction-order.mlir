@@ -13,7 +13,7 @@
 !b64 = tensor<4x8xf64, #dist.device<0>>
 !c64 = tensor<2x8xf64, #dist.device<0>>
 
-func.func @main() -> (!c, !c, !c64) {
+func.func @main() -> (!c, !c, !c64, tensor<1xf32, #dist.device<0>>) {
   %a = arith.constant dense<[[1.0e+08, 1.0, -1.0e+08, 1.0],
                              [1.0, 1.0e+08, 1.0, -1.0e+08]]> : !a
   %b = arith.constant dense<1.0> : !b
@@ -41,7 +41,26 @@ func.func @main() -> (!c, !c, !c64) {
   %e64 = tensor.empty() : !c64
   %z64 = linalg.fill ins(%zero64 : f64) outs(%e64 : !c64) -> !c64
   %mm64 = linalg.matmul ins(%a64, %b64 : !a64, !b64) outs(%z64 : !c64) -> !c64
-  return %mm, %g, %mm64 : !c, !c, !c64
+  // A parallel loop (d1) the output does not index sums like a reduction
+  // loop, in loop order: it must not move innermost. Sequentially
+  // 1e8 + 1 - 1e8 + 1 = 1; column by column it would be 2.
+  %x = arith.constant dense<[[1.0e+08, 1.0], [-1.0e+08, 1.0], [0.0, 0.0], [0.0, 0.0]]> : tensor<4x2xf32, #dist.device<0>>
+  %ones = arith.constant dense<1.0> : tensor<4x2xf32, #dist.device<0>>
+  %e1 = tensor.empty() : tensor<1xf32, #dist.device<0>>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1xf32, #dist.device<0>>) -> tensor<1xf32, #dist.device<0>>
+  %p = linalg.generic {
+      indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>,
+                       affine_map<(d0, d1, d2) -> (d1, d2)>,
+                       affine_map<(d0, d1, d2) -> (d0)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %ones : tensor<4x2xf32, #dist.device<0>>, tensor<4x2xf32, #dist.device<0>>)
+      outs(%z1 : tensor<1xf32, #dist.device<0>>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32, #dist.device<0>>
+  return %mm, %g, %mm64, %p : !c, !c, !c64, tensor<1xf32, #dist.device<0>>
 }
 
 // Row 1 in f32: 0 + 1 = 1, + 1e8 = 1e8, + 1 = 1e8, - 1e8 = 0.
@@ -51,3 +70,5 @@ func.func @main() -> (!c, !c, !c64) {
 // CHECK-NEXT: [1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]
 // CHECK: output #2
 // CHECK-NEXT: [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+// CHECK: output #3
+// CHECK-NEXT: [1]

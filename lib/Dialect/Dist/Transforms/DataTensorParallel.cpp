@@ -929,7 +929,8 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
   }
   // Batch axis: the microbatches were accumulated in place (the last one's
   // local holds the replica's sum, see visitStructured); all-reduce over the
-  // replicas, once per step.
+  // replicas, once per step. (Only sums are split over the batch.)
+  assert(kind == ReductionKind::Sum && "partial maxima over the batch axis");
   Task update{stage, -1, Phase::Update};
   if (c.k == 1)
     update = task;
@@ -981,14 +982,13 @@ bool DTPRewriter::deferBroadcast(linalg::LinalgOp op) {
   if (op->getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
       !op.hasPureTensorSemantics())
     return false;
-  bool indexed = false, captures = false;
+  bool captures = false;
   op->getRegion(0).walk([&](Operation *nested) {
-    indexed |= isa<linalg::IndexOp>(nested);
     for (Value operand : nested->getOperands())
       captures |= isa<RankedTensorType>(operand.getType()) &&
                   !op->getRegion(0).isAncestor(operand.getParentRegion());
   });
-  if (indexed || captures)
+  if (captures)
     return false;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   llvm::SmallBitVector read(op.getNumLoops());
@@ -1034,6 +1034,21 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
   // The init's map is the identity: loop l is result dim l. (Consumers
   // ask only for layouts that divide their operands.)
   Layout loopAxis(target.begin(), target.end());
+  // A loop whose index the body reads splits in contiguous blocks only
+  // (offsetIndices); for another layout the op is computed whole and cut.
+  bool cut = false;
+  op->getRegion(0).walk([&](linalg::IndexOp index) {
+    int axis = loopAxis[index.getDim()];
+    cut |= axis != kNone && !isPlainAxis(axis);
+  });
+  if (cut) {
+    DistValue whole;
+    whole.fullType = v.fullType;
+    whole.layout.assign(target.size(), kNone);
+    whole.locals = conform(loc, v, whole.layout, stage, task);
+    whole.stage = stage;
+    return conform(loc, whole, target, stage, task);
+  }
   bool perMicrobatch = splitsBatch(loopAxis);
   int64_t n = numPoints();
   SmallVector<SmallVector<Value>> operands(op->getNumOperands());
@@ -1070,6 +1085,7 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
     clone->getResult(0).setType(operands[op.getNumDpsInputs()][g].getType());
+    offsetIndices(clone, loopAxis, op.getStaticLoopRanges(), g);
     assign(clone, t);
     deferFreshOperands(clone, t);
     out[g] = clone->getResult(0);
@@ -1079,7 +1095,13 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
 
 LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   Location loc = op.getLoc();
-  if (c.k > 1 || c.dp > 1)
+  // Broadcasts are deferred to their consumers when the batch is split (a
+  // batch-sized value), and under tp when they compute with linalg.index
+  // (a loss's one-hot gradient over the classes: each device computes its
+  // block of classes).
+  bool indexed = false;
+  op->getRegion(0).walk([&](linalg::IndexOp) { indexed = true; });
+  if (c.k > 1 || c.dp > 1 || (c.tp > 1 && indexed))
     if (deferBroadcast(op))
       return success();
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
@@ -1123,22 +1145,22 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         layout[r] = loopAxis[dim.getPosition()];
     return layout;
   };
-  // A split reduction loop leaves partial results: partial sums need a
-  // zero init; partial maxima (a loss's row maximum over split classes)
-  // any init, and are reduced over the tensor axis only (the batch axis
-  // accumulates microbatches by sums).
+  // A split reduction loop leaves partial results, reduced by the body's
+  // combiner: partial sums need a zero init; partial maxima and minima (a
+  // loss's row maximum over split classes) any init, and are reduced over
+  // the tensor axis only (the batch axis accumulates microbatches by sums).
+  // Any other body is not split over its reduction loops.
   std::optional<ReductionKind> combiner = getReductionCombiner(op);
-  ReductionKind reduction =
-      combiner == ReductionKind::Max ? ReductionKind::Max : ReductionKind::Sum;
+  ReductionKind reduction = combiner.value_or(ReductionKind::Sum);
   for (unsigned l = 0; l < numLoops; ++l) {
     if (loopAxis[l] == kNone || iterators[l] != utils::IteratorType::reduction)
       continue;
-    bool partial =
-        reduction == ReductionKind::Max
-            ? baseAxis(loopAxis[l]) == kTensorAxis
-            : llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
-                return isZeroInit(lookup(init.get()));
-              });
+    bool partial = combiner == ReductionKind::Sum
+                       ? llvm::all_of(op.getDpsInitsMutable(),
+                                      [&](OpOperand &init) {
+                                        return isZeroInit(lookup(init.get()));
+                                      })
+                       : combiner && baseAxis(loopAxis[l]) == kTensorAxis;
     if (!partial) {
       llvm::fill(loopAxis, kNone); // replicate this op
       break;
@@ -1157,7 +1179,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   // microbatch m - 1's result (its init) instead of a zero tensor of its
   // own, as Megatron and DeepSpeed accumulate into the gradient buffer. One
   // buffer lives whatever K, and the last microbatch holds the replica's
-  // sum. Valid because a split reduction loop requires a zero init: the
+  // sum. Valid because a reduction loop split over the batch requires a sum
+  // into a zero init: the
   // body adds each point into the init.
   bool accumulate = false;
   for (unsigned l = 0; l < numLoops; ++l)
@@ -1257,7 +1280,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
           if (microbatch(g) == 0)
             hoistToPrologue(operands[init.getOperandNumber()][g]);
 
-  // 4. Results; partial sums over split reduction loops are reduced now.
+  // 4. Results; partial results over split reduction loops (sums, maxima,
+  // minima) are reduced now.
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     DistValue out;
     out.fullType = lookup(op.getDpsInits()[i]).fullType;

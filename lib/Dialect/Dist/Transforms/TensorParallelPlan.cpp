@@ -356,12 +356,28 @@ std::optional<ReductionKind> distir::dist::getReductionCombiner(Operation *op) {
   Block &body = op->getRegion(0).front();
   BlockArgument acc =
       linalgOp.getMatchingBlockArgument(linalgOp.getDpsInitOperand(0));
-  Operation *def = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!def || def->getNumOperands() != 2 || !acc.hasOneUse() ||
-      (def->getOperand(0) != acc && def->getOperand(1) != acc))
+  // Mixed precision widens the accumulator and narrows the result around
+  // the combining op: look through those casts.
+  auto peel = [](Value v) {
+    while (Operation *cast = v.getDefiningOp<arith::ExtFOp>()
+                                 ? v.getDefiningOp()
+                                 : v.getDefiningOp<arith::TruncFOp>())
+      v = cast->getOperand(0);
+    return v;
+  };
+  Operation *def = peel(body.getTerminator()->getOperand(0)).getDefiningOp();
+  if (!def || def->getNumOperands() != 2 || !acc.hasOneUse())
     return std::nullopt;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def))
+  bool lhs = peel(def->getOperand(0)) == acc,
+       rhs = peel(def->getOperand(1)) == acc;
+  if (lhs == rhs)
+    return std::nullopt;
+  // (arith.maxnumf ignores NaN, which an all-reduce max need not: not
+  // matched.)
+  if (isa<arith::MaximumFOp>(def))
     return ReductionKind::Max;
+  if (isa<arith::MinimumFOp>(def))
+    return ReductionKind::Min;
   if (isa<arith::AddFOp, arith::AddIOp>(def))
     return ReductionKind::Sum;
   return std::nullopt;
@@ -541,7 +557,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
           }
           std::optional<ReductionKind> kind = getReductionCombiner(op);
           if (head && derived.size() == 1 &&
-              (kind == ReductionKind::Max ||
+              (kind == ReductionKind::Max || kind == ReductionKind::Min ||
                (kind == ReductionKind::Sum &&
                 isZeroFilled(linalgOp.getDpsInits()[0])))) {
             c.reductions.push_back(op);

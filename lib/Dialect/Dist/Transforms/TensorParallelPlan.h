@@ -122,11 +122,12 @@ TensorParallelPricing getTensorParallelPricing(mlir::func::FuncOp func,
                                                int64_t rowsDivisor);
 
 /// The reduction `op`'s body applies to its single init: the yield of
-/// `arith.maximumf`/`arith.maxnumf` (a maximum) or `arith.addf`/`arith.addi`
-/// (a sum) of the init's block argument, used nowhere else, and a value
-/// computed from the inputs. Split reduction loops leave partial results
-/// of this kind; a maximum needs no particular init (each shard's partial
-/// maximum includes it, and so does their maximum).
+/// `arith.addf`/`arith.addi` (a sum), `arith.maximumf` (a maximum) or
+/// `arith.minimumf` (a minimum) of the init's block argument, used nowhere
+/// else, and another value (casts between float types around it allowed);
+/// none for any other body. Split reduction loops leave partial results of
+/// this kind; a maximum or minimum needs no particular init (each shard's
+/// partial result includes it, and so does theirs).
 std::optional<ReductionKind> getReductionCombiner(mlir::Operation *op);
 
 } // namespace distir::dist

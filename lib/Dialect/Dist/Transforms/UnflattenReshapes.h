@@ -34,9 +34,8 @@ struct UnflattenStats {
 /// splits it again (folded away) or an op that needs it merged. Semantics
 /// are unchanged; new ops take `dist.layer` / `dist.phase` from the op the
 /// rewrite replaced. Fails (with an error) if the rewrite does not
-/// converge.
-/// Rewrites `func`; at most `maxRewrites` sinking rewrites (-1: no limit),
-/// an error at `func` if it needs more.
+/// converge, or is not done after `maxRewrites` pattern applications
+/// (-1: no limit).
 llvm::FailureOr<UnflattenStats> unflattenReshapes(mlir::func::FuncOp func,
                                                   int64_t maxRewrites = -1);
 

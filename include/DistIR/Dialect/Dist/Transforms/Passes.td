@@ -586,9 +586,10 @@ def DistUnflattenReshapesPass
            "Emit a remark per function with the reshapes rewritten and the "
            "ops that now read the merged dimensions apart">,
     Option<"maxRewrites", "max-rewrites", "int64_t", /*default=*/"-1",
-           "Stop after this many pattern rewrites per function (-1: no "
-           "limit); a function that needs more is an error (the rewrite "
-           "did not converge)">
+           "Stop after this many pattern applications per function, folds "
+           "included (-1: no limit), as the greedy driver's "
+           "max-num-rewrites; a function whose rewrite is not done by then "
+           "is an error (the rewrite did not converge)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
