@@ -1,0 +1,1 @@
+// Anchor of the DistIRPCH target (the precompiled header's owner).
