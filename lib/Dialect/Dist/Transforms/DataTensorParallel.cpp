@@ -1051,6 +1051,7 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
   }
   bool perMicrobatch = splitsBatch(loopAxis);
   int64_t n = numPoints();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<SmallVector<Value>> operands(op->getNumOperands());
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
@@ -1085,7 +1086,7 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
     clone->getResult(0).setType(operands[op.getNumDpsInputs()][g].getType());
-    offsetIndices(clone, loopAxis, op.getStaticLoopRanges(), g);
+    offsetIndices(clone, loopAxis, ranges, g);
     assign(clone, t);
     deferFreshOperands(clone, t);
     out[g] = clone->getResult(0);
@@ -1095,13 +1096,16 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
 
 LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   Location loc = op.getLoc();
+  // Loops whose index the body reads are split only into contiguous blocks:
+  // each shard's body then adds its block's offset to the index.
+  llvm::SmallDenseSet<unsigned> indexedLoops;
+  op->getRegion(0).walk(
+      [&](linalg::IndexOp index) { indexedLoops.insert(index.getDim()); });
   // Broadcasts are deferred to their consumers when the batch is split (a
   // batch-sized value), and under tp when they compute with linalg.index
   // (a loss's one-hot gradient over the classes: each device computes its
   // block of classes).
-  bool indexed = false;
-  op->getRegion(0).walk([&](linalg::IndexOp) { indexed = true; });
-  if (c.k > 1 || c.dp > 1 || (c.tp > 1 && indexed))
+  if (c.k > 1 || c.dp > 1 || (c.tp > 1 && !indexedLoops.empty()))
     if (deferBroadcast(op))
       return success();
   FailureOr<std::pair<int64_t, Phase>> role = getRole(op);
@@ -1112,11 +1116,6 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  // Loops whose index the body reads are split only into contiguous blocks:
-  // each shard's body then adds its block's offset to the index.
-  llvm::SmallDenseSet<unsigned> indexedLoops;
-  op->getRegion(0).walk(
-      [&](linalg::IndexOp index) { indexedLoops.insert(index.getDim()); });
 
   // 1. Loop splits from the inputs' layouts, each axis at most once.
   SmallVector<int> loopAxis(numLoops, kNone);
@@ -1174,14 +1173,14 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   }
   bool perMicrobatch = splitsBatch(loopAxis);
   Task task = opTask(stage, phase, perMicrobatch);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Gradient accumulation in place: when the batch axis splits a reduction
   // loop (a weight gradient, the loss), microbatch m > 0 accumulates into
   // microbatch m - 1's result (its init) instead of a zero tensor of its
   // own, as Megatron and DeepSpeed accumulate into the gradient buffer. One
   // buffer lives whatever K, and the last microbatch holds the replica's
   // sum. Valid because a reduction loop split over the batch requires a sum
-  // into a zero init: the
-  // body adds each point into the init.
+  // into a zero init: the body adds each point into the init.
   bool accumulate = false;
   for (unsigned l = 0; l < numLoops; ++l)
     accumulate |= c.k > 1 && isBatchAxis(loopAxis[l]) &&
@@ -1251,7 +1250,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     Operation *clone = builder.clone(*op, mapping);
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
-    offsetIndices(clone, loopAxis, op.getStaticLoopRanges(), g);
+    if (!indexedLoops.empty())
+      offsetIndices(clone, loopAxis, ranges, g);
     assign(clone, t);
     deferFreshOperands(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {

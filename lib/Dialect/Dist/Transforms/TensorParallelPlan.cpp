@@ -321,6 +321,8 @@ struct Candidate {
   int64_t gathered = 0;
   /// tp does not divide the output width.
   bool indivisible = false;
+  /// No projection follows on its path (isHead): an LM head, a classifier.
+  bool head = false;
   /// A final projection's split reduced over (a loss's row maximum, its sum
   /// of exponentials, its target logit): partial results, each all-reduced.
   SmallVector<Operation *> reductions;
@@ -441,6 +443,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
   for (auto [index, p] : llvm::enumerate(projections)) {
     Candidate c;
     c.projection = index;
+    c.head = isHead(p.op, projectionOf);
     if (projectionUses[p.weight.arg] != forwardUses(p.weight.arg)) {
       c.invalid = "its weight is also read by ops that are not projections";
       candidates.push_back(std::move(c));
@@ -474,10 +477,9 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     DenseMap<Value, Split> split;
     split[result] = {p.colResultDim, width / c.groups};
     c.members.insert(p.op);
-    // A final projection's split may end in reductions over it (all-reduced
-    // partial results, Megatron's vocabulary-parallel cross-entropy); a
-    // split between projections runs to its partners.
-    bool head = isHead(p.op, projectionOf);
+    // (A final projection's split may end in reductions over it, all-reduced
+    // partial results as Megatron's vocabulary-parallel cross-entropy; a
+    // split between projections runs to its partners.)
     Value reaching; // the split value the op being visited reads
     auto block = [&](Operation *op, const Twine &why) {
       if (!c.invalid.empty())
@@ -539,7 +541,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         bool plain =
             cast<RankedTensorType>(reaching.getType()).getDimSize(dim) ==
             in.inner;
-        if (indexed && !(head && plain)) {
+        if (indexed && !(c.head && plain)) {
           block(op, "reads the split loop's index");
           break;
         }
@@ -556,7 +558,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
             continue;
           }
           std::optional<ReductionKind> kind = getReductionCombiner(op);
-          if (head && derived.size() == 1 &&
+          if (c.head && derived.size() == 1 &&
               (kind == ReductionKind::Max || kind == ReductionKind::Min ||
                (kind == ReductionKind::Sum &&
                 isZeroFilled(linalgOp.getDpsInits()[0])))) {
@@ -752,7 +754,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     // (Outputs cut into groups after it are not a final projection's.)
     if ((!c.terminal && !c.indivisible) || c.groups > 1 || role.count(p.op) ||
         plan.splits.count(arg) || annotated.count(arg) ||
-        projectionUses[p.weight.arg] != 1 || !isHead(p.op, projectionOf))
+        projectionUses[p.weight.arg] != 1 || !c.head)
       continue;
     Value result = p.op->getResult(0);
     auto resultType = cast<RankedTensorType>(result.getType());
