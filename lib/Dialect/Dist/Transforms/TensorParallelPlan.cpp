@@ -38,6 +38,9 @@ namespace {
 struct WeightUse {
   BlockArgument arg;
   SmallVector<int64_t> argDim;
+  /// The argument's type as the program reads it: padded where a
+  /// `tensor.pad` pads the argument on entry (PadDimension.h).
+  RankedTensorType type;
 };
 
 /// `v` when it is an elementwise float cast (mixed precision's low-precision
@@ -80,15 +83,29 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
   SmallVector<int64_t> dims =
       llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   while (true) {
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() != &func.getBody().front() ||
+    auto asArgument = [&](Value a) -> BlockArgument {
+      auto arg = dyn_cast<BlockArgument>(a);
+      if (!arg || arg.getOwner() != &func.getBody().front() ||
           func.getArgAttr(arg.getArgNumber(), "dist.batch_dim"))
+        return nullptr;
+      return arg;
+    };
+    if (isa<BlockArgument>(v)) {
+      BlockArgument arg = asArgument(v);
+      if (!arg)
         return std::nullopt;
-      return WeightUse{arg, dims};
+      return WeightUse{arg, dims, cast<RankedTensorType>(arg.getType())};
     }
     if (forwardUses(v) != 1)
       return std::nullopt;
     Operation *def = v.getDefiningOp();
+    // An argument padded on entry (its only use) reads as the argument.
+    if (auto pad = dyn_cast_or_null<tensor::PadOp>(def)) {
+      BlockArgument arg = asArgument(pad.getSource());
+      if (!arg || !arg.hasOneUse())
+        return std::nullopt;
+      return WeightUse{arg, dims, pad.getResultType()};
+    }
     if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def)) {
       ArrayRef<int64_t> perm = transpose.getPermutation();
       for (int64_t &d : dims)
@@ -222,6 +239,11 @@ int64_t projectionGroups(Value result) {
     v = next->getResult(0);
   }
   return 1;
+}
+
+/// `width` padded to a multiple of `tp`.
+int64_t paddedWidth(int64_t width, int64_t tp) {
+  return static_cast<int64_t>(llvm::divideCeil(width, tp)) * tp;
 }
 
 std::string argName(func::FuncOp func, BlockArgument arg) {
@@ -454,7 +476,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       candidates.push_back(std::move(c));
       continue;
     }
-    auto weightType = cast<RankedTensorType>(p.weight.arg.getType());
+    RankedTensorType weightType = p.weight.type;
     int64_t width = weightType.getDimSize(p.weight.argDim[p.colDim]);
     Value result = p.op->getResult(0);
     if (p.colResultDim ==
@@ -465,6 +487,12 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       c.invalid = "tp=" + std::to_string(tp) +
                   " does not divide its output width (" +
                   std::to_string(width / c.groups) + ")";
+      // The first projection of a pair: padded with everything tied to its
+      // columns, if the caller can (a head is decided below, priced).
+      if (c.indivisible && !c.head)
+        plan.classPadding.push_back({p.weight.arg.getArgNumber(),
+                                     p.weight.argDim[p.colDim],
+                                     paddedWidth(width, tp), p.op});
       candidates.push_back(std::move(c));
       continue;
     }
@@ -769,6 +797,11 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
                                 " is not split: " + c.invalid +
                                 ", and it cannot be padded: " + why,
                             ""};
+        // A weight with a gradient and an update: padded with everything
+        // tied to its columns, if the caller can (PadDimension.h).
+        if (!p.weight.arg.hasOneUse())
+          plan.classPadding.push_back(
+              {arg, p.weight.argDim[p.colDim], paddedWidth(width, tp), p.op});
         continue;
       }
       padded = llvm::divideCeil(width, tp) * tp;

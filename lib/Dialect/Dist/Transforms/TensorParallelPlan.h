@@ -72,6 +72,12 @@ struct TensorParallelPricing {
 struct TensorParallelPlan {
   llvm::DenseMap<unsigned, WeightSplit> splits; // by argument number
   std::vector<WeightPadding> padded;
+  /// Projections left replicated because tp does not divide their width:
+  /// the first projection of a pair, or a final projection whose weight
+  /// other ops (a gradient, an update) read. Padding the weight's whole
+  /// dimension class (padDimension in PadDimension.h) would make them
+  /// divisible; the caller may pad and plan again.
+  std::vector<WeightPadding> classPadding;
   std::vector<TensorParallelDecision> decisions;
   /// Projection weights whose dist.sharding the plan cannot follow:
   /// argument number, "'name': why".

@@ -365,7 +365,12 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       head, a classifier) is split by columns and gathered, padded with
       zero columns when `tp` does not divide its width (inference), or
       left replicated, whichever the module's `dist.cluster` (default
-      `dgx-h100`) prices faster; the decision shows both times;
+      `dgx-h100`) prices faster; the decision shows both times. In a
+      training step, such a head is padded with everything tied to its
+      columns (`dist-pad-dimension`: its gradient, optimizer state, the
+      logits masked to -inf where the loss needs it) when the padded
+      program's plan then splits it; the step keeps those values padded
+      and the wrapper cuts them;
     * **pipeline parallelism** cuts the layers (ops tagged `dist.layer`,
       weights by their `dist.layer`) into `pp` balanced contiguous stages;
       values crossing stages are sent at the start of the time step in
@@ -552,6 +557,58 @@ def DistInferLayersPass : Pass<"dist-infer-layers", "::mlir::ModuleOp"> {
            "Replace existing dist.layer tags">
   ];
   let dependentDialects = ["::distir::dist::DistDialect"];
+}
+
+def DistPadDimensionPass : Pass<"dist-pad-dimension", "::mlir::ModuleOp"> {
+  let summary = "Pad a dimension of an argument, and every dimension tied to "
+                "it, keeping what the program computes";
+  let description = [{
+    Megatron pads its vocabulary (50257 -> 50304) so that tensor
+    parallelism divides it. This pass pads dimension `dim` of argument
+    `arg` to `size` (or to the next multiple of `multiple`) together with
+    every dimension the program ties to it through the structured-op
+    interface: operand dimensions indexed by the same loop of a `linalg`
+    op, results with their inits, reshapes that keep the dimension whole,
+    full slices, `linalg.softmax`. For an LM head in a training step that
+    is the head's weight, the logits, the loss's reductions, the logits'
+    gradient, the weight gradient, the optimizer state and the update.
+
+    Arguments of the class are padded with zeros on entry (`tensor.pad`),
+    constants with zeros, and results are cut back to their size, so the
+    function's signature and results do not change. An abstract
+    interpretation proves that padded positions never reach a real one:
+    every op that reduces over the padded loop must leave its accumulator
+    unchanged there (adding zeros, a maximum with -inf, a select whose
+    condition compares the padded index for equality with a value: such
+    values are taken to be indices in range, as a gather's must be). Where
+    a maximum or a softmax over the dimension would read padded zeros, its
+    input is masked (padded positions set to -inf by a `linalg.generic`)
+    and the check restarts. Anything outside these rules is an error naming
+    the op, and the module is left unchanged. `dist-dtp` uses the same
+    padding for an LM head whose width tp does not divide.
+
+    ```
+    distir-opt train.mlir       --dist-pad-dimension="arg=/lm_head/Transpose_output_0 dim=1 multiple=8"
+    ```
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Function to pad (default: the only public function)">,
+    Option<"arg", "arg", "std::string", /*default=*/"\"\"",
+           "Argument whose dimension is padded: its dist.name, or its "
+           "number">,
+    Option<"dim", "dim", "int64_t", /*default=*/"0",
+           "Dimension of the argument to pad">,
+    Option<"size", "size", "int64_t", /*default=*/"0",
+           "Padded size (0: from multiple)">,
+    Option<"multiple", "multiple", "int64_t", /*default=*/"0",
+           "Pad to the next multiple of this (when size is 0)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with what was padded, masked and cut">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DistUnflattenReshapesPass
