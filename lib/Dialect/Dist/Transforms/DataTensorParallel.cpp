@@ -261,14 +261,6 @@ private:
   /// Each argument's layout (batch split, tensor split by layer tags or by
   /// the Megatron pairs of TensorParallelPlan.h) and stage.
   LogicalResult chooseArgumentLayouts();
-  /// Pads the dimension class of a projection the plan leaves replicated
-  /// only because tp does not divide its width (the first of a pair, a head
-  /// whose weight has a gradient), when the padded program's plan splits
-  /// it (tried on a copy first); says what it decided in `notes`. True
-  /// when `func` was padded.
-  bool padDimensionClass(const WeightPadding &pad,
-                         const TensorParallelPricing &pricing,
-                         std::vector<TensorParallelDecision> &notes);
   /// The step function: one local argument per (argument, replica, tensor
   /// rank), batch shards cut into microbatches.
   void createStep(SmallVector<Type> &stepArgTypes);
@@ -285,10 +277,6 @@ public:
   /// Weights the plan pads (TensorParallelPlan.h), by argument number: the
   /// padded type the step's shards are cut from.
   DenseMap<unsigned, RankedTensorType> paddedArgs;
-  /// Results padDimensionClass padded: the step returns them padded, the
-  /// wrapper cuts them after gathering (their cuts are removed once every
-  /// padding is decided, so that each trial copies a valid function).
-  SmallVector<unsigned> paddedResults;
   /// An argument's type, padded where the plan pads it.
   RankedTensorType fullArgType(BlockArgument arg) const {
     if (RankedTensorType padded = paddedArgs.lookup(arg.getArgNumber()))
@@ -1850,85 +1838,6 @@ void DTPRewriter::numberTasks() {
           stepOf[{s, m, p}] = static_cast<int64_t>(rank.size());
 }
 
-bool DTPRewriter::padDimensionClass(
-    const WeightPadding &pad, const TensorParallelPricing &pricing,
-    std::vector<TensorParallelDecision> &notes) {
-  BlockArgument arg = func.getArgument(pad.arg);
-  int64_t width = cast<RankedTensorType>(arg.getType()).getDimSize(pad.dim);
-  auto named = func.getArgAttrOfType<StringAttr>(pad.arg, "dist.name");
-  std::string name = named ? "'" + named.getValue().str() + "'"
-                           : "argument #" + std::to_string(pad.arg);
-  // Try it on a copy: the projection found there by a probe attribute.
-  constexpr llvm::StringLiteral kProbe = "distir_pad_probe";
-  pad.projection->setAttr(kProbe, UnitAttr::get(context));
-  OpBuilder b(func);
-  auto trial = cast<func::FuncOp>(b.clone(*func));
-  pad.projection->removeAttr(kProbe);
-  trial.setSymName((func.getSymName() + "__distir_pad_trial").str());
-  trial.setPrivate();
-  std::string why, outcome;
-  bool split = false;
-  Operation *failedOp = nullptr;
-  if (succeeded(padDimension(trial, pad.arg, pad.dim, pad.size,
-                             /*apply=*/true, /*zeroResults=*/true, why,
-                             &failedOp))) {
-    TensorParallelPlan padded = planTensorParallel(trial, c.tp, pricing);
-    split = padded.splits.count(pad.arg);
-    for (const TensorParallelDecision &d : padded.decisions)
-      if (d.op->hasAttr(kProbe))
-        outcome = d.what;
-  }
-  if (failedOp) {
-    std::string at;
-    llvm::raw_string_ostream os(at);
-    os << " (" << failedOp->getLoc() << ")";
-    why += at;
-  }
-  trial.erase();
-  if (!split) {
-    // The padded program's own reason, without its prefix.
-    std::string prefix = "replicated: " + name + " is not split: ";
-    if (StringRef(outcome).starts_with(prefix))
-      outcome = outcome.substr(prefix.size());
-    notes.push_back(
-        {pad.projection,
-         "replicated: " + name + " is not split: tp=" + std::to_string(c.tp) +
-             " does not divide its output width (" + std::to_string(width) +
-             "), and padded to " + std::to_string(pad.size) +
-             " with the values tied to it: " +
-             (!why.empty()      ? "it would not compute the same: " + why
-              : outcome.empty() ? std::string("it is not split")
-                                : outcome)});
-    return false;
-  }
-  // The same padding as on the copy (it verified there).
-  FailureOr<DimensionPadding> padding =
-      padDimension(func, pad.arg, pad.dim, pad.size, /*apply=*/true,
-                   /*zeroResults=*/true, why);
-  if (failed(padding)) {
-    notes.push_back(
-        {pad.projection,
-         "replicated: " + name + " is not split: padding it failed: " + why});
-    return false;
-  }
-  for (unsigned a : padding->args) {
-    auto padOp = cast<tensor::PadOp>(*func.getArgument(a).getUsers().begin());
-    paddedArgs[a] = padOp.getResultType();
-  }
-  paddedResults.append(padding->results.begin(), padding->results.end());
-  notes.push_back(
-      {pad.projection,
-       "padded " + name + " from " + std::to_string(width) + " to " +
-           std::to_string(pad.size) + " with the " +
-           std::to_string(padding->values) + " values tied to it (" +
-           std::to_string(padding->args.size()) + " arguments" +
-           (padding->masked ? ", " + std::to_string(padding->masked) +
-                                  " masked to -inf at the padded positions"
-                            : std::string()) +
-           "); the step keeps them padded"});
-  return true;
-}
-
 LogicalResult DTPRewriter::chooseArgumentLayouts() {
   Block &body = func.getBody().front();
   // Policy: argument layouts and stages.
@@ -1941,28 +1850,19 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
   if (c.tp > 1 && !taggedWeights) {
     TensorParallelPricing pricing =
         getTensorParallelPricing(func, c.tp, nullptr, c.dp * c.k);
-    TensorParallelPlan plan = planTensorParallel(func, c.tp, pricing);
-    std::vector<TensorParallelDecision> paddingNotes;
-    for (WeightPadding pad : std::vector<WeightPadding>(plan.classPadding))
-      if (!paddedArgs.count(pad.arg) &&
-          padDimensionClass(pad, pricing, paddingNotes))
-        plan = planTensorParallel(func, c.tp, pricing);
+    // (Widths tp does not divide may be padded: planTensorParallel-
+    // WithPadding pads `func` then.)
+    PaddedTensorParallelPlan padded =
+        planTensorParallelWithPadding(func, c.tp, pricing);
+    TensorParallelPlan &plan = padded.plan;
+    paddedArgs = padded.args;
     // The step returns padded values; the wrapper cuts them.
     auto ret = cast<func::ReturnOp>(body.getTerminator());
-    for (unsigned r : paddedResults) {
+    for (unsigned r : padded.results) {
       auto cut = ret.getOperand(r).getDefiningOp<tensor::ExtractSliceOp>();
       ret.setOperand(r, cut.getSource());
       cut.erase();
     }
-    // A head left replicated: its note replaces the plan's ("cannot be
-    // padded").
-    for (const TensorParallelDecision &note : paddingNotes)
-      if (StringRef(note.what).starts_with("replicated"))
-        llvm::erase_if(plan.decisions, [&](const TensorParallelDecision &d) {
-          return d.op == note.op;
-        });
-    plan.decisions.insert(plan.decisions.begin(), paddingNotes.begin(),
-                          paddingNotes.end());
     if (c.report)
       for (const TensorParallelDecision &d : plan.decisions)
         mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;
@@ -2449,7 +2349,7 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
     Value home = locals[0];
     auto homeType = cast<RankedTensorType>(home.getType());
     if (homeType.getShape() != placedType.getShape()) {
-      // A padded result (padDimensionClass): its real part.
+      // A padded result (planTensorParallelWithPadding): its real part.
       SmallVector<int64_t> zeros(homeType.getRank(), 0),
           ones(homeType.getRank(), 1);
       home = tensor::ExtractSliceOp::create(

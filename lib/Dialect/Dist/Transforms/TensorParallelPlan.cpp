@@ -11,6 +11,8 @@
 
 #include "TensorParallelPlan.h"
 
+#include "PadDimension.h"
+
 #include "DistIR/Analysis/CollectiveCost.h"
 #include "DistIR/Analysis/OpCost.h"
 #include "DistIR/Dialect/Dist/IR/DistAttrs.h"
@@ -1002,6 +1004,116 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
   return plan;
 }
 
+/// Pads the dimension class of `pad`'s weight (padDimension) when the
+/// padded program's plan splits it, trying it on a copy first; says what it
+/// decided in `notes`. True when `func` was padded (and `result` updated).
+static bool padWeightClass(func::FuncOp func, int64_t tp,
+                           const TensorParallelPricing &pricing,
+                           const WeightPadding &pad,
+                           std::vector<TensorParallelDecision> &notes,
+                           PaddedTensorParallelPlan &result) {
+  BlockArgument arg = func.getArgument(pad.arg);
+  int64_t width = cast<RankedTensorType>(arg.getType()).getDimSize(pad.dim);
+  std::string name = argName(func, arg);
+  // Try it on a copy: the projection found there by a probe attribute.
+  constexpr llvm::StringLiteral kProbe = "distir_pad_probe";
+  pad.projection->setAttr(kProbe, UnitAttr::get(func.getContext()));
+  OpBuilder b(func);
+  auto trial = cast<func::FuncOp>(b.clone(*func));
+  pad.projection->removeAttr(kProbe);
+  trial.setSymName((func.getSymName() + "__distir_pad_trial").str());
+  trial.setPrivate();
+  std::string why, outcome;
+  bool split = false;
+  Operation *failedOp = nullptr;
+  if (succeeded(padDimension(trial, pad.arg, pad.dim, pad.size,
+                             /*apply=*/true, /*zeroResults=*/true, why,
+                             &failedOp))) {
+    TensorParallelPlan padded = planTensorParallel(trial, tp, pricing);
+    split = padded.splits.count(pad.arg);
+    for (const TensorParallelDecision &d : padded.decisions)
+      if (d.op->hasAttr(kProbe))
+        outcome = d.what;
+  }
+  if (failedOp)
+    why += " (" + describe(failedOp->getLoc()) + ")";
+  trial.erase();
+  if (!split) {
+    // The padded program's own reason, without its prefix.
+    std::string prefix = "replicated: " + name + " is not split: ";
+    if (StringRef(outcome).starts_with(prefix))
+      outcome = outcome.substr(prefix.size());
+    notes.push_back(
+        {pad.projection,
+         "replicated: " + name + " is not split: tp=" + std::to_string(tp) +
+             " does not divide its output width (" + std::to_string(width) +
+             "), and padded to " + std::to_string(pad.size) +
+             " with the values tied to it: " +
+             (!why.empty()      ? "it would not compute the same: " + why
+              : outcome.empty() ? std::string("it is not split")
+                                : outcome)});
+    return false;
+  }
+  // The same padding as on the copy (it verified there).
+  FailureOr<DimensionPadding> padding =
+      padDimension(func, pad.arg, pad.dim, pad.size, /*apply=*/true,
+                   /*zeroResults=*/true, why);
+  if (failed(padding)) {
+    notes.push_back(
+        {pad.projection,
+         "replicated: " + name + " is not split: padding it failed: " + why});
+    return false;
+  }
+  for (unsigned a : padding->args) {
+    auto padOp = cast<tensor::PadOp>(*func.getArgument(a).getUsers().begin());
+    result.args[a] = padOp.getResultType();
+  }
+  result.results.append(padding->results.begin(), padding->results.end());
+  notes.push_back(
+      {pad.projection,
+       ", padded from " + std::to_string(width) + " to " +
+           std::to_string(pad.size) + " with the " +
+           std::to_string(padding->values) + " values tied to it (" +
+           std::to_string(padding->args.size()) + " arguments" +
+           (padding->masked ? ", " + std::to_string(padding->masked) +
+                                  " masked to -inf at the padded positions"
+                            : std::string()) +
+           ", kept padded in the step)"});
+  return true;
+}
+
+PaddedTensorParallelPlan distir::dist::planTensorParallelWithPadding(
+    func::FuncOp func, int64_t tp, const TensorParallelPricing &pricing) {
+  PaddedTensorParallelPlan result;
+  result.plan = planTensorParallel(func, tp, pricing);
+  std::vector<TensorParallelDecision> notes;
+  for (const WeightPadding &pad :
+       std::vector<WeightPadding>(result.plan.classPadding))
+    if (!result.args.count(pad.arg) &&
+        padWeightClass(func, tp, pricing, pad, notes, result))
+      result.plan = planTensorParallel(func, tp, pricing);
+  // A weight left replicated: its note replaces the plan's decision. A
+  // padded one: the padding joins the decision that splits it.
+  for (const TensorParallelDecision &note : notes) {
+    auto it = llvm::find_if(
+        result.plan.decisions,
+        [&](const TensorParallelDecision &d) { return d.op == note.op; });
+    if (StringRef(note.what).starts_with("replicated") ||
+        it == result.plan.decisions.end()) {
+      if (it != result.plan.decisions.end())
+        *it = note;
+      else
+        result.plan.decisions.push_back(note);
+      continue;
+    }
+    size_t at = std::min(it->outcome, it->what.size());
+    it->what.insert(at, note.what);
+    if (it->outcome != std::string::npos)
+      it->outcome += note.what.size();
+  }
+  return result;
+}
+
 std::vector<TensorParallelDecisionInfo>
 distir::dist::getTensorParallelDecisions(func::FuncOp func, int64_t tp,
                                          const Cluster *cluster,
@@ -1014,9 +1126,15 @@ distir::dist::getTensorParallelDecisions(func::FuncOp func, int64_t tp,
       return out; // dist-dtp splits tagged weights by their tags.
   TensorParallelPricing pricing =
       getTensorParallelPricing(func, tp, cluster, rowsDivisor);
+  // As dist-dtp decides, paddings included: on a copy.
+  OpBuilder b(func);
+  auto copy = cast<func::FuncOp>(b.clone(*func));
+  copy.setSymName((func.getSymName() + "__distir_decisions").str());
+  copy.setPrivate();
   for (const TensorParallelDecision &d :
-       planTensorParallel(func, tp, pricing).decisions)
+       planTensorParallelWithPadding(copy, tp, pricing).plan.decisions)
     out.push_back({d.op->getLoc(), d.what, d.what.substr(0, d.outcome)});
+  copy.erase();
   return out;
 }
 

@@ -116,6 +116,27 @@ struct TensorParallelPlan {
 TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp,
                                       const TensorParallelPricing &pricing);
 
+/// A plan after padding the widths tp does not divide (`classPadding`).
+struct PaddedTensorParallelPlan {
+  TensorParallelPlan plan;
+  /// Arguments padded on entry (a `tensor.pad`, their only use): the padded
+  /// types.
+  llvm::DenseMap<unsigned, mlir::RankedTensorType> args;
+  /// Results of a padded class, cut back before the return by a
+  /// `tensor.extract_slice` of the padded value.
+  llvm::SmallVector<unsigned> results;
+};
+
+/// planTensorParallel, then, for each weight of `classPadding`: padDimension
+/// of its dimension class to a multiple of tp, tried on a copy of `func`
+/// and kept (applied to `func`) when the padded program's plan splits the
+/// weight; the plan is then made again. Each such weight gets a decision
+/// saying what was padded, or why it stays replicated (the padded plan's
+/// reason, or why the padding would not compute the same).
+PaddedTensorParallelPlan
+planTensorParallelWithPadding(mlir::func::FuncOp func, int64_t tp,
+                              const TensorParallelPricing &pricing);
+
 /// The cluster that prices a plan when the module has no dist.cluster.
 inline constexpr const char *kDefaultPricingCluster = "dgx-h100";
 
