@@ -182,14 +182,20 @@ std::optional<Projection> asProjection(linalg::LinalgOp op, func::FuncOp func) {
   return p;
 }
 
-/// Whether `v` is a zero-filled fresh tensor (partial sums add up into it).
+/// Whether `v` is a zero-filled fresh tensor (partial sums add up into it),
+/// float or integer, as dist-dtp's isZeroInit.
 bool isZeroFilled(Value v) {
   auto fill = v.getDefiningOp<linalg::FillOp>();
   if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
     return false;
   auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-  auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : nullptr;
-  return value && value.getValue().isZero();
+  if (!cst)
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+    return f.getValue().isZero();
+  if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+    return i.getValue().isZero();
+  return false;
 }
 
 /// Groups of a column-split projection: the number of equal slices its
