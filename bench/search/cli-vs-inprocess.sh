@@ -7,6 +7,9 @@
 #   bytecode: distir-opt --dist-dtp --emit-bytecode | distir-sim
 #   trusted:  the same with distir-opt --verify-each=false (the search does
 #             not re-verify its own transforms either)
+#   one-tool: distir-sim --pass-pipeline 'builtin.module(dist-dtp{...})'
+#             (transform and simulate in one process, nothing written)
+#   one-tool-trusted: the same with --verify-each=false
 #   search:   distir-search --timing, the per-configuration figure of the
 #             same configuration (transform + simulation, in process)
 # Building the sequential program (distir-translate --build-mlp) is timed
@@ -43,6 +46,19 @@ for mode in text bytecode trusted; do
   echo "$mode: $(cat "$work/$mode.s") s (median of $runs), step program $(du -h "$work/step.$mode" | cut -f1), latency $(grep -m1 '^latency' "$work/sim.$mode.txt" | awk '{print $2}')"
 done
 
+for mode in one-tool one-tool-trusted; do
+  verify=true
+  [ "$mode" = one-tool-trusted ] && verify=false
+  for r in $(seq "$runs"); do
+    start=$(now)
+    "$bin/distir-sim" "$work/mlp.mlir" --pass-pipeline "builtin.module(dist-dtp{$dtp})" \
+      --verify-each=$verify --entry mlp_dtp --cluster "$cluster" \
+      --no-memory-plan > "$work/sim.$mode.txt"
+    echo "$(now) - $start" | bc
+  done | median > "$work/$mode.s"
+  echo "$mode: $(cat "$work/$mode.s") s (median of $runs), latency $(grep -m1 '^latency' "$work/sim.$mode.txt" | awk '{print $2}')"
+done
+
 # In process: the same configuration's transform + simulation time.
 for r in $(seq "$runs"); do
   "$bin/distir-search" --model mlp:96,32768 --batch 2048 --training \
@@ -56,6 +72,6 @@ for r in $(seq "$runs"); do
          { print sec($1, $2) + sec($3, $4) }'
 done | median > "$work/search.s"
 echo "search (in process, transform + simulation): $(cat "$work/search.s") s (median of $runs)"
-for mode in text bytecode trusted; do
+for mode in text bytecode trusted one-tool one-tool-trusted; do
   echo "$mode / search: $(echo "scale=2; $(cat "$work/$mode.s") / $(cat "$work/search.s")" | bc)x"
 done

@@ -9,14 +9,18 @@
 //   distir-compat|calibrated] [--calibration file.json] [--algo ring|tree]
 //   [--overlap] [--link-contention] [--batch B]
 //   [--entry NAME] [--trace out.json] [--format text|json] [-o out]
+//   [--pass-pipeline 'builtin.module(dist-dtp{...})' [--verify-each=false]]
 //
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Analysis/Simulator.h"
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/InitAllPasses.h"
 #include "DistIR/Tools/ToolUtils.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -80,10 +84,22 @@ static cl::opt<int64_t> peakBuffers(
     cl::desc("List the N largest buffers live at each device's memory peak "
              "(what holds the memory, with the op that allocated it)"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<std::string> passPipeline(
+    "pass-pipeline",
+    cl::desc("Transform the program with this pass pipeline first, in this "
+             "process (e.g. 'builtin.module(dist-dtp{tp=4 pp=4})', then "
+             "--entry F_dtp): one configuration without writing and reading "
+             "back the transformed program"),
+    cl::value_desc("pipeline"), cl::cat(category));
+static cl::opt<bool>
+    verifyEach("verify-each",
+               cl::desc("Verify the program after each pass of --pass-pipeline "
+                        "(default true)"),
+               cl::init(true), cl::cat(category));
 static cl::opt<bool>
     timing("timing",
-           cl::desc("Print the time of each phase (load, simulate, report) "
-                    "to stderr"),
+           cl::desc("Print the time of each phase (load, transform, "
+                    "simulate, report) to stderr"),
            cl::cat(category));
 
 int main(int argc, char **argv) {
@@ -161,6 +177,24 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   phase("load");
+
+  if (!passPipeline.empty()) {
+    registerAllPasses();
+    PassManager pm(module->getContext());
+    pm.enableVerifier(verifyEach);
+    // The passes on the module, with or without its anchor.
+    StringRef text = StringRef(passPipeline).trim();
+    if (text.consume_front("builtin.module(") && !text.consume_back(")"))
+      return fail("--pass-pipeline: unbalanced parentheses in '" +
+                  passPipeline + "'");
+    std::string error;
+    llvm::raw_string_ostream errorStream(error);
+    if (failed(parsePassPipeline(text, pm, errorStream)))
+      return fail("--pass-pipeline: " + StringRef(error).trim());
+    if (failed(pm.run(*module)))
+      return 1;
+    phase("transform");
+  }
 
   FailureOr<Cluster> cluster = dist::resolveModuleCluster(
       *module, clusterSpec,
