@@ -15,9 +15,12 @@
 
 #include "DistIR/Analysis/Simulator.h"
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/IR/DistDialect.h"
+#include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/InitAllPasses.h"
 #include "DistIR/Tools/ToolUtils.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -172,27 +175,71 @@ int main(int argc, char **argv) {
       failed(prepareOutputFile(traceFile)))
     return 1;
 
+  if (verifyEach.getNumOccurrences() && passPipeline.empty())
+    return fail("--verify-each applies to --pass-pipeline only");
+  // The passes on the module: the pipeline as `builtin.module(...)` or
+  // without its anchor.
+  std::string passes;
+  if (!passPipeline.empty()) {
+    StringRef text = StringRef(passPipeline).trim();
+    size_t open = text.find_first_of("({,");
+    StringRef head = text.take_front(open).rtrim();
+    if (open != StringRef::npos && text[open] == '(' && head.contains('.')) {
+      if (head != "builtin.module")
+        return fail("--pass-pipeline: the passes run on the module "
+                    "('builtin.module(...)'), not on '" +
+                    head + "'");
+      if (!text.ends_with(")"))
+        return fail("--pass-pipeline: expected 'builtin.module(...)' as a "
+                    "whole, got '" +
+                    passPipeline + "'");
+      text = text.drop_front(open + 1).drop_back();
+    }
+    passes = text.str();
+  }
+
   ToolSession session;
-  OwningOpRef<ModuleOp> module = session.loadProgram(inputFile);
+  // A pipeline may place the program itself (dist-place): placement is
+  // checked after it.
+  OwningOpRef<ModuleOp> module =
+      session.loadProgram(inputFile, /*checkPlacement=*/passes.empty());
   if (!module)
     return 1;
   phase("load");
 
   if (!passPipeline.empty()) {
     registerAllPasses();
+    // dist-dtp prices its choices on the module's cluster: the one this
+    // simulation runs on, as in distir-search.
+    if (!clusterSpec.empty() && !dist::getModuleCluster(*module)) {
+      FailureOr<Cluster> resolved =
+          resolveCluster(clusterSpec, [](const Twine &msg) {
+            llvm::errs() << "error: " << msg << "\n";
+          });
+      if (failed(resolved))
+        return 1;
+      module->getContext()->getOrLoadDialect<dist::DistDialect>();
+      (*module)->setAttr(dist::DistDialect::getClusterAttrName(),
+                         dist::clusterToAttr(module->getContext(), *resolved));
+    }
     PassManager pm(module->getContext());
     pm.enableVerifier(verifyEach);
-    // The passes on the module, with or without its anchor.
-    StringRef text = StringRef(passPipeline).trim();
-    if (text.consume_front("builtin.module(") && !text.consume_back(")"))
-      return fail("--pass-pipeline: unbalanced parentheses in '" +
-                  passPipeline + "'");
     std::string error;
     llvm::raw_string_ostream errorStream(error);
-    if (failed(parsePassPipeline(text, pm, errorStream)))
+    if (failed(parsePassPipeline(passes, pm, errorStream)))
       return fail("--pass-pipeline: " + StringRef(error).trim());
-    if (failed(pm.run(*module)))
-      return 1;
+    // Then the placement check (it changes nothing: no verifier after it).
+    PassManager check(module->getContext());
+    check.enableVerifier(false);
+    check.addPass(dist::createDistVerifyPlacementPass());
+    // A pass that fails says why; one that fails silently gets a line.
+    bool reported = false;
+    ScopedDiagnosticHandler watch(module->getContext(), [&](Diagnostic &d) {
+      reported |= d.getSeverity() == DiagnosticSeverity::Error;
+      return failure(); // on to the session's handler
+    });
+    if (failed(pm.run(*module)) || failed(check.run(*module)))
+      return reported ? 1 : fail("--pass-pipeline: the pipeline failed");
     phase("transform");
   }
 

@@ -28,8 +28,10 @@ struct ToolSession {
   mlir::SourceMgrDiagnosticHandler diagnostics;
 
   /// Parses and verifies `path` ("-" for stdin) with every DistIR dialect
-  /// registered, then checks placement.
-  mlir::OwningOpRef<mlir::ModuleOp> loadProgram(llvm::StringRef path);
+  /// registered, then checks placement (unless `checkPlacement` is false:
+  /// a caller that transforms the program first checks it afterwards).
+  mlir::OwningOpRef<mlir::ModuleOp> loadProgram(llvm::StringRef path,
+                                                bool checkPlacement = true);
 };
 
 /// The function to run: `name` if given, else the module's only public

@@ -589,7 +589,8 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
               derived.size() == 1 &&
               derived.front()->getOperandNumber() ==
                   projections[it->second].activationOperand &&
-              isZeroFilled(linalgOp.getDpsInits()[0])) {
+              isZeroFilled(linalgOp.getDpsInits()[0]) &&
+              getReductionCombiner(op) == ReductionKind::Sum) {
             c.partners.push_back(it->second);
             continue;
           }
@@ -1030,6 +1031,8 @@ static bool padWeightClass(func::FuncOp func, int64_t tp,
   trial.setSymName((func.getSymName() + "__distir_pad_trial").str());
   trial.setPrivate();
   std::string why, outcome;
+  // Where the padded program's decision says its prices (npos: none).
+  size_t outcomeEnd = std::string::npos;
   bool split = false;
   Operation *failedOp = nullptr;
   if (succeeded(padDimension(trial, pad.arg, pad.dim, pad.size,
@@ -1038,8 +1041,10 @@ static bool padWeightClass(func::FuncOp func, int64_t tp,
     TensorParallelPlan padded = planTensorParallel(trial, tp, pricing);
     split = padded.splits.count(pad.arg);
     for (const TensorParallelDecision &d : padded.decisions)
-      if (d.op->hasAttr(kProbe))
+      if (d.op->hasAttr(kProbe)) {
         outcome = d.what;
+        outcomeEnd = d.outcome;
+      }
   }
   if (failedOp)
     why += " (" + describe(failedOp->getLoc()) + ")";
@@ -1047,17 +1052,28 @@ static bool padWeightClass(func::FuncOp func, int64_t tp,
   if (!split) {
     // The padded program's own reason, without its prefix.
     std::string prefix = "replicated: " + name + " is not split: ";
-    if (StringRef(outcome).starts_with(prefix))
+    if (StringRef(outcome).starts_with(prefix)) {
       outcome = outcome.substr(prefix.size());
-    notes.push_back(
-        {pad.projection,
-         "replicated: " + name + " is not split: tp=" + std::to_string(tp) +
-             " does not divide its output width (" + std::to_string(width) +
-             "), and padded to " + std::to_string(pad.size) +
-             " with the values tied to it: " +
-             (!why.empty()      ? "it would not compute the same: " + why
-              : outcome.empty() ? std::string("it is not split")
-                                : outcome)});
+      if (outcomeEnd != std::string::npos)
+        outcomeEnd -= std::min(outcomeEnd, prefix.size());
+    }
+    std::string head =
+        "replicated: " + name + " is not split: tp=" + std::to_string(tp) +
+        " does not divide its output width (" + std::to_string(width) +
+        "), and padded to " + std::to_string(pad.size) +
+        " with the values tied to it: ";
+    TensorParallelDecision note{pad.projection, head};
+    if (!why.empty()) {
+      note.what += "it would not compute the same: " + why;
+    } else if (outcome.empty()) {
+      note.what += "it is not split";
+    } else {
+      // The decision, then its prices (which depend on sizes).
+      note.what += outcome;
+      if (outcomeEnd != std::string::npos)
+        note.outcome = head.size() + outcomeEnd;
+    }
+    notes.push_back(std::move(note));
     return false;
   }
   // The same padding as on the copy (it verified there).
@@ -1104,12 +1120,18 @@ PaddedTensorParallelPlan distir::dist::planTensorParallelWithPadding(
     auto it = llvm::find_if(
         result.plan.decisions,
         [&](const TensorParallelDecision &d) { return d.op == note.op; });
-    if (StringRef(note.what).starts_with("replicated") ||
-        it == result.plan.decisions.end()) {
+    if (StringRef(note.what).starts_with("replicated")) {
       if (it != result.plan.decisions.end())
         *it = note;
       else
         result.plan.decisions.push_back(note);
+      continue;
+    }
+    if (it == result.plan.decisions.end()) {
+      // (Not expected: the padded weight is read through its pad, so its
+      // projection keeps a decision.)
+      result.plan.decisions.push_back(
+          {note.op, StringRef(note.what).drop_front(2).str()});
       continue;
     }
     size_t at = std::min(it->outcome, it->what.size());

@@ -48,7 +48,9 @@ struct TensorParallelDecisionInfo {
 /// which splits every layer). Choices by cost are priced on `cluster` (or
 /// the module's dist.cluster, or dist-dtp's default) over the first
 /// tensor-parallel group of dist-dtp's default device order, for a batch cut
-/// into `rowsDivisor` pieces (dp x microbatches).
+/// into `rowsDivisor` pieces (dp x microbatches). Paddings are planned on a
+/// copy of `func`, inserted into its module for the time of the call (not
+/// thread-safe against other users of the module).
 std::vector<TensorParallelDecisionInfo>
 getTensorParallelDecisions(mlir::func::FuncOp func, int64_t tp,
                            const Cluster *cluster = nullptr,
