@@ -694,9 +694,8 @@ LogicalResult DimensionPadder::check() {
 Value DimensionPadder::insertMask(Value v, OpBuilder &b) {
   auto type = cast<RankedTensorType>(v.getType());
   Location loc = v.getLoc();
+  // (Masked values are op results: arguments are masked through their pad.)
   Operation *tagsFrom = v.getDefiningOp();
-  if (!tagsFrom)
-    tagsFrom = *v.getUsers().begin();
   int64_t rank = type.getRank(), dim = dimOf.lookup(v);
   Value empty = tensor::EmptyOp::create(
       b, loc, type.getShape(), type.getElementType(), type.getEncoding());
@@ -722,10 +721,11 @@ Value DimensionPadder::insertMask(Value v, OpBuilder &b) {
             nb, l,
             ValueRange{arith::SelectOp::create(nb, l, real, args[0], negInf)});
       });
-  for (Operation *created : {empty.getDefiningOp(), mask.getOperation()})
-    for (StringRef name : kTagNames)
-      if (Attribute attr = tagsFrom->getAttr(name))
-        created->setAttr(name, attr);
+  if (tagsFrom)
+    for (Operation *created : {empty.getDefiningOp(), mask.getOperation()})
+      for (StringRef name : kTagNames)
+        if (Attribute attr = tagsFrom->getAttr(name))
+          created->setAttr(name, attr);
   return mask.getResult(0);
 }
 
@@ -750,10 +750,11 @@ void DimensionPadder::apply() {
         arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
     Value pad = tensor::createPadHighOp(padded(arg), arg, zero,
                                         /*nofold=*/false, loc, b);
-    for (Operation *created : {zero.getDefiningOp(), pad.getDefiningOp()})
-      for (StringRef name : kTagNames)
-        if (Attribute attr = firstUser->getAttr(name))
-          created->setAttr(name, attr);
+    if (firstUser) // (an unused argument: nothing reads the pad)
+      for (Operation *created : {zero.getDefiningOp(), pad.getDefiningOp()})
+        for (StringRef name : kTagNames)
+          if (Attribute attr = firstUser->getAttr(name))
+            created->setAttr(name, attr);
     arg.replaceAllUsesExcept(pad, pad.getDefiningOp());
     dimOf[pad] = dimOf.lookup(arg);
   }
