@@ -50,6 +50,7 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -958,14 +959,8 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
 static bool isZeroInit(const DistValue &v) {
   if (!v.fresh || !v.fillScalar)
     return false;
-  auto constant = v.fillScalar.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return false;
-  if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
-    return f.getValue().isZero();
-  if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
-    return i.getValue().isZero();
-  return false;
+  return matchPattern(v.fillScalar, m_AnyZeroFloat()) ||
+         matchPattern(v.fillScalar, m_Zero());
 }
 
 /// A split that is one contiguous block per point (not a grouped axis):

@@ -36,7 +36,15 @@ using namespace distir::dist;
 
 namespace {
 
-constexpr llvm::StringLiteral kTagNames[] = {"dist.layer", "dist.phase"};
+/// Gives the ops `to` the stage tags of `from` (none when `from` is null).
+void copyTags(Operation *from, ArrayRef<Operation *> to) {
+  if (!from)
+    return;
+  for (StringRef name : {"dist.layer", "dist.phase"})
+    if (Attribute attr = from->getAttr(name))
+      for (Operation *op : to)
+        op->setAttr(name, attr);
+}
 
 /// What a value holds at its padded positions. `Real` is what the real
 /// positions hold too (a value that does not vary along the padded loop:
@@ -721,11 +729,7 @@ Value DimensionPadder::insertMask(Value v, OpBuilder &b) {
             nb, l,
             ValueRange{arith::SelectOp::create(nb, l, real, args[0], negInf)});
       });
-  if (tagsFrom)
-    for (Operation *created : {empty.getDefiningOp(), mask.getOperation()})
-      for (StringRef name : kTagNames)
-        if (Attribute attr = tagsFrom->getAttr(name))
-          created->setAttr(name, attr);
+  copyTags(tagsFrom, {empty.getDefiningOp(), mask.getOperation()});
   return mask.getResult(0);
 }
 
@@ -750,11 +754,8 @@ void DimensionPadder::apply() {
         arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
     Value pad = tensor::createPadHighOp(padded(arg), arg, zero,
                                         /*nofold=*/false, loc, b);
-    if (firstUser) // (an unused argument: nothing reads the pad)
-      for (Operation *created : {zero.getDefiningOp(), pad.getDefiningOp()})
-        for (StringRef name : kTagNames)
-          if (Attribute attr = firstUser->getAttr(name))
-            created->setAttr(name, attr);
+    // (An unused argument has no reader: nothing reads its pad either.)
+    copyTags(firstUser, {zero.getDefiningOp(), pad.getDefiningOp()});
     arg.replaceAllUsesExcept(pad, pad.getDefiningOp());
     dimOf[pad] = dimOf.lookup(arg);
   }
@@ -782,10 +783,7 @@ void DimensionPadder::apply() {
         SmallVector<Operation *> created{replacement.getDefiningOp()};
         if (auto pad = replacement.getDefiningOp<tensor::PadOp>())
           created.push_back(pad.getConstantPaddingValue().getDefiningOp());
-        for (Operation *c : created)
-          for (StringRef name : kTagNames)
-            if (Attribute attr = op->getAttr(name))
-              c->setAttr(name, attr);
+        copyTags(op, created);
         r.replaceAllUsesExcept(replacement, replacement.getDefiningOp());
         dimOf[replacement] = dimOf.lookup(r);
         continue;
@@ -830,10 +828,7 @@ void DimensionPadder::apply() {
     Value cut = tensor::ExtractSliceOp::create(
         b, ret.getLoc(), type, o.get(), ValueRange{}, ValueRange{},
         ValueRange{}, zeros, type.getShape(), ones);
-    if (Operation *def = o.get().getDefiningOp())
-      for (StringRef name : kTagNames)
-        if (Attribute attr = def->getAttr(name))
-          cut.getDefiningOp()->setAttr(name, attr);
+    copyTags(o.get().getDefiningOp(), {cut.getDefiningOp()});
     o.set(cut);
   }
 }

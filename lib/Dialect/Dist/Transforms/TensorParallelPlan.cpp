@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -188,14 +189,9 @@ bool isZeroFilled(Value v) {
   auto fill = v.getDefiningOp<linalg::FillOp>();
   if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
     return false;
-  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-  if (!cst)
-    return false;
-  if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
-    return f.getValue().isZero();
-  if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
-    return i.getValue().isZero();
-  return false;
+  Value scalar = fill.getInputs()[0];
+  return matchPattern(scalar, m_AnyZeroFloat()) ||
+         matchPattern(scalar, m_Zero());
 }
 
 /// Groups of a column-split projection: the number of equal slices its
