@@ -107,6 +107,10 @@ struct OneHotToScatterPass
           Value row = mapping.lookupOrDefault(match.index);
           if (auto source = match.index.getDefiningOp<linalg::IndexOp>())
             row = point[source.getDim()];
+          if (match.offset != 0)
+            row = arith::SubIOp::create(
+                nb, l, row,
+                arith::ConstantIndexOp::create(nb, l, match.offset));
           Value zero = arith::ConstantIndexOp::create(nb, l, 0);
           Value inside = arith::AndIOp::create(
               nb, l,

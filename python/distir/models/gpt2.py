@@ -82,7 +82,8 @@ class Block(nn.Module):
 
 
 class GPT2(nn.Module):
-    def __init__(self, layers, width, heads, vocab, n_ctx, device=None):
+    def __init__(self, layers, width, heads, vocab, n_ctx, device=None,
+                 tie=False):
         # Parameters are created directly on `device`: on "meta" no memory is
         # allocated (building on CPU first would need 4 bytes per parameter).
         super().__init__()
@@ -93,6 +94,9 @@ class GPT2(nn.Module):
             Block(width, heads, device) for _ in range(layers))
         self.ln_f = nn.LayerNorm(width, device=device)
         self.lm_head = nn.Linear(width, vocab, bias=False, device=device)
+        if tie:
+            # HuggingFace's GPT-2: the head reads the token embedding.
+            self.lm_head.weight = self.wte.weight
 
     def forward(self, input_ids):
         t = input_ids.size(1)
@@ -169,10 +173,17 @@ def export(args):
     seq = args.seq
     if seq > n_ctx:
         sys.exit(f"--seq {seq} exceeds the context length {n_ctx}")
+    # (Callers may pass a Namespace without it.)
+    tie = getattr(args, "tie_embeddings", False)
+    if tie and args.arch_only:
+        # On "meta" the exporter deduplicates equal-shaped parameters, and
+        # the graph is rebuilt from initializer shapes: the tie is lost.
+        sys.exit("--tie-embeddings needs the weights (not --arch-only)")
     device = "meta" if args.arch_only else "cpu"
     torch.manual_seed(args.seed)
     with torch.no_grad():
-        model = GPT2(layers, width, heads, vocab, n_ctx, device).eval()
+        model = GPT2(layers, width, heads, vocab, n_ctx, device,
+                     tie).eval()
         ids = torch.zeros((args.batch, seq), dtype=torch.int64, device=device)
         # torch.onnx.export cannot turn off the exporter's own shape
         # inference, which reads parameter data (absent on `meta`); the
@@ -189,7 +200,10 @@ def export(args):
                           "logits": {0: "batch", 1: "seq"}},
             opset_version=args.opset,
             export_params=not args.arch_only,
-            do_constant_folding=not args.arch_only, **extra)
+            # Folding would store the head's transposed copy of a tied
+            # embedding as an initializer of its own, untying them.
+            do_constant_folding=not args.arch_only and not tie,
+            **extra)
     if args.arch_only:
         strip_to_dataless_initializers(args.output)
     params = sum(p.numel() for p in model.parameters())
@@ -215,6 +229,9 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--arch-only", action="store_true",
                    help="write the graph without weight data")
+    p.add_argument("--tie-embeddings", action="store_true",
+                   help="the LM head reads the token embedding "
+                   "(HuggingFace's GPT-2)")
     p.add_argument("-o", "--output", required=True)
     export(p.parse_args(argv))
 

@@ -84,3 +84,40 @@ func.func @kept(%dy: memref<3x4xf32>, %ids: memref<3xi64>, %w: memref<10x4xf32>,
   }
   return
 }
+
+// -----
+
+// A shard of a table split by rows (dist-dtp's vocabulary-parallel
+// embedding, block 1 of 2): the test compares the global row `v + 5`, so
+// the row updated is `id - 5`, and ids of the other block are skipped.
+// CHECK-LABEL: func.func @shifted_shard(
+// CHECK-NOT: linalg.generic
+// CHECK: %[[I:.*]] = arith.index_cast
+// CHECK: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: %[[ROW:.*]] = arith.subi %[[I]], %[[C5]] : index
+// CHECK: %[[LO:.*]] = arith.cmpi sge, %[[ROW]]
+// CHECK: %[[HI:.*]] = arith.cmpi slt, %[[ROW]]
+// CHECK: %[[IN:.*]] = arith.andi %[[LO]], %[[HI]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: memref.load %arg2[%[[ROW]], %{{.*}}]
+// CHECK: memref.store %{{.*}}, %arg2[%[[ROW]], %{{.*}}]
+func.func @shifted_shard(%dy: memref<3x4xf32>, %ids: memref<3xi64>, %dt: memref<5x4xf32>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(s, v, e) -> (s, e)>,
+                       affine_map<(s, v, e) -> (s)>,
+                       affine_map<(s, v, e) -> (v, e)>],
+      iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%dy, %ids : memref<3x4xf32>, memref<3xi64>) outs(%dt : memref<5x4xf32>) {
+  ^bb0(%g: f32, %id: i64, %acc: f32):
+    %i = arith.index_cast %id : i64 to index
+    %v = linalg.index 1 : index
+    %c5 = arith.constant 5 : index
+    %global = arith.addi %v, %c5 : index
+    %hit = arith.cmpi eq, %i, %global : index
+    %zero = arith.constant 0.0 : f32
+    %x = arith.select %hit, %g, %zero : f32
+    %sum = arith.addf %acc, %x : f32
+    linalg.yield %sum : f32
+  }
+  return
+}

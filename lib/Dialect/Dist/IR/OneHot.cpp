@@ -33,6 +33,19 @@ distir::matchOneHotAccumulation(linalg::GenericOp op) {
     return std::nullopt;
   for (auto [loopSide, indexSide] : {std::pair(cmp.getLhs(), cmp.getRhs()),
                                      std::pair(cmp.getRhs(), cmp.getLhs())}) {
+    // (A shard's row shifted by its block's offset: v + c.)
+    int64_t offset = 0;
+    if (auto shift = loopSide.getDefiningOp<arith::AddIOp>())
+      for (auto [a, c] : {std::pair(shift.getLhs(), shift.getRhs()),
+                          std::pair(shift.getRhs(), shift.getLhs())}) {
+        APInt constant;
+        if (a.getDefiningOp<linalg::IndexOp>() &&
+            matchPattern(c, m_ConstantInt(&constant))) {
+          offset = constant.getSExtValue();
+          loopSide = a;
+          break;
+        }
+      }
     auto loopIndex = loopSide.getDefiningOp<linalg::IndexOp>();
     if (!loopIndex)
       continue;
@@ -59,7 +72,7 @@ distir::matchOneHotAccumulation(linalg::GenericOp op) {
       slice.insert(def);
     if (slice.contains(loopIndex.getOperation()))
       continue;
-    return OneHotAccumulation{v, indexSide, std::move(slice)};
+    return OneHotAccumulation{v, indexSide, std::move(slice), offset};
   }
   return std::nullopt;
 }

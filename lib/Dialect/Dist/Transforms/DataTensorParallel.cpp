@@ -963,6 +963,35 @@ static bool isZeroInit(const DistValue &v) {
          matchPattern(v.fillScalar, m_Zero());
 }
 
+/// Makes the lookup of `clone` (getLookupOf) read `shard`, block `block` of
+/// its table along `dim`: indices outside the block read row 0 and yield
+/// zero.
+static void maskLookup(linalg::LinalgOp clone, Value shard, int64_t dim,
+                       int64_t block) {
+  tensor::ExtractOp extract = getLookupOf(clone, shard);
+  assert(extract && "a lookup's clone reads its shard");
+  Location loc = extract.getLoc();
+  OpBuilder b(extract);
+  int64_t rows = cast<RankedTensorType>(shard.getType()).getDimSize(dim);
+  Value index = extract.getIndices()[dim];
+  Value local = arith::SubIOp::create(
+      b, loc, index, arith::ConstantIndexOp::create(b, loc, block * rows));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, local, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, local,
+                            arith::ConstantIndexOp::create(b, loc, rows)));
+  extract.getIndicesMutable()[dim].set(
+      arith::SelectOp::create(b, loc, inside, local, zero));
+  b.setInsertionPointAfter(extract);
+  Value none = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(extract.getResult().getType()));
+  Value masked =
+      arith::SelectOp::create(b, loc, inside, extract.getResult(), none);
+  extract.getResult().replaceAllUsesExcept(masked, masked.getDefiningOp());
+}
+
 /// A split that is one contiguous block per point (not a grouped axis):
 /// a shard's loop indices are the global ones shifted by its offset.
 static bool isPlainAxis(int axis) {
@@ -1133,6 +1162,35 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
       axisUsed[baseAxis(axis)] = true;
     }
   }
+  // A one-hot gradient (a loop whose index the body compares: an embedding
+  // lookup's gradient over the rows of its table) added to a value split
+  // over the tensor axis takes that split on its own loop, as Megatron's
+  // vocabulary-parallel embedding: each device computes its block of rows
+  // instead of the whole gradient.
+  if (c.tp > 1 && !axisUsed[kTensorAxis] && op->getNumResults() == 1 &&
+      op->getResult(0).hasOneUse()) {
+    auto user = dyn_cast<linalg::GenericOp>(*op->getResult(0).user_begin());
+    AffineMap outMap = maps[op.getNumDpsInputs()];
+    if (user && user.getNumReductionLoops() == 0 &&
+        llvm::all_of(user.getIndexingMapsArray(),
+                     [](AffineMap m) { return m.isIdentity(); }))
+      for (Value other : user.getDpsInputs()) {
+        auto known = values.find(other);
+        if (other == op->getResult(0) || known == values.end() ||
+            known->second.fresh || axisUsed[kTensorAxis])
+          continue;
+        for (auto [d, axis] : llvm::enumerate(known->second.layout)) {
+          auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(d));
+          if (axis != kTensorAxis || !dim ||
+              !indexedLoops.contains(dim.getPosition()) ||
+              loopAxis[dim.getPosition()] != kNone ||
+              iterators[dim.getPosition()] != utils::IteratorType::parallel)
+            continue;
+          loopAxis[dim.getPosition()] = kTensorAxis;
+          axisUsed[kTensorAxis] = true;
+        }
+      }
+  }
   auto layoutFor = [&](AffineMap map, RankedTensorType type) -> Layout {
     Layout layout(type.getRank(), kNone);
     for (unsigned r = 0; r < map.getNumResults(); ++r)
@@ -1198,17 +1256,37 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   }
 
   // Tensors the body reads directly (e.g. an embedding table indexed with
-  // tensor.extract) are needed whole on every device.
+  // tensor.extract) are needed whole on every device, except a lookup's
+  // table split by rows over the tensor axis (getLookupOf): each device
+  // reads the rows it holds, zero elsewhere, and the results are partial
+  // sums over the tensor axis (Megatron's vocabulary-parallel embedding).
   DenseMap<Value, SmallVector<Value>> captured;
+  Value splitTable;
+  int64_t tableDim = -1;
+  // (After the checks above, which may have replicated the op.)
+  bool loopsUseTensorAxis =
+      llvm::any_of(loopAxis, [](int a) { return baseAxis(a) == kTensorAxis; });
   op->getRegion(0).walk([&](Operation *nested) {
-    for (Value operand : nested->getOperands())
-      if (isa<RankedTensorType>(operand.getType()) &&
-          !op->getRegion(0).isAncestor(operand.getParentRegion()) &&
-          !captured.count(operand))
-        captured[operand] = conform(
-            loc, lookup(operand),
-            Layout(cast<RankedTensorType>(operand.getType()).getRank(), kNone),
-            stage, task);
+    for (Value operand : nested->getOperands()) {
+      if (!isa<RankedTensorType>(operand.getType()) ||
+          op->getRegion(0).isAncestor(operand.getParentRegion()) ||
+          captured.count(operand))
+        continue;
+      DistValue &table = lookup(operand);
+      auto at = llvm::find(table.layout, kTensorAxis);
+      if (!loopsUseTensorAxis && !table.fresh && at != table.layout.end() &&
+          llvm::count_if(table.layout, [](int a) { return a != kNone; }) == 1 &&
+          getLookupOf(op, operand)) {
+        splitTable = operand;
+        tableDim = at - table.layout.begin();
+        captured[operand] = conform(loc, table, table.layout, stage, task);
+        continue;
+      }
+      captured[operand] = conform(
+          loc, table,
+          Layout(cast<RankedTensorType>(operand.getType()).getRank(), kNone),
+          stage, task);
+    }
   });
 
   // 3. One op per grid point (per device when nothing depends on the
@@ -1248,6 +1326,9 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     clone->removeAttr("dist.phase");
     if (!indexedLoops.empty())
       offsetIndices(clone, loopAxis, ranges, g);
+    if (splitTable)
+      maskLookup(cast<linalg::LinalgOp>(clone), captured[splitTable][g],
+                 tableDim, axisCoord(g, kTensorAxis));
     assign(clone, t);
     deferFreshOperands(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
@@ -1292,6 +1373,9 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
       if (loopAxis[l] != kNone &&
           iterators[l] == utils::IteratorType::reduction)
         locals = reduce(loc, locals, loopAxis[l], stage, task, reduction);
+    if (splitTable)
+      locals =
+          reduce(loc, locals, kTensorAxis, stage, task, ReductionKind::Sum);
     out.locals = locals;
     values[result] = out;
   }
@@ -1928,6 +2012,50 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
     }
     argLayouts.push_back(layout);
     argStages.push_back(stage);
+  }
+  // Optimizer state (a momentum, Adam's moments) is split as its weight, as
+  // Megatron keeps it: the update combines them element-wise (identity
+  // maps), directly or through the new state (Adam's moments, then the
+  // weight from them).
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if (!func.getArgAttr(i, "dist.optimizer_state") ||
+        llvm::any_of(argLayouts[i], [](int a) { return a != kNone; }))
+      continue;
+    SmallVector<Operation *> updates;
+    for (Operation *user : arg.getUsers())
+      if (isa<tensor::PadOp>(user))
+        llvm::append_range(updates, user->getUsers());
+      else
+        updates.push_back(user);
+    bool found = false;
+    for (size_t u = 0; !found && u < updates.size() && u < 16; ++u) {
+      // (Scalars such as Adam's step count are broadcast.)
+      auto update = dyn_cast<linalg::LinalgOp>(updates[u]);
+      if (!update || update.getNumReductionLoops() != 0 ||
+          !llvm::all_of(update->getOpOperands(), [&](OpOperand &o) {
+            return update.getMatchingIndexingMap(&o).isIdentity() ||
+                   update.getRank(&o) == 0;
+          }))
+        continue;
+      llvm::append_range(updates, update->getUsers());
+      for (Value operand : update->getOperands()) {
+        // (An argument padded on entry: planTensorParallelWithPadding.)
+        if (auto pad = operand.getDefiningOp<tensor::PadOp>())
+          operand = pad.getSource();
+        auto weight = dyn_cast<BlockArgument>(operand);
+        if (!weight || weight.getOwner() != &body || weight == arg ||
+            func.getArgAttr(weight.getArgNumber(), "dist.optimizer_state") ||
+            fullArgType(weight) != fullArgType(arg) ||
+            llvm::none_of(argLayouts[weight.getArgNumber()],
+                          [](int a) { return baseAxis(a) == kTensorAxis; }))
+          continue;
+        argLayouts[i] = argLayouts[weight.getArgNumber()];
+        argStages[i] = argStages[weight.getArgNumber()];
+        found = true;
+        break;
+      }
+    }
   }
   if (c.dp * c.k > 1 && llvm::none_of(argLayouts, [](const Layout &l) {
         return llvm::is_contained(l, kBatchAxis);

@@ -338,7 +338,34 @@ DimensionPadder::joinReshape(Operation *op, Value collapsed, Value expanded,
   return success();
 }
 
+/// Whether `v`, computed in a structured op's body, depends on a loop index.
+static bool dependsOnLoopIndex(Value v) {
+  SmallVector<Value> work{v};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (isa<linalg::IndexOp>(def))
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 LogicalResult DimensionPadder::visit(Operation *op) {
+  // A lookup reading a table by index (an embedding: `tensor.extract` in a
+  // structured op's body at a row computed from data, not from a loop)
+  // reads one of the old rows: valid indices lie in them, as an ONNX
+  // Gather's must. Nothing else changes (a tied LM head's vocabulary).
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op);
+      extract && isa<linalg::LinalgOp>(op->getParentOp()) &&
+      op->getParentOp()->getBlock() == &func.getBody().front()) {
+    auto it = dimOf.find(extract.getTensor());
+    if (it != dimOf.end() &&
+        !dependsOnLoopIndex(extract.getIndices()[it->second]))
+      return success();
+  }
   if (op->getBlock() != &func.getBody().front())
     return fail(op, "reads the padded dimension inside another op's region "
                     "(no padding rule for it)");

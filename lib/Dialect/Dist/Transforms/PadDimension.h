@@ -47,7 +47,10 @@ struct DimensionPadding {
 /// are taken to be in range, as a gather's must be). Where a maximum or a
 /// softmax over the dimension reads padded zeros, its input is masked
 /// (padded positions set to -inf: for every use of the value, else for that
-/// use only) and the check restarts. Any op outside
+/// use only) and the check restarts. A lookup (a `tensor.extract` in a
+/// structured op's body at a row computed from data, not from a loop
+/// index) reads one of the old rows, as valid gather indices do, and is
+/// unchanged. Any op outside
 /// these rules (an op that reads the dimension other than by a loop, a
 /// reduction that would change) makes the padding fail, with the reason in
 /// `why` (naming the op's kind) and `func` unchanged (a padded function that

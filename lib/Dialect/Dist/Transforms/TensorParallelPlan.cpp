@@ -69,12 +69,39 @@ bool isForward(Operation *op) {
   return !phase || phase.getValue() == "forward";
 }
 
+/// The op of the function's body that holds `op` (itself, or the op whose
+/// region it is in).
+Operation *topLevel(Operation *op) {
+  while (op->getParentOp() && !isa<func::FuncOp>(op->getParentOp()))
+    op = op->getParentOp();
+  return op;
+}
+
 /// Forward ops that use `v` (in their bodies too).
 unsigned forwardUses(Value v) {
   unsigned n = 0;
   for (Operation *user : v.getUsers())
-    n += isForward(user);
+    n += isForward(topLevel(user));
   return n;
+}
+
+/// Forward lookups (getLookupOf) that read `v`.
+SmallVector<Operation *> forwardLookups(Value v) {
+  SmallVector<Operation *> found;
+  for (Operation *user : v.getUsers())
+    if (auto owner = dyn_cast<linalg::LinalgOp>(user->getParentOp()))
+      if (isForward(owner) && getLookupOf(owner, v) == user)
+        found.push_back(owner);
+  return found;
+}
+
+/// What the program reads of argument `arg`: the argument, or its padding
+/// on entry (PadDimension.h) when that is its only use.
+Value readOf(BlockArgument arg) {
+  if (arg.hasOneUse())
+    if (auto pad = dyn_cast<tensor::PadOp>(*arg.user_begin()))
+      return pad.getResult();
+  return arg;
 }
 
 /// The weight argument `v` reads through float casts and transposes (each
@@ -99,7 +126,8 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
         return std::nullopt;
       return WeightUse{arg, dims, cast<RankedTensorType>(arg.getType())};
     }
-    if (forwardUses(v) != 1)
+    // (Lookups of a tied weight are checked by the plan.)
+    if (forwardUses(v) - forwardLookups(v).size() != 1)
       return std::nullopt;
     Operation *def = v.getDefiningOp();
     // An argument padded on entry (its only use) reads as the argument.
@@ -411,6 +439,28 @@ std::optional<ReductionKind> distir::dist::getReductionCombiner(Operation *op) {
   return std::nullopt;
 }
 
+tensor::ExtractOp distir::dist::getLookupOf(linalg::LinalgOp op, Value table) {
+  if (op->getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
+      !isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())) ||
+      llvm::is_contained(op->getOperands(), table))
+    return nullptr;
+  tensor::ExtractOp lookup;
+  for (Operation *user : table.getUsers()) {
+    if (!op->isProperAncestor(user))
+      continue;
+    auto extract = dyn_cast<tensor::ExtractOp>(user);
+    if (!extract || lookup)
+      return nullptr;
+    lookup = extract;
+  }
+  Operation *yield = op->getRegion(0).front().getTerminator();
+  if (!lookup || lookup->getParentRegion() != &op->getRegion(0) ||
+      yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != lookup.getResult())
+    return nullptr;
+  return lookup;
+}
+
 TensorParallelPlan
 distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
                                  const TensorParallelPricing &pricing) {
@@ -432,6 +482,14 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
           ++projectionUses[p->weight.arg];
         }
   }
+
+  // Embedding lookups of weight arguments (getLookupOf): the weight of a
+  // tied LM head is also the token embedding.
+  DenseMap<BlockArgument, SmallVector<Operation *>> lookups;
+  for (BlockArgument arg : body.getArguments())
+    if (SmallVector<Operation *> found = forwardLookups(readOf(arg));
+        !found.empty())
+      lookups[arg] = std::move(found);
 
   // 0. Annotated projection weights: the split they ask for (none when
   // replicated), or why it is not a tensor-parallel split.
@@ -470,7 +528,11 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     Candidate c;
     c.projection = index;
     c.head = isHead(p.op, projectionOf);
-    if (projectionUses[p.weight.arg] != forwardUses(p.weight.arg)) {
+    // A head's weight may also be looked up (tied embeddings): split by
+    // rows, the lookups give partial sums.
+    size_t looked = c.head ? lookups.lookup(p.weight.arg).size() : 0;
+    if (projectionUses[p.weight.arg] + looked !=
+        forwardUses(readOf(p.weight.arg))) {
       c.invalid = "its weight is also read by ops that are not projections";
       candidates.push_back(std::move(c));
       continue;
@@ -850,13 +912,21 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
           CollectiveKind::AllReduce, pricing.group,
           static_cast<double>(getTensorBytes(r->getResult(0).getType())) /
               static_cast<double>(pricing.rowsDivisor));
+    // The lookups of a tied weight (the token embedding) give partial sums.
+    SmallVector<Operation *> tied = lookups.lookup(p.weight.arg);
+    for (Operation *l : tied)
+      allReduce += collectives.getTime(
+          CollectiveKind::AllReduce, pricing.group,
+          static_cast<double>(getTensorBytes(l->getResult(0).getType())) /
+              static_cast<double>(pricing.rowsDivisor));
     std::string times =
         formatSeconds(part) +
         (gathers ? (returned ? " + gather " : " + all-gather ") +
                        formatSeconds(gather)
                  : std::string()) +
-        (c.reductions.empty() ? std::string()
-                              : " + all-reduce " + formatSeconds(allReduce)) +
+        (c.reductions.empty() && tied.empty()
+             ? std::string()
+             : " + all-reduce " + formatSeconds(allReduce)) +
         " against " + formatSeconds(whole) + " replicated, " + pricedOn;
     gather += allReduce;
     std::string name = argName(func, p.weight.arg);
@@ -890,6 +960,9 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       where += ", " + std::to_string(c.reductions.size()) +
                " reductions over it all-reduced (the first at " +
                describe(c.reductions.front()->getLoc()) + ")";
+    if (!tied.empty())
+      where += ", its lookup by index (" + describe(tied.front()->getLoc()) +
+               ") split by rows, partial sums all-reduced";
     headNotes[index] = {where, ": " + times};
     role[p.op] = true;
     plan.splits[arg] = WeightSplit{dim, 1};
@@ -975,11 +1048,13 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         Operation *through = nullptr;
         while (Operation *def = v.getDefiningOp()) {
           if (!isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-                   tensor::CollapseShapeOp, linalg::TransposeOp>(def) &&
+                   tensor::CollapseShapeOp, linalg::TransposeOp, tensor::PadOp>(
+                  def) &&
               !(isa<linalg::GenericOp>(def) &&
                 castSource(cast<linalg::GenericOp>(def))))
             break;
-          if (!isa<linalg::TransposeOp, linalg::GenericOp>(def))
+          // (An argument padded on entry reads as the argument.)
+          if (!isa<linalg::TransposeOp, linalg::GenericOp, tensor::PadOp>(def))
             through = def;
           v = def->getOperand(0);
         }
@@ -989,7 +1064,14 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
             !isa<FloatType>(getElementTypeOrSelf(arg.getType())))
           continue;
         std::string name = argName(func, arg);
-        if (nested != &op)
+        auto split = plan.splits.find(arg.getArgNumber());
+        if (nested != &op && split != plan.splits.end() &&
+            getLookupOf(cast<linalg::LinalgOp>(op), operand) == nested)
+          why = "vocabulary-parallel lookup of " + name + " (dim " +
+                std::to_string(split->second.dim) +
+                " split): each device reads the rows it holds, partial sums, "
+                "one all-reduce";
+        else if (nested != &op)
           why = "replicated: reads " + name + " by index (a gather)";
         else if (through)
           why = "replicated: reads " + name + " through '" +

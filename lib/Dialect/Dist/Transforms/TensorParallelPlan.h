@@ -16,6 +16,8 @@
 #include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -156,6 +158,17 @@ TensorParallelPricing getTensorParallelPricing(mlir::func::FuncOp func,
 /// this kind; a maximum or minimum needs no particular init (each shard's
 /// partial result includes it, and so does theirs).
 std::optional<ReductionKind> getReductionCombiner(mlir::Operation *op);
+
+/// The `tensor.extract` through which the body of `op` (a linalg op with
+/// one float result and no reduction loops) reads `table`, a tensor from
+/// outside it, when that read is its only use of `table` and the body
+/// yields it unchanged: an embedding lookup. Split by rows over tp, the
+/// table is then read where it lies, as Megatron's vocabulary-parallel
+/// embedding: each device yields the rows it holds and zero for the others,
+/// and the results add up to the lookup (partial sums, one all-reduce).
+/// Null for any other op.
+mlir::tensor::ExtractOp getLookupOf(mlir::linalg::LinalgOp op,
+                                    mlir::Value table);
 
 } // namespace distir::dist
 

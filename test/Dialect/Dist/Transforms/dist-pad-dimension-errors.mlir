@@ -63,14 +63,16 @@ func.func @sliced(%x: tensor<4x8xf32>, %w: tensor<8x9xf32> {dist.name = "w"}) ->
 
 // -----
 
-// The weight read inside a body (a gather by index), not through a loop.
+// The weight read inside a body at a loop's index (a lookup by a data
+// index reads an old row and is allowed), not through the loop.
 func.func @gathered(%i: tensor<4xindex>, %w: tensor<8x9xf32> {dist.name = "w"}) -> tensor<4xf32> {
   %e = tensor.empty() : tensor<4xf32>
   %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%i : tensor<4xindex>) outs(%e : tensor<4xf32>) {
   ^bb0(%k: index, %o: f32):
     %c0 = arith.constant 0 : index
+    %l = linalg.index 0 : index
     // CHECK: :[[@LINE+1]]:{{[0-9]+}}: error: dist-pad-dimension: cannot pad dimension 1 of 'w' to 12: 'tensor.extract' reads the padded dimension inside another op's region (no padding rule for it)
-    %v = tensor.extract %w[%c0, %k] : tensor<8x9xf32>
+    %v = tensor.extract %w[%k, %l] : tensor<8x9xf32>
     linalg.yield %v : f32
   } -> tensor<4xf32>
   return %g : tensor<4xf32>

@@ -35,10 +35,15 @@ struct OneHotAccumulation {
   mlir::Value index;
   /// The body ops that compute `index`, in body order.
   llvm::SetVector<mlir::Operation *> indexOps;
+  /// The test is `index == v + offset` (a shard of a table split by rows
+  /// over devices compares global rows: dist-dtp shifts `v` by its block's
+  /// offset), so the row updated is `index - offset`.
+  int64_t offset = 0;
 };
 
 /// Matches a `linalg.generic` with one init whose yield is
-/// `acc + select(index == linalg.index v, x, 0)` (either operand order),
+/// `acc + select(index == linalg.index v [+ constant], x, 0)` (either
+/// operand order),
 /// where `v` is a parallel loop used by no input map and by no other
 /// `linalg.index`, and `index` does not depend on `v`.
 std::optional<OneHotAccumulation>
