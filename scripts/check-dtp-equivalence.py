@@ -9,14 +9,14 @@ grid.
 usage: check-dtp-equivalence.py --program P.mlir --entry NAME --work DIR
        [--degrees 1,2,4,8] [--tp-degrees D,...] [--pp-degrees D,...] [--microbatches 1,2,4]
        [--max-devices 8]
-       [--seed 3]
+       [--seed 3] [--rtol 1e-4]
 """
 
 import argparse
 import os
 import sys
 
-from distir_checks import check_transformed, outputs, run
+from distir_checks import DEFAULT_RTOL, check_transformed, outputs, run
 
 
 def main():
@@ -32,6 +32,9 @@ def main():
     p.add_argument("--microbatches", default="1")
     p.add_argument("--max-devices", type=int, default=8)
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
+                   help="relative tolerance (fp32 summation order by default; "
+                   "bf16 programs round to 2^-8)")
     p.add_argument("--extra", default="",
                    help="more dist-dtp options, e.g. stage-transfer=planned")
     a = p.parse_args()
@@ -66,7 +69,7 @@ def main():
                     out_dir = os.path.join(a.work, name)
                     equal += check_transformed(
                         a.program, f"--dist-dtp={options}", a.entry, seed,
-                        prog, out_dir, reference, options)
+                        prog, out_dir, reference, options, rtol=a.rtol)
     print(f"{total} configurations, {equal} equal, {total - equal} different")
     return 0 if equal == total else 1
 

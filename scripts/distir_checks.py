@@ -22,19 +22,32 @@ def outputs(directory):
     return [np.load(f) for f in sorted(glob.glob(os.path.join(directory, "*.npy")))]
 
 
-def same_outputs(got, reference):
-    """Whether two runs' outputs are equal up to fp32 summation order: the
+# fp32 summation order; bf16 programs pass a coarser rtol (--rtol).
+DEFAULT_RTOL = 1e-4
+
+
+def same_outputs(got, reference, rtol=DEFAULT_RTOL):
+    """Whether two runs' outputs are equal up to summation order: the
     absolute tolerance scales with the output's magnitude (all-reduces sum in
     another order)."""
     return len(got) == len(reference) and all(
         g.shape == r.shape and
-        np.allclose(g, r, rtol=1e-4, atol=1e-5 * max(
+        np.allclose(g, r, rtol=rtol, atol=rtol / 10 * max(
             1.0, float(np.abs(r).max(initial=0))))
         for g, r in zip(got, reference))
 
 
+def worst_deviation(got, reference):
+    """The largest |got - reference| over the outputs, relative to each
+    output's largest magnitude (what a low-precision rtol must cover)."""
+    return max((float(np.abs(g.astype(np.float64) - r.astype(np.float64))
+                      .max(initial=0)) / max(1e-30, float(np.abs(r).max(initial=0)))
+                for g, r in zip(got, reference) if g.shape == r.shape),
+               default=0.0)
+
+
 def check_transformed(program, pass_option, entry, seed, prog, out_dir,
-                      reference, label, run_args=()):
+                      reference, label, run_args=(), rtol=DEFAULT_RTOL):
     """Transforms `program` with `pass_option` (verified, canonicalized),
     runs it with distir-run on the seed's inputs (and `run_args`, e.g.
     --weights-from) and compares with `reference`; prints why when it is
@@ -48,7 +61,9 @@ def check_transformed(program, pass_option, entry, seed, prog, out_dir,
     except RuntimeError as e:
         print(f"{label}: FAILED\n{e}")
         return False
-    ok = same_outputs(outputs(out_dir), reference)
+    got = outputs(out_dir)
+    ok = same_outputs(got, reference, rtol)
     if not ok:
-        print(f"{label}: DIFFERENT")
+        print(f"{label}: DIFFERENT (largest deviation "
+              f"{worst_deviation(got, reference):.3g} of the output's magnitude)")
     return ok
