@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Tools/ToolUtils.h"
+#include "DistIR/Dialect/Dist/IR/EntryFunction.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/InitAllDialects.h"
 
@@ -51,32 +52,11 @@ OwningOpRef<ModuleOp> distir::ToolSession::loadProgram(StringRef path,
 }
 
 func::FuncOp distir::findEntry(ModuleOp module, StringRef name) {
-  if (!name.empty()) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func || func.isExternal()) {
-      emitError(module.getLoc())
-          << "no function @" << name << " with a body in the module";
-      return {};
-    }
-    return func;
-  }
-  SmallVector<func::FuncOp> candidates;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() && func.isPublic())
-      candidates.push_back(func);
-  if (candidates.size() == 1)
-    return candidates.front();
-  InFlightDiagnostic diag = emitError(module.getLoc());
-  if (candidates.empty()) {
-    diag << "no public function with a body to run";
-  } else {
-    diag << "several public functions (";
-    llvm::interleaveComma(candidates, diag, [&](func::FuncOp f) {
-      diag << "@" << f.getSymName();
-    });
-    diag << "); choose one with --entry";
-  }
-  return {};
+  std::string error;
+  func::FuncOp func = dist::lookupEntryFunction(module, name, "--entry", error);
+  if (!func)
+    emitError(module.getLoc()) << error;
+  return func;
 }
 
 LogicalResult distir::prepareOutputFile(StringRef path) {

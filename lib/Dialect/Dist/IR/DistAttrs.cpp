@@ -36,6 +36,16 @@ DeviceAttr distir::dist::getDevice(Type type) {
   return dyn_cast_or_null<DeviceAttr>(tensor.getEncoding());
 }
 
+void distir::dist::copyStageTags(Operation *from, Operation *to,
+                                 bool overwrite) {
+  if (!from)
+    return;
+  for (StringRef name : {kLayerAttrName, kPhaseAttrName})
+    if (Attribute attr = from->getAttr(name);
+        attr && (overwrite || !to->getAttr(name)))
+      to->setAttr(name, attr);
+}
+
 RankedTensorType distir::dist::withDevice(RankedTensorType type,
                                           int64_t device) {
   return RankedTensorType::get(type.getShape(), type.getElementType(),

@@ -35,6 +35,7 @@
 
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
+#include "DistIR/Dialect/Dist/IR/EntryFunction.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 #include "DistIR/Search/Reshard.h"
@@ -155,11 +156,7 @@ static RankedTensorType padProjection(func::FuncOp func,
   auto argType = cast<RankedTensorType>(arg.getType());
   OpBuilder b(projection);
   Location loc = projection.getLoc();
-  auto tagged = [&](Operation *op) {
-    for (StringRef name : {"dist.layer", "dist.phase"})
-      if (Attribute attr = projection->getAttr(name))
-        op->setAttr(name, attr);
-  };
+  auto tagged = [&](Operation *op) { copyStageTags(projection, op); };
   // The chain from the argument to the projection (single uses, checked by
   // the plan): each op and the operand it reads the weight through.
   SmallVector<std::pair<linalg::LinalgOp, unsigned>> chain;
@@ -175,9 +172,7 @@ static RankedTensorType padProjection(func::FuncOp func,
   shape[pad.dim] = pad.size;
   Value v = padWithZeros(b, loc, arg, shape);
   // The pad replaces the argument's first reader: its stage.
-  for (StringRef name : {"dist.layer", "dist.phase"})
-    if (Attribute attr = chain.front().first->getAttr(name))
-      v.getDefiningOp()->setAttr(name, attr);
+  copyStageTags(chain.front().first, v.getDefiningOp());
   int64_t dim = pad.dim, extra = pad.size - argType.getDimSize(pad.dim);
   // The padded loop of `op`'s result, read through its input map.
   auto resultDimOf = [](linalg::LinalgOp op, OpOperand &input, int64_t d,
@@ -2527,22 +2522,11 @@ void DistDTPPass::runOnOperation() {
   if (!order)
     return fail("dist-dtp: " + orderError);
 
-  func::FuncOp func;
-  if (!entry.empty()) {
-    func = module.lookupSymbol<func::FuncOp>(entry);
-    if (!func || func.isExternal())
-      return fail("dist-dtp: no function @" + entry + " with a body");
-  } else {
-    for (auto candidate : module.getOps<func::FuncOp>())
-      if (!candidate.isExternal() && candidate.isPublic()) {
-        if (func)
-          return fail("dist-dtp: several public functions; choose one with "
-                      "entry=NAME");
-        func = candidate;
-      }
-    if (!func)
-      return fail("dist-dtp: no public function to distribute");
-  }
+  std::string entryError;
+  func::FuncOp func =
+      lookupEntryFunction(module, entry, "entry=NAME", entryError);
+  if (!func)
+    return fail("dist-dtp: " + entryError);
 
   // The program must be sequential: every tensor on one device.
   std::optional<int64_t> device;

@@ -14,6 +14,8 @@
 
 #include "PadDimension.h"
 
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
+#include "DistIR/Dialect/Dist/IR/EntryFunction.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,12 +40,8 @@ namespace {
 
 /// Gives the ops `to` the stage tags of `from` (none when `from` is null).
 void copyTags(Operation *from, ArrayRef<Operation *> to) {
-  if (!from)
-    return;
-  for (StringRef name : {"dist.layer", "dist.phase"})
-    if (Attribute attr = from->getAttr(name))
-      for (Operation *op : to)
-        op->setAttr(name, attr);
+  for (Operation *op : to)
+    copyStageTags(from, op);
 }
 
 /// What a value holds at its padded positions. `Real` is what the real
@@ -934,22 +932,11 @@ struct DistPadDimensionPass
       mlir::emitError(module.getLoc()) << "dist-pad-dimension: " << message;
       signalPassFailure();
     };
-    func::FuncOp func;
-    if (!entry.empty()) {
-      func = module.lookupSymbol<func::FuncOp>(entry);
-      if (!func || func.isExternal())
-        return fail("no function @" + entry + " with a body");
-    } else {
-      for (auto candidate : module.getOps<func::FuncOp>())
-        if (!candidate.isExternal() && candidate.isPublic()) {
-          if (func)
-            return fail("several public functions; choose one with "
-                        "entry=NAME");
-          func = candidate;
-        }
-      if (!func)
-        return fail("no public function to pad");
-    }
+    std::string entryError;
+    func::FuncOp func =
+        lookupEntryFunction(module, entry, "entry=NAME", entryError);
+    if (!func)
+      return fail(entryError);
     // The argument: by dist.name, else by number.
     std::optional<unsigned> number;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)

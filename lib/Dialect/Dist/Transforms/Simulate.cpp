@@ -14,6 +14,7 @@
 #include "DistIR/Analysis/Calibration.h"
 #include "DistIR/Analysis/Simulator.h"
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
+#include "DistIR/Dialect/Dist/IR/EntryFunction.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,22 +70,11 @@ struct DistSimulatePass
     if (batch > 0)
       options.batchSize = batch;
 
-    func::FuncOp entryFunc;
-    if (!entry.empty()) {
-      entryFunc = module.lookupSymbol<func::FuncOp>(entry);
-      if (!entryFunc || entryFunc.isExternal())
-        return fail("no function @" + entry + " with a body");
-    } else {
-      for (auto f : module.getOps<func::FuncOp>())
-        if (!f.isExternal() && f.isPublic()) {
-          if (entryFunc)
-            return fail("several public functions; choose one with "
-                        "entry=NAME");
-          entryFunc = f;
-        }
-      if (!entryFunc)
-        return fail("no public function to simulate");
-    }
+    std::string entryError;
+    func::FuncOp entryFunc =
+        dist::lookupEntryFunction(module, entry, "entry=NAME", entryError);
+    if (!entryFunc)
+      return fail(entryError);
 
     FailureOr<SimulationResult> result =
         simulate(entryFunc, *resolved, options);

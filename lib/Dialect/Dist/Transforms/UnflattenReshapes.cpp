@@ -14,6 +14,7 @@
 
 #include "UnflattenReshapes.h"
 
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,15 +32,6 @@ using namespace mlir;
 using namespace distir::dist;
 
 namespace {
-
-constexpr llvm::StringLiteral kTagNames[] = {"dist.layer", "dist.phase"};
-
-/// Copies `from`'s stage tags to `to` where `to` has none.
-void copyTags(Operation *from, Operation *to) {
-  for (StringRef name : kTagNames)
-    if (Attribute attr = from->getAttr(name); attr && !to->getAttr(name))
-      to->setAttr(name, attr);
-}
 
 /// The finest static shape that both `a` and `b` are reshapes of by
 /// merging contiguous dimensions (the union of their prefix products), when
@@ -268,7 +260,7 @@ struct Recorder : RewriterBase::Listener {
         isa<linalg::GenericOp, linalg::TransposeOp, linalg::SoftmaxOp>(op);
     encoding = encodingOf(op);
     tags.clear();
-    for (StringRef name : kTagNames)
+    for (StringRef name : {kLayerAttrName, kPhaseAttrName})
       if (Attribute attr = op->getAttr(name))
         tags.push_back(NamedAttribute(name, attr));
   }
@@ -335,8 +327,8 @@ FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func,
     auto collapsed =
         tensor::CollapseShapeOp::create(b, loc, dstType, expanded.getResult(),
                                         groupsOf(dstType.getShape(), *fine));
-    copyTags(expand, expanded);
-    copyTags(expand, collapsed);
+    copyStageTags(expand, expanded, /*overwrite=*/false);
+    copyStageTags(expand, collapsed, /*overwrite=*/false);
     expand.getResult().replaceAllUsesWith(collapsed.getResult());
     expand.erase();
     if (collapse->use_empty())

@@ -42,7 +42,7 @@
 // ENTRY: error: dist-dtp: no function @nope with a body
 // NOBATCH: error: data parallelism and microbatching need the batch inputs marked with a dist.batch_dim argument attribute
 // DEVICES: error: 'dist.send' op dist-dtp expects a program on one device, found devices 0 and 1
-// FUNCS: error: dist-dtp: several public functions; choose one with entry=NAME
+// FUNCS: error: dist-dtp: several public functions (@{{.*}}); choose one with entry=NAME
 // NDEV: error: dist-dtp: dp*tp*pp = 2 differs from the 4 devices given (devices=4)
 // NEGDEV: error: dist-dtp: devices=-1 is negative
 // CLUSTER: error: dist-dtp: dp*tp*pp = 16 exceeds the 8 devices of the attached cluster 'dgx-h100'

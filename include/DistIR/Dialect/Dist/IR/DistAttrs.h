@@ -41,6 +41,18 @@ inline DeviceAttr getDevice(mlir::Value value) {
 /// Name of the discardable attribute that carries a value's sharding.
 constexpr llvm::StringLiteral kShardingAttrName = "dist.sharding";
 
+/// The stage tags of an op (dist-autodiff, dist-infer-layers): which layer
+/// and which phase (forward, backward, update) it belongs to; dist-dtp cuts
+/// stages and microbatches by them.
+constexpr llvm::StringLiteral kLayerAttrName = "dist.layer";
+constexpr llvm::StringLiteral kPhaseAttrName = "dist.phase";
+
+/// Gives `to` the stage tags of `from` (an op a rewrite creates in `from`'s
+/// stead takes its stage); with `overwrite` false, only the tags `to` lacks.
+/// Nothing when `from` is null.
+void copyStageTags(mlir::Operation *from, mlir::Operation *to,
+                   bool overwrite = true);
+
 /// Checks a `dist.sharding` attribute on `op`: one #dist.sharding per result
 /// (a single one for a one-result op, else an array), each valid for its
 /// result's type.
