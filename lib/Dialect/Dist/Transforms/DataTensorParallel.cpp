@@ -273,6 +273,10 @@ public:
   /// Weights the plan pads (TensorParallelPlan.h), by argument number: the
   /// padded type the step's shards are cut from.
   DenseMap<unsigned, RankedTensorType> paddedArgs;
+  /// The lookups the plan splits by rows (TensorParallelPlan::lookups);
+  /// unset for weights tagged with dist.layer (no plan: a lookup splits
+  /// where its table arrives split by rows).
+  std::optional<DenseSet<Operation *>> plannedLookups;
   /// An argument's type, padded where the plan pads it.
   RankedTensorType fullArgType(BlockArgument arg) const {
     if (RankedTensorType padded = paddedArgs.lookup(arg.getArgNumber()))
@@ -1261,6 +1265,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   // (After the checks above, which may have replicated the op.)
   bool loopsUseTensorAxis =
       llvm::any_of(loopAxis, [](int a) { return baseAxis(a) == kTensorAxis; });
+  bool planned = plannedLookups && plannedLookups->contains(op);
   op->getRegion(0).walk([&](Operation *nested) {
     for (Value operand : nested->getOperands()) {
       if (!isa<RankedTensorType>(operand.getType()) ||
@@ -1269,9 +1274,11 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
         continue;
       DistValue &table = lookup(operand);
       auto at = llvm::find(table.layout, kTensorAxis);
-      if (!loopsUseTensorAxis && !table.fresh && at != table.layout.end() &&
+      bool splittable =
+          !loopsUseTensorAxis && !table.fresh && at != table.layout.end() &&
           llvm::count_if(table.layout, [](int a) { return a != kNone; }) == 1 &&
-          getLookupOf(op, operand)) {
+          getLookupOf(op, operand);
+      if (splittable && (planned || !plannedLookups)) {
         splitTable = operand;
         tableDim = at - table.layout.begin();
         captured[operand] = conform(loc, table, table.layout, stage, task);
@@ -1283,6 +1290,13 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
           stage, task);
     }
   });
+  // The plan priced and reported this lookup as split: gathering its table
+  // instead would be a silent departure from the plan.
+  if (planned && !splitTable)
+    return op->emitOpError()
+           << "dist-dtp: the plan splits this lookup's table by rows, but "
+              "it does not arrive split by rows alone (tp="
+           << c.tp << ")";
 
   // 3. One op per grid point (per device when nothing depends on the
   // microbatch).
@@ -1959,6 +1973,7 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       return failure();
     }
     pairedSplits = std::move(plan.splits);
+    plannedLookups = std::move(plan.lookups);
     for (const WeightPadding &pad : plan.padded)
       paddedArgs[pad.arg] = padProjection(func, pad);
   }

@@ -44,6 +44,9 @@ struct WeightUse {
   /// The argument's type as the program reads it: padded where a
   /// `tensor.pad` pads the argument on entry (PadDimension.h).
   RankedTensorType type;
+  /// Forward lookups (getLookupOf) of the weight or of a value on the way
+  /// to it (a mixed-precision cast the head reads too): a tied embedding.
+  SmallVector<Operation *> lookups;
 };
 
 /// `v` when it is an elementwise float cast (mixed precision's low-precision
@@ -112,6 +115,8 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
     return std::nullopt;
   SmallVector<int64_t> dims =
       llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  // (Lookups of a tied weight are checked by the plan.)
+  SmallVector<Operation *> lookups;
   while (true) {
     auto asArgument = [&](Value a) -> BlockArgument {
       auto arg = dyn_cast<BlockArgument>(a);
@@ -120,14 +125,16 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
         return nullptr;
       return arg;
     };
+    SmallVector<Operation *> here = forwardLookups(v);
+    llvm::append_range(lookups, here);
     if (isa<BlockArgument>(v)) {
       BlockArgument arg = asArgument(v);
       if (!arg)
         return std::nullopt;
-      return WeightUse{arg, dims, cast<RankedTensorType>(arg.getType())};
+      return WeightUse{arg, dims, cast<RankedTensorType>(arg.getType()),
+                       std::move(lookups)};
     }
-    // (Lookups of a tied weight are checked by the plan.)
-    if (forwardUses(v) - forwardLookups(v).size() != 1)
+    if (forwardUses(v) - here.size() != 1)
       return std::nullopt;
     Operation *def = v.getDefiningOp();
     // An argument padded on entry (its only use) reads as the argument.
@@ -135,7 +142,7 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
       BlockArgument arg = asArgument(pad.getSource());
       if (!arg || !arg.hasOneUse())
         return std::nullopt;
-      return WeightUse{arg, dims, pad.getResultType()};
+      return WeightUse{arg, dims, pad.getResultType(), std::move(lookups)};
     }
     if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def)) {
       ArrayRef<int64_t> perm = transpose.getPermutation();
@@ -483,14 +490,6 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         }
   }
 
-  // Embedding lookups of weight arguments (getLookupOf): the weight of a
-  // tied LM head is also the token embedding.
-  DenseMap<BlockArgument, SmallVector<Operation *>> lookups;
-  for (BlockArgument arg : body.getArguments())
-    if (SmallVector<Operation *> found = forwardLookups(readOf(arg));
-        !found.empty())
-      lookups[arg] = std::move(found);
-
   // 0. Annotated projection weights: the split they ask for (none when
   // replicated), or why it is not a tensor-parallel split.
   DenseMap<unsigned, std::optional<int64_t>> annotated;
@@ -530,10 +529,16 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     c.head = isHead(p.op, projectionOf);
     // A head's weight may also be looked up (tied embeddings): split by
     // rows, the lookups give partial sums.
-    size_t looked = c.head ? lookups.lookup(p.weight.arg).size() : 0;
-    if (projectionUses[p.weight.arg] + looked !=
-        forwardUses(readOf(p.weight.arg))) {
+    Value read = readOf(p.weight.arg);
+    size_t looked = c.head ? forwardLookups(read).size() : 0;
+    if (projectionUses[p.weight.arg] + looked != forwardUses(read)) {
       c.invalid = "its weight is also read by ops that are not projections";
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    if (!c.head && !p.weight.lookups.empty()) {
+      c.invalid = "its weight is also looked up by index (only a final "
+                  "projection's split gives the lookups partial sums)";
       candidates.push_back(std::move(c));
       continue;
     }
@@ -913,7 +918,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
           static_cast<double>(getTensorBytes(r->getResult(0).getType())) /
               static_cast<double>(pricing.rowsDivisor));
     // The lookups of a tied weight (the token embedding) give partial sums.
-    SmallVector<Operation *> tied = lookups.lookup(p.weight.arg);
+    ArrayRef<Operation *> tied = p.weight.lookups;
     for (Operation *l : tied)
       allReduce += collectives.getTime(
           CollectiveKind::AllReduce, pricing.group,
@@ -966,6 +971,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     headNotes[index] = {where, ": " + times};
     role[p.op] = true;
     plan.splits[arg] = WeightSplit{dim, 1};
+    plan.lookups.insert(tied.begin(), tied.end());
     splitOps.insert(c.members.begin(), c.members.end());
   }
 
@@ -1066,7 +1072,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         std::string name = argName(func, arg);
         auto split = plan.splits.find(arg.getArgNumber());
         if (nested != &op && split != plan.splits.end() &&
-            getLookupOf(cast<linalg::LinalgOp>(op), operand) == nested)
+            plan.lookups.contains(&op))
           why = "vocabulary-parallel lookup of " + name + " (dim " +
                 std::to_string(split->second.dim) +
                 " split): each device reads the rows it holds, partial sums, "

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
@@ -81,6 +82,10 @@ struct TensorParallelPlan {
   /// divisible; the caller may pad and plan again.
   std::vector<WeightPadding> classPadding;
   std::vector<TensorParallelDecision> decisions;
+  /// Lookups of split tables (a tied head's token embedding, getLookupOf):
+  /// each device reads the rows it holds, the results are partial sums. The
+  /// rewriter splits exactly these.
+  llvm::DenseSet<mlir::Operation *> lookups;
   /// Projection weights whose dist.sharding the plan cannot follow:
   /// argument number, "'name': why".
   std::vector<std::pair<unsigned, std::string>> refused;
