@@ -26,24 +26,36 @@ def outputs(directory):
 DEFAULT_RTOL = 1e-4
 
 
+def _atol(reference, rtol):
+    """The absolute tolerance: scales with the output's magnitude
+    (all-reduces sum in another order)."""
+    return rtol / 10 * max(1.0, float(np.abs(reference).max(initial=0)))
+
+
 def same_outputs(got, reference, rtol=DEFAULT_RTOL):
-    """Whether two runs' outputs are equal up to summation order: the
-    absolute tolerance scales with the output's magnitude (all-reduces sum in
-    another order)."""
+    """Whether two runs' outputs are equal up to summation order."""
     return len(got) == len(reference) and all(
         g.shape == r.shape and
-        np.allclose(g, r, rtol=rtol, atol=rtol / 10 * max(
-            1.0, float(np.abs(r).max(initial=0))))
+        np.allclose(g, r, rtol=rtol, atol=_atol(r, rtol))
         for g, r in zip(got, reference))
 
 
-def worst_deviation(got, reference):
-    """The largest |got - reference| over the outputs, relative to each
-    output's largest magnitude (what a low-precision rtol must cover)."""
-    return max((float(np.abs(g.astype(np.float64) - r.astype(np.float64))
-                      .max(initial=0)) / max(1e-30, float(np.abs(r).max(initial=0)))
-                for g, r in zip(got, reference) if g.shape == r.shape),
-               default=0.0)
+def describe_difference(got, reference, rtol=DEFAULT_RTOL):
+    """Why `got` is not `reference`: a count or shape mismatch, else the
+    output furthest off and by how many times the tolerance."""
+    if len(got) != len(reference):
+        return f"{len(got)} outputs, expected {len(reference)}"
+    for k, (g, r) in enumerate(zip(got, reference)):
+        if g.shape != r.shape:
+            return f"output {k}: shape {g.shape}, expected {r.shape}"
+    worst, where = 0.0, 0
+    for k, (g, r) in enumerate(zip(got, reference)):
+        g64, r64 = g.astype(np.float64), r.astype(np.float64)
+        ratio = float((np.abs(g64 - r64) /
+                       (_atol(r64, rtol) + rtol * np.abs(r64))).max(initial=0))
+        if ratio > worst:
+            worst, where = ratio, k
+    return f"output {where} off by {worst:.3g}x the tolerance (rtol {rtol:g})"
 
 
 def check_transformed(program, pass_option, entry, seed, prog, out_dir,
@@ -64,6 +76,5 @@ def check_transformed(program, pass_option, entry, seed, prog, out_dir,
     got = outputs(out_dir)
     ok = same_outputs(got, reference, rtol)
     if not ok:
-        print(f"{label}: DIFFERENT (largest deviation "
-              f"{worst_deviation(got, reference):.3g} of the output's magnitude)")
+        print(f"{label}: DIFFERENT ({describe_difference(got, reference, rtol)})")
     return ok

@@ -273,10 +273,11 @@ public:
   /// Weights the plan pads (TensorParallelPlan.h), by argument number: the
   /// padded type the step's shards are cut from.
   DenseMap<unsigned, RankedTensorType> paddedArgs;
-  /// The lookups the plan splits by rows (TensorParallelPlan::lookups);
-  /// unset for weights tagged with dist.layer (no plan: a lookup splits
-  /// where its table arrives split by rows).
-  std::optional<DenseSet<Operation *>> plannedLookups;
+  /// The forward lookups the plan splits by rows (TensorParallelPlan::
+  /// lookups): each must be split. (Any lookup whose table arrives split by
+  /// rows alone is split: a copy dist-recompute made in the backward pass
+  /// too.)
+  DenseSet<Operation *> plannedLookups;
   /// An argument's type, padded where the plan pads it.
   RankedTensorType fullArgType(BlockArgument arg) const {
     if (RankedTensorType padded = paddedArgs.lookup(arg.getArgNumber()))
@@ -1265,7 +1266,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   // (After the checks above, which may have replicated the op.)
   bool loopsUseTensorAxis =
       llvm::any_of(loopAxis, [](int a) { return baseAxis(a) == kTensorAxis; });
-  bool planned = plannedLookups && plannedLookups->contains(op);
+  bool planned = plannedLookups.contains(op);
   op->getRegion(0).walk([&](Operation *nested) {
     for (Value operand : nested->getOperands()) {
       if (!isa<RankedTensorType>(operand.getType()) ||
@@ -1278,7 +1279,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
           !loopsUseTensorAxis && !table.fresh && at != table.layout.end() &&
           llvm::count_if(table.layout, [](int a) { return a != kNone; }) == 1 &&
           getLookupOf(op, operand);
-      if (splittable && (planned || !plannedLookups)) {
+      if (splittable) {
         splitTable = operand;
         tableDim = at - table.layout.begin();
         captured[operand] = conform(loc, table, table.layout, stage, task);

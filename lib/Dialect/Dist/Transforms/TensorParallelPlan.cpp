@@ -44,8 +44,9 @@ struct WeightUse {
   /// The argument's type as the program reads it: padded where a
   /// `tensor.pad` pads the argument on entry (PadDimension.h).
   RankedTensorType type;
-  /// Forward lookups (getLookupOf) of the weight or of a value on the way
-  /// to it (a mixed-precision cast the head reads too): a tied embedding.
+  /// Lookups (getLookupOf, any phase) of the weight or of a value on the
+  /// way to it (a mixed-precision cast the head reads too): a tied
+  /// embedding.
   SmallVector<Operation *> lookups;
 };
 
@@ -88,14 +89,20 @@ unsigned forwardUses(Value v) {
   return n;
 }
 
-/// Forward lookups (getLookupOf) that read `v`.
-SmallVector<Operation *> forwardLookups(Value v) {
+/// Lookups (getLookupOf) that read `v`: the forward ones, and copies
+/// dist-recompute made in the backward pass.
+SmallVector<Operation *> lookupsOf(Value v) {
   SmallVector<Operation *> found;
   for (Operation *user : v.getUsers())
     if (auto owner = dyn_cast<linalg::LinalgOp>(user->getParentOp()))
-      if (isForward(owner) && getLookupOf(owner, v) == user)
+      if (getLookupOf(owner, v) == user)
         found.push_back(owner);
   return found;
+}
+
+/// How many of `lookups` run in the forward pass.
+unsigned countForward(ArrayRef<Operation *> lookups) {
+  return llvm::count_if(lookups, [](Operation *op) { return isForward(op); });
 }
 
 /// What the program reads of argument `arg`: the argument, or its padding
@@ -125,8 +132,12 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
         return nullptr;
       return arg;
     };
-    SmallVector<Operation *> here = forwardLookups(v);
-    llvm::append_range(lookups, here);
+    SmallVector<Operation *> here = lookupsOf(v);
+    // (The forward ones first: the plan's decisions name the first.)
+    for (bool forward : {true, false})
+      for (Operation *l : here)
+        if (isForward(l) == forward)
+          lookups.push_back(l);
     if (isa<BlockArgument>(v)) {
       BlockArgument arg = asArgument(v);
       if (!arg)
@@ -134,7 +145,7 @@ std::optional<WeightUse> traceWeight(Value v, func::FuncOp func) {
       return WeightUse{arg, dims, cast<RankedTensorType>(arg.getType()),
                        std::move(lookups)};
     }
-    if (forwardUses(v) - here.size() != 1)
+    if (forwardUses(v) - countForward(here) != 1)
       return std::nullopt;
     Operation *def = v.getDefiningOp();
     // An argument padded on entry (its only use) reads as the argument.
@@ -530,15 +541,15 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     // A head's weight may also be looked up (tied embeddings): split by
     // rows, the lookups give partial sums.
     Value read = readOf(p.weight.arg);
-    size_t looked = c.head ? forwardLookups(read).size() : 0;
-    if (projectionUses[p.weight.arg] + looked != forwardUses(read)) {
-      c.invalid = "its weight is also read by ops that are not projections";
-      candidates.push_back(std::move(c));
-      continue;
-    }
     if (!c.head && !p.weight.lookups.empty()) {
       c.invalid = "its weight is also looked up by index (only a final "
                   "projection's split gives the lookups partial sums)";
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    if (projectionUses[p.weight.arg] + countForward(lookupsOf(read)) !=
+        forwardUses(read)) {
+      c.invalid = "its weight is also read by ops that are not projections";
       candidates.push_back(std::move(c));
       continue;
     }
@@ -965,8 +976,13 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       where += ", " + std::to_string(c.reductions.size()) +
                " reductions over it all-reduced (the first at " +
                describe(c.reductions.front()->getLoc()) + ")";
-    if (!tied.empty())
+    if (tied.size() == 1)
       where += ", its lookup by index (" + describe(tied.front()->getLoc()) +
+               ") split by rows, partial sums all-reduced";
+    else if (!tied.empty())
+      where += ", its " + std::to_string(tied.size()) +
+               " lookups by index (the first at " +
+               describe(tied.front()->getLoc()) +
                ") split by rows, partial sums all-reduced";
     headNotes[index] = {where, ": " + times};
     role[p.op] = true;
