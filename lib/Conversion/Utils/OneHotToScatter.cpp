@@ -111,13 +111,7 @@ struct OneHotToScatterPass
             row = arith::SubIOp::create(
                 nb, l, row,
                 arith::ConstantIndexOp::create(nb, l, match.offset));
-          Value zero = arith::ConstantIndexOp::create(nb, l, 0);
-          Value inside = arith::AndIOp::create(
-              nb, l,
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, row,
-                                    zero),
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, row,
-                                    rows));
+          Value inside = createRowInBlock(nb, l, row, rows);
           auto guard = scf::IfOp::create(nb, l, inside);
           OpBuilder ib = OpBuilder::atBlockBegin(guard.thenBlock());
           point[match.loop] = row;

@@ -76,3 +76,12 @@ distir::matchOneHotAccumulation(linalg::GenericOp op) {
   }
   return std::nullopt;
 }
+
+Value distir::createRowInBlock(OpBuilder &b, Location loc, Value row,
+                               Value rows) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, rows));
+}

@@ -36,6 +36,7 @@
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/IR/DistOps.h"
 #include "DistIR/Dialect/Dist/IR/EntryFunction.h"
+#include "DistIR/Dialect/Dist/IR/OneHot.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
 #include "DistIR/Search/Reshard.h"
@@ -976,12 +977,9 @@ static void maskLookup(linalg::LinalgOp clone, Value shard, int64_t dim,
   Value index = extract.getIndices()[dim];
   Value local = arith::SubIOp::create(
       b, loc, index, arith::ConstantIndexOp::create(b, loc, block * rows));
+  Value inside = createRowInBlock(b, loc, local,
+                                  arith::ConstantIndexOp::create(b, loc, rows));
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value inside = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, local, zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, local,
-                            arith::ConstantIndexOp::create(b, loc, rows)));
   extract.getIndicesMutable()[dim].set(
       arith::SelectOp::create(b, loc, inside, local, zero));
   b.setInsertionPointAfter(extract);

@@ -49,6 +49,11 @@ struct OneHotAccumulation {
 std::optional<OneHotAccumulation>
 matchOneHotAccumulation(mlir::linalg::GenericOp op);
 
+/// `0 <= row < rows` (an i1): whether a row, shifted by a block's offset,
+/// falls in the block (a shard's rows of a table, a scatter's target).
+mlir::Value createRowInBlock(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value row, mlir::Value rows);
+
 } // namespace distir
 
 #endif // DISTIR_DIALECT_DIST_IR_ONEHOT_H
