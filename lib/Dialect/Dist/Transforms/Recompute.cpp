@@ -10,11 +10,13 @@
 // pass: their stored copies then die at their last forward use.
 //
 // Ops are found by their `dist.layer` / `dist.phase` tags (what --build-mlp
-// emits). A recomputed value is rebuilt from the values its layer's forward
-// ops read, recursively through other recomputed layers, once per backward
-// layer that needs it: recomputing every layer keeps only the program's
-// inputs (at quadratic recompute cost), recomputing every other layer keeps
-// the classic checkpoints in between.
+// emits). A recomputed value is rebuilt, once per backward layer that needs
+// it, from what its layer's forward ops read from outside the layer: the
+// layer's inputs (the previous layer's output, weights) are the checkpoints
+// that stay alive, as in Megatron's full recomputation and PyTorch's
+// per-layer checkpoint. Each recomputed layer's forward thus runs twice,
+// never more (rebuilding through earlier layers too would keep only the
+// program's inputs at a cost quadratic in the layer count).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,15 +95,17 @@ struct DistRecomputePass
                << func.getSymName() << " has layers 0 to " << maxLayer << ")";
 
     Block &body = func.getBody().front();
-    // Clones made so far, per backward layer: each layer's backward pass
-    // recomputes its own chain, so that chains do not all stay alive.
+    // Clones made so far, per layer: each layer's backward pass recomputes
+    // its own forward ops.
     DenseMap<std::pair<Value, int64_t>, Value> clones;
     OpBuilder builder(func.getContext());
-    // Rebuilds `v` before `before` if a recomputed forward op defines it.
+    // Rebuilds `v` before `before` if a recomputed forward op of layer
+    // `useLayer` defines it, from the layer's inputs: values other layers
+    // define (a previous layer's output) are the checkpoints, kept.
     std::function<Value(Value, Operation *, int64_t)> materialize =
         [&](Value v, Operation *before, int64_t useLayer) -> Value {
       Operation *def = v.getDefiningOp();
-      if (!def || !isRecomputed(def))
+      if (!def || !isRecomputed(def) || layerOf(def) != useLayer)
         return v;
       if (Value c = clones.lookup({v, useLayer}))
         return c;

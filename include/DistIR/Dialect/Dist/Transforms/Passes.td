@@ -772,8 +772,11 @@ def DistRecomputePass : Pass<"dist-recompute", "::mlir::ModuleOp"> {
     For the layers in `layers` (default: every layer), the forward values
     that backward ops read are recomputed right before the first backward op
     that needs them, instead of living from the forward to the backward
-    pass. The recomputation is rebuilt from the values the layer's forward
-    ops read, recursively through other recomputed layers; the clones are
+    pass. The recomputation is rebuilt from the layer's inputs (what its
+    forward ops read from outside the layer: the previous layer's output,
+    weights), which stay alive as checkpoints, as in Megatron's full
+    recomputation and PyTorch's per-layer `checkpoint`: each chosen layer's
+    forward runs once more, whatever the layer count. The clones are
     tagged `dist.phase = "backward"` so that `dist-dtp` schedules them with
     the backward pass of their layer. Ops are identified by their
     `dist.layer` and `dist.phase` tags (programs from `--build-mlp` carry
