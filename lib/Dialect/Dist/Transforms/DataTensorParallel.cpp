@@ -274,10 +274,10 @@ public:
   /// Weights the plan pads (TensorParallelPlan.h), by argument number: the
   /// padded type the step's shards are cut from.
   DenseMap<unsigned, RankedTensorType> paddedArgs;
-  /// The forward lookups the plan splits by rows (TensorParallelPlan::
-  /// lookups): each must be split. (Any lookup whose table arrives split by
-  /// rows alone is split: a copy dist-recompute made in the backward pass
-  /// too.)
+  /// The lookups the plan splits by rows and prices (TensorParallelPlan::
+  /// lookups, forward ones and dist-recompute's copies): each must be
+  /// split. (Any other lookup whose table arrives split by rows alone is
+  /// split too.)
   DenseSet<Operation *> plannedLookups;
   /// An argument's type, padded where the plan pads it.
   RankedTensorType fullArgType(BlockArgument arg) const {

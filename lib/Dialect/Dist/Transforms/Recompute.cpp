@@ -95,9 +95,9 @@ struct DistRecomputePass
                << func.getSymName() << " has layers 0 to " << maxLayer << ")";
 
     Block &body = func.getBody().front();
-    // Clones made so far, per layer: each layer's backward pass recomputes
-    // its own forward ops.
-    DenseMap<std::pair<Value, int64_t>, Value> clones;
+    // Clones made so far: a value is recomputed once, for the backward pass
+    // of its own layer (the only one that rebuilds it).
+    DenseMap<Value, Value> clones;
     OpBuilder builder(func.getContext());
     // Rebuilds `v` before `before` if a recomputed forward op of layer
     // `useLayer` defines it, from the layer's inputs: values other layers
@@ -107,7 +107,7 @@ struct DistRecomputePass
       Operation *def = v.getDefiningOp();
       if (!def || !isRecomputed(def) || layerOf(def) != useLayer)
         return v;
-      if (Value c = clones.lookup({v, useLayer}))
+      if (Value c = clones.lookup(v))
         return c;
       IRMapping mapping;
       for (Value operand : def->getOperands())
@@ -118,8 +118,8 @@ struct DistRecomputePass
       clone->setAttr("dist.phase", builder.getStringAttr("backward"));
       for (auto [from, to] :
            llvm::zip_equal(def->getResults(), clone->getResults()))
-        clones[{from, useLayer}] = to;
-      return clones.lookup({v, useLayer});
+        clones[from] = to;
+      return clones.lookup(v);
     };
 
     SmallVector<Operation *> backward;
