@@ -510,13 +510,11 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     if (!sharding || annotated.count(arg) ||
         llvm::any_of(plan.refused, [&](auto &r) { return r.first == arg; }))
       continue;
+    // Any mesh: the split dimension's shards are the tensor ranks (the
+    // other axes replicate it, as over dist-dtp's own [dp, tp] meshes).
     std::string why;
     std::optional<int64_t> dim;
-    if (sharding.getMesh().getNumPositions() != tp)
-      why = "its mesh has " +
-            std::to_string(sharding.getMesh().getNumPositions()) +
-            " positions, and tp=" + std::to_string(tp);
-    else if (!sharding.getPartial().empty() || !sharding.getOffsets().empty())
+    if (!sharding.getPartial().empty() || !sharding.getOffsets().empty())
       why = "it has partial axes or explicit offsets";
     for (auto [d, axes] : llvm::enumerate(sharding.getSplit())) {
       if (axes.empty() || !why.empty())
@@ -525,6 +523,10 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
         why = "it splits more than one dimension";
       dim = static_cast<int64_t>(d);
     }
+    if (why.empty() && dim && sharding.getNumShards(*dim) != tp)
+      why = "it splits dimension " + std::to_string(*dim) + " into " +
+            std::to_string(sharding.getNumShards(*dim)) +
+            " shards, and tp=" + std::to_string(tp);
     if (!why.empty())
       plan.refused.push_back(
           {arg, argName(func, func.getArgument(arg)) + ": " + why});

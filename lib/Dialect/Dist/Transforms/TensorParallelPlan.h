@@ -105,10 +105,11 @@ struct TensorParallelPlan {
 /// greedily by split work (the simulator's flops of the ops that run split),
 /// then by the least all-reduced data, when they agree with the groups kept
 /// before. Every weight-reading op left replicated is a decision with its
-/// reason. A projection weight that carries `dist.sharding` (a user's, or
-/// from dist-propagate-sharding) over a mesh of `tp` positions is a
-/// constraint: split along the one dimension it splits, or not at all when
-/// it is replicated; one the plan cannot follow is in `refused`.
+/// reason. A projection weight whose `dist.sharding` (a user's, from
+/// dist-propagate-sharding or dist-dtp's annotate-shardings) splits one
+/// dimension into `tp` shards, over any mesh, is a constraint: split along
+/// that dimension, or not at all when it is replicated; one the plan cannot
+/// follow is in `refused`.
 ///
 /// A column candidate that reaches no row-split partner before an op that
 /// needs its split dimension whole (a normalization or reduction over it, a

@@ -358,9 +358,10 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       contract over it (docs/design/dtp.md); `report=true` says, per op
       reading a weight, how it is split or why it stays replicated, and a
       `tp` that splits no weight is an error. A projection weight carrying
-      `dist.sharding` over a mesh of `tp` positions (a user's, or from
-      `dist-propagate-sharding`) is a constraint: split along the dimension
-      it splits, or not split when replicated; one the pairs cannot
+      a `dist.sharding` that splits one dimension into `tp` shards (a
+      user's, from `dist-propagate-sharding`, or written by
+      `annotate-shardings`) is a constraint: split along that dimension,
+      or not split when replicated; one the pairs cannot
       follow is an error naming the weight. A final projection (an LM
       head, a classifier) is split by columns and gathered, padded with
       zero columns when `tp` does not divide its width (inference), or
@@ -485,7 +486,15 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "With tp > 1 on a program whose weights carry no dist.layer: a "
            "remark at every op that reads a weight, saying how tensor "
            "parallelism splits it (column or row) or why it stays "
-           "replicated">
+           "replicated">,
+    Option<"annotateShardings", "annotate-shardings", "bool",
+           /*default=*/"false",
+           "Write the plan back as `dist.sharding` on each argument and "
+           "result of the wrapper: the layout the step holds it in, over "
+           "the mesh [dp, tp] of its stage (named `stage S` when pp > 1, "
+           "listing its devices); a padded dimension gets the offsets of "
+           "its real elements. Grouped splits (a fused Q/K/V weight) are "
+           "not expressible and stay unannotated (a remark counts them)">
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
                            "::mlir::arith::ArithDialect",
