@@ -226,13 +226,13 @@ buildSharding(MLIRContext *context, StringRef option, StringRef notation,
   SmallVector<DenseI64ArrayAttr> axes;
   for (const SmallVector<int64_t> &dimAxes : *split)
     axes.push_back(DenseI64ArrayAttr::get(context, dimAxes));
-  if (failed(dist::ShardingAttr::verify(emit, mesh, axes, ArrayRef<int64_t>(),
-                                        dist::ReductionKind::Sum,
-                                        ArrayRef<int64_t>())))
+  if (failed(dist::ShardingAttr::verify(
+          emit, mesh, axes, ArrayRef<int64_t>(), dist::ReductionKind::Sum,
+          ArrayRef<int64_t>(), ArrayRef<int64_t>())))
     return fail("--" + option + " '" + notation + "': " + error);
-  auto sharding =
-      dist::ShardingAttr::get(context, mesh, axes, ArrayRef<int64_t>(),
-                              dist::ReductionKind::Sum, ArrayRef<int64_t>());
+  auto sharding = dist::ShardingAttr::get(
+      context, mesh, axes, ArrayRef<int64_t>(), dist::ReductionKind::Sum,
+      ArrayRef<int64_t>(), ArrayRef<int64_t>());
   if (failed(sharding.verifyFor(type, emit)))
     return fail("--" + option + " '" + notation + "': " + error);
   return sharding;

@@ -54,7 +54,7 @@ protected:
     for (const SmallVector<int64_t> &dim : split)
       axes.push_back(DenseI64ArrayAttr::get(&context, dim));
     return dist::ShardingAttr::get(&context, mesh, axes, {},
-                                   dist::ReductionKind::Sum, {});
+                                   dist::ReductionKind::Sum, {}, {});
   }
 
   Problem decomposeOrDie(dist::ShardingAttr from, dist::ShardingAttr to,
@@ -163,9 +163,15 @@ TEST_F(ReshardTest, Errors) {
   auto record = [&](const llvm::Twine &msg) { error = msg.str(); };
   dist::ShardingAttr even = sharding(mesh({4}, 0), {S0});
   auto partial = dist::ShardingAttr::get(&context, mesh({4}, 0), {}, {0},
-                                         dist::ReductionKind::Sum, {});
+                                         dist::ReductionKind::Sum, {}, {});
   EXPECT_TRUE(failed(decompose(partial, even, {8}, 4, cluster, record)));
   EXPECT_NE(error.find("partial mesh axes"), std::string::npos) << error;
+  // A strided tile is several boxes: refused.
+  auto strided = dist::ShardingAttr::get(
+      &context, mesh({4}, 0), {mlir::DenseI64ArrayAttr::get(&context, {0})}, {},
+      dist::ReductionKind::Sum, {}, {2});
+  EXPECT_TRUE(failed(decompose(strided, even, {8}, 4, cluster, record)));
+  EXPECT_NE(error.find("strided"), std::string::npos) << error;
   dist::ShardingAttr outside = sharding(mesh({4}, 30), {S0});
   EXPECT_TRUE(failed(decompose(even, outside, {8}, 4, cluster, record)));
   EXPECT_NE(error.find("outside the 32 devices"), std::string::npos) << error;

@@ -304,6 +304,11 @@ FailureOr<SmallVector<Tile>> annotatedTiles(dist::ShardingAttr sharding,
           "balanced tiles)";
     return failure();
   }
+  if (sharding.isStrided()) {
+    os << "it is strided (groups; dist-pase splits a loop only into "
+          "contiguous tiles)";
+    return failure();
+  }
   dist::MeshAttr mesh = sharding.getMesh();
   if (mesh.getNumPositions() != devices) {
     os << "its mesh has " << mesh.getNumPositions()

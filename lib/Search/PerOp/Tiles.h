@@ -165,7 +165,7 @@ inline dist::ShardingAttr layoutSharding(mlir::MLIRContext *context,
     dims.pop_back();
   auto meshAttr = dist::MeshAttr::get(context, "", mesh.shape, {});
   return dist::ShardingAttr::get(context, meshAttr, dims, {},
-                                 dist::ReductionKind::Sum, {});
+                                 dist::ReductionKind::Sum, {}, {});
 }
 
 /// What decides which tile each device holds of a value read or written

@@ -46,6 +46,12 @@ static FailureOr<Layout> getLayout(dist::ShardingAttr sharding,
               "resharding (all-reduce or reduce-scatter it first)");
     return failure();
   }
+  if (sharding.isStrided()) {
+    emitError("the " + role +
+              " sharding is strided (groups): a shard is several tiles, "
+              "which the planner does not decompose");
+    return failure();
+  }
   if (sharding.getSplit().size() > shape.size()) {
     emitError("the " + role + " sharding splits " +
               Twine(sharding.getSplit().size()) + " dimensions of a rank-" +

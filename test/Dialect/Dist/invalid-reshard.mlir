@@ -33,6 +33,19 @@ func.func @tile_shape(%a: !t0, %b: !t1) -> !t0 {
 
 // -----
 
+// A strided tile is several blocks: no resharding moves it.
+!t0 = tensor<4x4xf32, #dist.device<0>>
+func.func @strided(%a: !t0, %b: tensor<4x4xf32, #dist.device<1>>) -> !t0 {
+  %p0 = tensor.extract_slice %a[0, 0] [4, 2] [1, 1] : !t0 to tensor<4x2xf32, #dist.device<0>>
+  %p1 = tensor.extract_slice %b[0, 0] [4, 2] [1, 1] : tensor<4x4xf32, #dist.device<1>> to tensor<4x2xf32, #dist.device<1>>
+  // expected-error @+1 {{'from' is strided (groups): a resharding moves contiguous tiles}}
+  %r = dist.reshard %p0, %p1 shape [4, 4] from <mesh = <shape = [2]>, split = [[], [0]], groups = [1, 2]>
+      to <mesh = <shape = [1]>, split = []> : tensor<4x2xf32, #dist.device<0>>, tensor<4x2xf32, #dist.device<1>> -> !t0
+  return %a : !t0
+}
+
+// -----
+
 !t0 = tensor<4x4xf32, #dist.device<0>>
 func.func @partial(%a: !t0, %b: tensor<4x4xf32, #dist.device<1>>) -> !t0 {
   // expected-error @+1 {{'from' has partial axes: a pending reduction is not a resharding}}

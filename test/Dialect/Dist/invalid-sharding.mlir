@@ -83,6 +83,26 @@ func.func private @i(tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <shape
 
 // -----
 
+// expected-error @+1 {{'groups' of dimension 0 must be at least 1, got 0}}
+func.func private @g0(tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [0]>})
+
+// -----
+
+// expected-error @+1 {{dimension 1 has 3 groups but is not split}}
+func.func private @g1(tensor<8x12xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [1, 3]>})
+
+// -----
+
+// expected-error @+1 {{'groups' and 'offsets' do not combine}}
+func.func private @g2(tensor<12xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], offsets = [0, 6, 12], groups = [3]>})
+
+// -----
+
+// expected-error @+1 {{argument #0: dimension 0 of 9 elements does not divide into 3 groups of 2 shards}}
+func.func private @g3(tensor<9xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [3]>})
+
+// -----
+
 // expected-error @+1 {{argument #0: sharding splits 2 dimensions of a rank-1 tensor}}
 func.func private @j(tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[], [0]]>})
 

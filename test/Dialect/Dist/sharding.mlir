@@ -3,16 +3,20 @@
 // RUN: distir-opt %s --verify-roundtrip > /dev/null
 
 // #dist.mesh and #dist.sharding round-trip on arguments, results and ops;
-// default-valued parameters (name, devices, partial, reduction, offsets) are
+// default-valued parameters (name, devices, partial, reduction, offsets,
+// groups) are
 // elided when printed.
 
 // CHECK-LABEL: func.func @annotated
 // CHECK-SAME: dist.sharding = #dist.sharding<mesh = <shape = [2, 4]>, split = {{\[}}[0], [1]]>
 // CHECK-SAME: dist.sharding = #dist.sharding<mesh = <name = "stage1", shape = [4], devices = [4, 5, 6, 7]>, split = {{\[}}[0]], offsets = [0, 3, 6, 8, 10]>
+// CHECK-SAME: dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = {{\[}}[], [0]], groups = [1, 3]>
 // CHECK-SAME: dist.sharding = #dist.sharding<mesh = <shape = [2, 4]>, split = [], partial = [1], reduction = max>
 func.func @annotated(
     %a: tensor<8x10xf32> {dist.sharding = #dist.sharding<mesh = #dist.mesh<shape = [2, 4]>, split = [[0], [1]]>},
-    %b: tensor<10xf32> {dist.sharding = #dist.sharding<mesh = <name = "stage1", shape = [4], devices = [4, 5, 6, 7]>, split = [[0]], offsets = [0, 3, 6, 8, 10]>})
+    %b: tensor<10xf32> {dist.sharding = #dist.sharding<mesh = <name = "stage1", shape = [4], devices = [4, 5, 6, 7]>, split = [[0]], offsets = [0, 3, 6, 8, 10]>},
+    // Strided: each of 3 groups of 4 columns split over 2 positions.
+    %c: tensor<4x12xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[], [0]], groups = [1, 3]>})
     -> (tensor<8x10xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2, 4]>, split = [], partial = [1], reduction = max>}) {
   // CHECK: arith.addf {{.*}}dist.sharding = #dist.sharding<mesh = <shape = [2, 4]>, split = {{\[}}[], [0, 1]]>
   %0 = arith.addf %a, %a {dist.sharding = #dist.sharding<mesh = <shape = [2, 4]>, split = [[], [0, 1]]>} : tensor<8x10xf32>

@@ -218,14 +218,23 @@ static int64_t productOfAxes(ArrayRef<int64_t> meshShape,
   return n;
 }
 
-LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   MeshAttr mesh,
-                                   ArrayRef<DenseI64ArrayAttr> split,
-                                   ArrayRef<int64_t> partial,
-                                   ReductionKind reduction,
-                                   ArrayRef<int64_t> offsets) {
+LogicalResult
+ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     MeshAttr mesh, ArrayRef<DenseI64ArrayAttr> split,
+                     ArrayRef<int64_t> partial, ReductionKind reduction,
+                     ArrayRef<int64_t> offsets, ArrayRef<int64_t> groups) {
   if (!mesh)
     return emitError() << "sharding needs a mesh";
+  for (auto [dim, count] : llvm::enumerate(groups)) {
+    if (count < 1)
+      return emitError() << "'groups' of dimension " << dim
+                         << " must be at least 1, got " << count;
+    if (count > 1 && (dim >= split.size() || split[dim].empty()))
+      return emitError() << "dimension " << dim << " has " << count
+                         << " groups but is not split";
+    if (count > 1 && !offsets.empty())
+      return emitError() << "'groups' and 'offsets' do not combine";
+  }
   int64_t rank = mesh.getShape().size();
   llvm::SmallDenseSet<int64_t> used;
   auto useAxis = [&](int64_t axis, const Twine &where) -> LogicalResult {
@@ -280,6 +289,14 @@ int64_t ShardingAttr::getNumShards(unsigned dim) const {
   return productOfAxes(getMesh().getShape(), getSplitAxes(dim));
 }
 
+int64_t ShardingAttr::getGroupCount(unsigned dim) const {
+  return dim < getGroups().size() ? getGroups()[dim] : 1;
+}
+
+bool ShardingAttr::isStrided() const {
+  return llvm::any_of(getGroups(), [](int64_t count) { return count > 1; });
+}
+
 int64_t ShardingAttr::getShardIndex(unsigned dim,
                                     ArrayRef<int64_t> coordinates) const {
   int64_t index = 0;
@@ -290,6 +307,7 @@ int64_t ShardingAttr::getShardIndex(unsigned dim,
 
 std::pair<int64_t, int64_t>
 ShardingAttr::getShardRange(unsigned dim, int64_t size, int64_t shard) const {
+  assert(getGroupCount(dim) == 1 && "a strided split has no single range");
   int64_t shards = getNumShards(dim);
   // Offsets list only split dimensions: an unsplit one is whole.
   if (!getOffsets().empty() && !getSplitAxes(dim).empty()) {
@@ -313,6 +331,10 @@ SmallVector<int64_t> ShardingAttr::getLocalShape(ArrayRef<int64_t> shape,
   for (unsigned dim = 0; dim < shape.size(); ++dim) {
     if (getSplitAxes(dim).empty())
       continue;
+    if (getGroupCount(dim) > 1) {
+      local[dim] = shape[dim] / getNumShards(dim); // even (verifyFor)
+      continue;
+    }
     auto [begin, end] =
         getShardRange(dim, shape[dim], getShardIndex(dim, coords));
     local[dim] = end - begin;
@@ -345,6 +367,11 @@ ShardingAttr::verifyFor(Type type,
     if (ShapedType::isDynamic(size))
       return emitError() << "sharding splits dynamic dimension " << dim;
     int64_t shards = getNumShards(dim);
+    if (int64_t count = getGroupCount(dim);
+        count > 1 && size % (count * shards) != 0)
+      return emitError() << "dimension " << dim << " of " << size
+                         << " elements does not divide into " << count
+                         << " groups of " << shards << " shards";
     if (getOffsets().empty())
       continue;
     int64_t end = getShardRange(dim, size, shards - 1).second;

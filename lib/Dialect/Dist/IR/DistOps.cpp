@@ -441,6 +441,10 @@ LogicalResult ReshardOp::verify() {
       return emitOpError() << "'" << role
                            << "' has partial axes: a pending reduction is "
                               "not a resharding";
+    if (sharding.isStrided())
+      return emitOpError() << "'" << role
+                           << "' is strided (groups): a resharding moves "
+                              "contiguous tiles";
     if (failed(sharding.verifyFor(
             global, [&]() { return emitOpError() << "'" << role << "': "; })))
       return failure();

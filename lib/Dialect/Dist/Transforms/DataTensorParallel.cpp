@@ -684,7 +684,7 @@ DTPRewriter::planStageTransfer(Location loc, ArrayRef<Value> group, int64_t g,
   auto replicatedOn = [&](ArrayRef<int64_t> devices) {
     return ShardingAttr::get(context,
                              MeshAttr::get(context, "", {c.tp}, devices), {},
-                             {}, ReductionKind::Sum, {});
+                             {}, ReductionKind::Sum, {}, {});
   };
   int64_t elementBytes =
       std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
@@ -2504,8 +2504,8 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
 /// `locals` the step's per-point types, whose devices the mesh lists): a
 /// batch split is over axis 0, a tensor split over axis 1, and a dimension
 /// the step holds padded (a padded head) gets offsets that say which real
-/// elements each shard holds. None for a grouped split (a fused Q/K/V
-/// weight's blocks), which the attribute cannot express.
+/// elements each shard holds, and a grouped split (a fused Q/K/V weight's
+/// blocks) is strided (`groups`).
 static ShardingAttr layoutSharding(MLIRContext *context, RankedTensorType type,
                                    ArrayRef<int> layout, TypeRange locals,
                                    int64_t stage, int64_t dp, int64_t tp,
@@ -2514,19 +2514,18 @@ static ShardingAttr layoutSharding(MLIRContext *context, RankedTensorType type,
   for (Type local : locals)
     devices.push_back(getDevice(local).getId());
   SmallVector<SmallVector<int64_t>> split(layout.size());
-  SmallVector<int64_t> offsets;
+  SmallVector<int64_t> offsets, groups(layout.size(), 1);
   bool padded = false;
   auto localShape = cast<RankedTensorType>(locals.front()).getShape();
   for (auto [d, axis] : llvm::enumerate(layout)) {
     if (axis == kNone)
       continue;
-    if (groupsOf(axis) > 1)
-      return {};
     int64_t meshAxis = isBatchAxis(axis) ? 0 : 1;
     int64_t shards = meshAxis == 0 ? dp : tp;
     if (shards == 1)
       continue;
     split[d].push_back(meshAxis);
+    groups[d] = groupsOf(axis);
     int64_t size = type.getDimSize(d);
     // The step's shards of a padded dimension hold `block` elements each;
     // the last ones end in (or are only) padding.
@@ -2535,8 +2534,15 @@ static ShardingAttr layoutSharding(MLIRContext *context, RankedTensorType type,
     for (int64_t s = 0; s <= shards; ++s)
       offsets.push_back(std::min(s * block, size));
   }
+  // Groups and offsets do not combine; the plan pads only final
+  // projections, whose outputs are never cut into groups.
+  assert(!(padded && llvm::any_of(groups, [](int64_t g) { return g > 1; })) &&
+         "a padded grouped split");
   while (!split.empty() && split.back().empty())
     split.pop_back();
+  groups.resize(split.size());
+  while (!groups.empty() && groups.back() == 1)
+    groups.pop_back();
   std::string name = pp > 1 ? "stage " + std::to_string(stage) : "";
   // Devices 0 .. dp*tp-1 in order are the mesh's default.
   bool inOrder = llvm::equal(devices, llvm::seq<int64_t>(0, devices.size()));
@@ -2546,36 +2552,31 @@ static ShardingAttr layoutSharding(MLIRContext *context, RankedTensorType type,
   for (ArrayRef<int64_t> dimAxes : split)
     axes.push_back(DenseI64ArrayAttr::get(context, dimAxes));
   return ShardingAttr::get(context, mesh, axes, {}, ReductionKind::Sum,
-                           padded ? offsets : SmallVector<int64_t>());
+                           padded ? offsets : SmallVector<int64_t>(), groups);
 }
 
 /// annotate-shardings: each argument and result of the wrapper `func` gets
-/// the `dist.sharding` its values have in the step. Returns how many could
-/// not be annotated (grouped splits).
-static int64_t annotateShardingAttrs(func::FuncOp func, DTPRewriter &r,
-                                     int64_t dp, int64_t tp, int64_t pp) {
-  int64_t perArg = dp * tp, missing = 0;
+/// the `dist.sharding` its values have in the step.
+static void annotateShardingAttrs(func::FuncOp func, DTPRewriter &r, int64_t dp,
+                                  int64_t tp, int64_t pp) {
+  int64_t perArg = dp * tp;
   MLIRContext *context = func.getContext();
-  auto annotate = [&](RankedTensorType type, ArrayRef<int> layout,
-                      TypeRange locals, int64_t stage,
-                      function_ref<void(ShardingAttr)> set) {
-    if (ShardingAttr sharding =
-            layoutSharding(context, type, layout, locals, stage, dp, tp, pp))
-      set(sharding);
-    else
-      ++missing;
-  };
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    annotate(
-        cast<RankedTensorType>(func.getArgument(i).getType()), r.argLayouts[i],
-        r.step.getArgumentTypes().slice(i * perArg, perArg), r.argStages[i],
-        [&](ShardingAttr s) { func.setArgAttr(i, kShardingAttrName, s); });
+    func.setArgAttr(
+        i, kShardingAttrName,
+        layoutSharding(context,
+                       cast<RankedTensorType>(func.getArgument(i).getType()),
+                       r.argLayouts[i],
+                       r.step.getArgumentTypes().slice(i * perArg, perArg),
+                       r.argStages[i], dp, tp, pp));
   for (unsigned i = 0; i < func.getNumResults(); ++i)
-    annotate(
-        cast<RankedTensorType>(func.getResultTypes()[i]), r.resultLayouts[i],
-        r.step.getResultTypes().slice(i * perArg, perArg), r.resultStages[i],
-        [&](ShardingAttr s) { func.setResultAttr(i, kShardingAttrName, s); });
-  return missing;
+    func.setResultAttr(
+        i, kShardingAttrName,
+        layoutSharding(context,
+                       cast<RankedTensorType>(func.getResultTypes()[i]),
+                       r.resultLayouts[i],
+                       r.step.getResultTypes().slice(i * perArg, perArg),
+                       r.resultStages[i], dp, tp, pp));
 }
 
 void DistDTPPass::runOnOperation() {
@@ -2703,14 +2704,6 @@ void DistDTPPass::runOnOperation() {
                        << " stage transfers (no dimension divides into "
                           "tp parts): they are sent point to point";
   rewriteWrapper(func, rewriter, dp, tp);
-  if (annotateShardings) {
-    int64_t missing = annotateShardingAttrs(func, rewriter, dp, tp, pp);
-    if (missing > 0)
-      mlir::emitRemark(func.getLoc())
-          << "dist-dtp: " << missing
-          << " arguments or results are split in groups (a "
-             "fused Q/K/V weight's blocks of every head "
-             "group), which dist.sharding cannot express: "
-             "they carry no annotation";
-  }
+  if (annotateShardings)
+    annotateShardingAttrs(func, rewriter, dp, tp, pp);
 }

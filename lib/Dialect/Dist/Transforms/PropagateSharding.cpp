@@ -60,7 +60,8 @@ ShardingAttr withMesh(ShardingAttr sharding,
     return sharding;
   return ShardingAttr::get(sharding.getContext(), it->second,
                            sharding.getSplit(), sharding.getPartial(),
-                           sharding.getReduction(), sharding.getOffsets());
+                           sharding.getReduction(), sharding.getOffsets(),
+                           sharding.getGroups());
 }
 
 /// A sharding with `split` on `like`'s mesh (nothing partial, no offsets).
@@ -73,7 +74,7 @@ ShardingAttr withSplit(ShardingAttr like,
   while (!attrs.empty() && attrs.back().empty())
     attrs.pop_back();
   return ShardingAttr::get(like.getContext(), like.getMesh(), attrs, {},
-                           ReductionKind::Sum, {});
+                           ReductionKind::Sum, {}, {});
 }
 
 /// Whether two shardings split alike: trailing unsplit entries aside
@@ -90,7 +91,7 @@ bool sameSharding(ShardingAttr a, ShardingAttr b) {
   return a.getMesh() == b.getMesh() && trimmed(a) == trimmed(b) &&
          a.getPartial() == b.getPartial() &&
          a.getReduction() == b.getReduction() &&
-         a.getOffsets() == b.getOffsets();
+         a.getOffsets() == b.getOffsets() && a.getGroups() == b.getGroups();
 }
 
 /// Per dimension of a `rank`-d value, the mesh axes splitting it.
@@ -345,6 +346,10 @@ DistPropagateShardingPass::collect(std::vector<Annotation> &annotations) {
     if (!sharding.getOffsets().empty())
       return emitError(loc) << "dist-propagate-sharding: the sharding has "
                                "explicit offsets; only balanced splits "
+                               "propagate";
+    if (sharding.isStrided())
+      return emitError(loc) << "dist-propagate-sharding: the sharding is "
+                               "strided (groups); only contiguous splits "
                                "propagate";
     MeshAttr mesh = sharding.getMesh();
     if (gridOf.count(mesh))

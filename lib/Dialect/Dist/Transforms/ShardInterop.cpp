@@ -46,13 +46,13 @@ distir::dist::convertShardSharding(Operation *annotation, Value shardingValue,
     return failure();
   MeshAttr mesh = MeshAttr::get(context, grid.getSymName(), grid.getShape(),
                                 ArrayRef<int64_t>());
-  if (failed(ShardingAttr::verify(diagnose, mesh, split, ArrayRef<int64_t>(),
-                                  ReductionKind::Sum,
-                                  op.getStaticShardedDimsOffsets())))
+  if (failed(ShardingAttr::verify(
+          diagnose, mesh, split, ArrayRef<int64_t>(), ReductionKind::Sum,
+          op.getStaticShardedDimsOffsets(), ArrayRef<int64_t>())))
     return failure();
   return ShardingAttr::get(context, mesh, split, ArrayRef<int64_t>(),
-                           ReductionKind::Sum,
-                           op.getStaticShardedDimsOffsets());
+                           ReductionKind::Sum, op.getStaticShardedDimsOffsets(),
+                           ArrayRef<int64_t>());
 }
 
 LogicalResult distir::dist::recordSharding(Operation *annotation, Value value,
@@ -110,7 +110,7 @@ void distir::dist::setValueSharding(Value value, ShardingAttr sharding) {
                         : getResultSharding(op, result.getResultNumber());
     if (!current)
       current = ShardingAttr::get(op->getContext(), sharding.getMesh(), {}, {},
-                                  ReductionKind::Sum, {});
+                                  ReductionKind::Sum, {}, {});
     all.push_back(current);
   }
   op->setAttr(kShardingAttrName, ArrayAttr::get(op->getContext(), all));

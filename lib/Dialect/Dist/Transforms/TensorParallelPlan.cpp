@@ -503,7 +503,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
 
   // 0. Annotated projection weights: the split they ask for (none when
   // replicated), or why it is not a tensor-parallel split.
-  DenseMap<unsigned, std::optional<int64_t>> annotated;
+  DenseMap<unsigned, std::optional<WeightSplit>> annotated;
   for (const Projection &p : projections) {
     unsigned arg = p.weight.arg.getArgNumber();
     auto sharding = func.getArgAttrOfType<ShardingAttr>(arg, kShardingAttrName);
@@ -531,7 +531,9 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       plan.refused.push_back(
           {arg, argName(func, func.getArgument(arg)) + ": " + why});
     else
-      annotated[arg] = dim;
+      annotated[arg] = dim ? std::optional<WeightSplit>(WeightSplit{
+                                 *dim, sharding.getGroupCount(*dim)})
+                           : std::nullopt;
   }
 
   // 1. Follow each column candidate's split through the data flow.
@@ -839,8 +841,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       agrees &= (r == role.end() || r->second == column) &&
                 (kept == plan.splits.end() || kept->second == split) &&
                 (fresh || here->second == split) &&
-                (asked == annotated.end() ||
-                 (asked->second == split.dim && split.groups == 1));
+                (asked == annotated.end() || asked->second == split);
     }
     if (!agrees)
       continue;
@@ -994,17 +995,19 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
   }
 
   // Annotated splits the kept pairs do not realize.
-  for (auto [arg, dim] : annotated) {
-    if (!dim)
+  for (auto [arg, want] : annotated) {
+    if (!want)
       continue;
     auto kept = plan.splits.find(arg);
-    if (kept != plan.splits.end() && kept->second.dim == *dim)
+    if (kept != plan.splits.end() && kept->second == *want)
       continue;
     std::string why = "no tensor-parallel pairing splits its dimension " +
-                      std::to_string(*dim);
+                      std::to_string(want->dim);
+    if (want->groups > 1)
+      why += " in " + std::to_string(want->groups) + " groups";
     for (auto [index, p] : llvm::enumerate(projections))
       if (p.weight.arg.getArgNumber() == arg && p.colDim >= 0 &&
-          p.weight.argDim[p.colDim] == *dim &&
+          p.weight.argDim[p.colDim] == want->dim &&
           !candidates[index].invalid.empty())
         why = "a column split of it is not possible (" +
               candidates[index].invalid + ")";
@@ -1042,7 +1045,7 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     } else if (asked) {
       os << "replicated: " << name << " is not split: its dist.sharding "
          << "asks for dimension "
-         << *annotated.lookup(p.weight.arg.getArgNumber())
+         << annotated.lookup(p.weight.arg.getArgNumber())->dim
          << ", which no pairing splits";
     } else {
       os << "replicated: " << name << " is not split: ";

@@ -57,6 +57,20 @@ func.func @uneven(%x: !x, %w: !w) -> !x {
 
 // -----
 
+// Strided tiles (groups) are not a loop split.
+!xs = tensor<8x8xf32, #dist.device<0>>
+func.func @strided(%x: !xs, %w: !xs) -> !xs {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : !xs
+  %z = linalg.fill ins(%cst : f32) outs(%e : !xs) -> !xs
+  // CHECK: :[[@LINE+1]]:8: error: dist-pase: cannot follow the dist.sharding of result #0: it is strided (groups; dist-pase splits a loop only into contiguous tiles)
+  %y = linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[], [0]], groups = [1, 2]>}
+      ins(%x, %w : !xs, !xs) outs(%z : !xs) -> !xs
+  return %y : !xs
+}
+
+// -----
+
 // The input is split along the reduction, the result along its columns:
 // no configuration does both.
 !t = tensor<8x8xf32, #dist.device<0>>

@@ -8,6 +8,15 @@ func.func @partial(%x: tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <sha
 
 // -----
 
+// Strided (groups): only contiguous splits propagate.
+func.func @strided() -> tensor<12xf32> {
+  // expected-error @+1 {{dist-propagate-sharding: the sharding is strided (groups); only contiguous splits propagate}}
+  %e = tensor.empty() {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [3]>} : tensor<12xf32>
+  return %e : tensor<12xf32>
+}
+
+// -----
+
 // Explicit offsets: only balanced splits propagate.
 func.func @offsets() -> tensor<10xf32> {
   // expected-error @+1 {{dist-propagate-sharding: the sharding has explicit offsets; only balanced splits propagate}}

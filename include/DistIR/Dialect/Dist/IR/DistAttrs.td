@@ -257,6 +257,14 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     0 to `n` (the form of upstream `shard.sharding`'s
     `sharded_dims_offsets`).
 
+    `groups` makes a split strided (PyTorch's `_StridedShard`): with
+    `g_d > 1` entries for dimension d, the dimension is `g_d` equal groups
+    laid end to end and its split axes split each group, so shard `i` holds
+    block `i` of every group, in group order (`n / (g_d * k_d)` elements
+    each). A fused Q/K/V projection split by heads is one: each rank holds
+    its heads of Q, of K and of V. Every grouped dimension is split and
+    divides evenly; `groups` and `offsets` do not combine.
+
     As a discardable attribute `dist.sharding` it annotates a function
     argument, or an op (one sharding, or an array of one per result):
     the distribution a plan chose for the value, which partitioning
@@ -275,7 +283,11 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
         // A vocabulary of 10 over 4 shards as 3, 3, 2, 2.
         tensor<2x10xf32> {dist.sharding = #dist.sharding<
             mesh = <shape = [4]>, split = [[], [0]],
-            offsets = [0, 3, 6, 8, 10]>})
+            offsets = [0, 3, 6, 8, 10]>},
+        // Q, K and V side by side, each split by heads over 2 ranks: rank
+        // 0 holds columns 0-15, 32-47 and 64-79.
+        tensor<32x96xf32> {dist.sharding = #dist.sharding<
+            mesh = <shape = [2]>, split = [[], [0]], groups = [1, 3]>})
     ```
   }];
   let parameters = (ins
@@ -283,7 +295,8 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     Dist_SplitAxesParameter:$split,
     Dist_OptionalIntListParameter<"partial mesh axes">:$partial,
     Dist_ReductionKindParameter:$reduction,
-    Dist_OptionalIntListParameter<"shard offsets">:$offsets
+    Dist_OptionalIntListParameter<"shard offsets">:$offsets,
+    Dist_OptionalIntListParameter<"groups of each dimension">:$groups
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -295,7 +308,12 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     /// Which shard of `dim` the mesh position with `coordinates` holds.
     int64_t getShardIndex(unsigned dim,
                           ::llvm::ArrayRef<int64_t> coordinates) const;
-    /// Half-open range of shard `shard` of dimension `dim` of size `size`.
+    /// Groups of dimension `dim` (1 past the groups list).
+    int64_t getGroupCount(unsigned dim) const;
+    /// True when some dimension is split in groups (strided).
+    bool isStrided() const;
+    /// Half-open range of shard `shard` of dimension `dim` of size `size`;
+    /// a contiguous split only (not isStrided() for `dim`).
     std::pair<int64_t, int64_t> getShardRange(unsigned dim, int64_t size,
                                               int64_t shard) const;
     /// Shape of the piece at mesh position `position` of a `shape` tensor.

@@ -493,8 +493,8 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
            "result of the wrapper: the layout the step holds it in, over "
            "the mesh [dp, tp] of its stage (named `stage S` when pp > 1, "
            "listing its devices); a padded dimension gets the offsets of "
-           "its real elements. Grouped splits (a fused Q/K/V weight) are "
-           "not expressible and stay unannotated (a remark counts them)">
+           "its real elements, a grouped split (a fused Q/K/V weight) "
+           "`groups`">
   ];
   let dependentDialects = ["::distir::dist::DistDialect",
                            "::mlir::arith::ArithDialect",
