@@ -83,13 +83,23 @@ func.func private @i(tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <shape
 
 // -----
 
+// expected-error @+1 {{'groups' has 2 entries, but 'split' only 1}}
+func.func private @g4(tensor<8x8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [2, 2]>})
+
+// -----
+
+// expected-error @+1 {{'groups' must not end in 1 (the default)}}
+func.func private @g5(tensor<8x8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0], []], groups = [2, 1]>})
+
+// -----
+
 // expected-error @+1 {{'groups' of dimension 0 must be at least 1, got 0}}
 func.func private @g0(tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [0]>})
 
 // -----
 
 // expected-error @+1 {{dimension 1 has 3 groups but is not split}}
-func.func private @g1(tensor<8x12xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [1, 3]>})
+func.func private @g1(tensor<8x12xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0], []], groups = [1, 3]>})
 
 // -----
 

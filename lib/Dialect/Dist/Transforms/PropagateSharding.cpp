@@ -92,6 +92,7 @@ bool sameSharding(ShardingAttr a, ShardingAttr b) {
          a.getPartial() == b.getPartial() &&
          a.getReduction() == b.getReduction() &&
          a.getOffsets() == b.getOffsets() && a.getGroups() == b.getGroups();
+  // (Groups are canonical: the verifier refuses a trailing 1.)
 }
 
 /// Per dimension of a `rank`-d value, the mesh axes splitting it.

@@ -527,6 +527,17 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       why = "it splits dimension " + std::to_string(*dim) + " into " +
             std::to_string(sharding.getNumShards(*dim)) +
             " shards, and tp=" + std::to_string(tp);
+    // The tensor ranks are the mesh's minor axes (dist-dtp's [dp, tp]):
+    // a split over major axes only would be across replicas.
+    if (why.empty() && dim) {
+      ArrayRef<int64_t> axes = sharding.getSplitAxes(*dim);
+      int64_t rank = sharding.getMesh().getShape().size();
+      for (auto [k, axis] : llvm::enumerate(axes))
+        if (axis != rank - static_cast<int64_t>(axes.size() - k))
+          why = "it splits dimension " + std::to_string(*dim) +
+                " over mesh axes other than the minor ones (the tensor "
+                "ranks of a [dp, tp] mesh)";
+    }
     if (!why.empty())
       plan.refused.push_back(
           {arg, argName(func, func.getArgument(arg)) + ": " + why});
@@ -867,9 +878,19 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     unsigned arg = p.weight.arg.getArgNumber();
     // (Outputs cut into groups after it are not a final projection's.)
     if ((!c.terminal && !c.indivisible) || c.groups > 1 || role.count(p.op) ||
-        plan.splits.count(arg) || annotated.count(arg) ||
-        projectionUses[p.weight.arg] != 1 || !c.head)
+        plan.splits.count(arg) || projectionUses[p.weight.arg] != 1 ||
+        !c.head || p.colDim < 0)
       continue;
+    // An annotated head is split as its dist.sharding says (a plan written
+    // back by annotate-shardings), whatever the prices; any other
+    // annotation leaves it to the checks below.
+    bool forced = false;
+    if (auto asked = annotated.find(arg); asked != annotated.end()) {
+      if (!asked->second || c.indivisible ||
+          !(*asked->second == WeightSplit{p.weight.argDim[p.colDim], 1}))
+        continue;
+      forced = true;
+    }
     Value result = p.op->getResult(0);
     auto resultType = cast<RankedTensorType>(result.getType());
     int64_t width = resultType.getDimSize(p.colResultDim);
@@ -894,7 +915,8 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     }
     // The analytic model needs the cluster's peak for the op's type.
     std::string dtype = getComputeWork(p.op).dtype;
-    if (!pricing.cluster.device.getPeakFlops(dtype)) {
+    bool priceable = pricing.cluster.device.getPeakFlops(dtype).has_value();
+    if (!priceable && !forced) {
       headNotes[index] = {
           "replicated: " + argName(func, p.weight.arg) +
               " is not split: cluster '" + pricing.cluster.name +
@@ -905,8 +927,11 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     double share = static_cast<double>(padded / tp) / width;
     Value activation = p.op->getOperand(p.activationOperand);
     Value weight = p.op->getOperand(p.weightOperand);
-    double whole = priceShare(p.op, activation, weight, 1.0, pricing);
-    double part = priceShare(p.op, activation, weight, share, pricing);
+    double whole = 0, part = 0;
+    if (priceable) {
+      whole = priceShare(p.op, activation, weight, 1.0, pricing);
+      part = priceShare(p.op, activation, weight, share, pricing);
+    }
     double gatherBytes =
         c.indivisible
             ? static_cast<double>(getTensorBytes(resultType)) * padded / width
@@ -952,7 +977,10 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     // A split that saves less than this share of the time is not worth
     // its communication and reassembly.
     constexpr int kMinGainPercent = 2;
-    if (part + gather > (1 - kMinGainPercent / 100.0) * whole) {
+    if (!priceable)
+      times =
+          "not priced (" + pricedOn + " has no peak flop/s for " + dtype + ")";
+    if (!forced && part + gather > (1 - kMinGainPercent / 100.0) * whole) {
       headNotes[index] = {
           "replicated: " + name + " is not split: a column split" +
               (c.indivisible ? " padded to " + std::to_string(padded)

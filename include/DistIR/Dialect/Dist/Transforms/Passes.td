@@ -132,7 +132,8 @@ def DistPropagateShardingPass
     stopped at (a sharded operand, no sharding carried) and the ops not
     reached (they keep no sharding; `dist-pase` then chooses them by cost).
     Errors, one at the value: partial axes (annotate the summed value),
-    explicit offsets (only balanced splits propagate), shard annotations
+    explicit offsets (only balanced splits propagate), strided splits
+    (`groups`: only contiguous ones propagate), shard annotations
     already in the module (run `dist-import-shard` first); upstream's own
     errors are passed on.
 
@@ -235,8 +236,8 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     as annotated, and the readers of an annotated argument read it where it
     is; the search chooses everything else by cost, so an annotated
     column-parallel matmul gets its row-parallel partner. An annotation no
-    configuration can follow (partial axes, another mesh size, an uneven or
-    differently ordered split) is one error at the op. The pass records its
+    configuration can follow (partial axes, another mesh size, an uneven,
+    strided or differently ordered split) is one error at the op. The pass records its
     own choices the same way, so a second `dist-pase` keeps them unless
     `follow-annotations=false`.
 
