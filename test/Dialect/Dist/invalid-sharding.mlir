@@ -83,7 +83,8 @@ func.func private @i(tensor<8xf32> {dist.sharding = #dist.sharding<mesh = <shape
 
 // -----
 
-// expected-error @+1 {{'groups' has 2 entries, but 'split' only 1}}
+// (Missing trailing split entries are empty.)
+// expected-error @+1 {{dimension 1 has 2 groups but is not split}}
 func.func private @g4(tensor<8x8xf32> {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]], groups = [2, 2]>})
 
 // -----

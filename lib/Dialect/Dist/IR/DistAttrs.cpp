@@ -225,9 +225,6 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> offsets, ArrayRef<int64_t> groups) {
   if (!mesh)
     return emitError() << "sharding needs a mesh";
-  if (groups.size() > split.size())
-    return emitError() << "'groups' has " << groups.size()
-                       << " entries, but 'split' only " << split.size();
   if (!groups.empty() && groups.back() == 1)
     return emitError() << "'groups' must not end in 1 (the default)";
   for (auto [dim, count] : llvm::enumerate(groups)) {

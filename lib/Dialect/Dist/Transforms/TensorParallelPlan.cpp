@@ -510,8 +510,9 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     if (!sharding || annotated.count(arg) ||
         llvm::any_of(plan.refused, [&](auto &r) { return r.first == arg; }))
       continue;
-    // Any mesh: the split dimension's shards are the tensor ranks (the
-    // other axes replicate it, as over dist-dtp's own [dp, tp] meshes).
+    // Any mesh: the split dimension's shards, over the minor axes, are the
+    // tensor ranks (the major axes replicate it, as over dist-dtp's own
+    // [dp, tp] meshes).
     std::string why;
     std::optional<int64_t> dim;
     if (!sharding.getPartial().empty() || !sharding.getOffsets().empty())
@@ -533,10 +534,12 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
       ArrayRef<int64_t> axes = sharding.getSplitAxes(*dim);
       int64_t rank = sharding.getMesh().getShape().size();
       for (auto [k, axis] : llvm::enumerate(axes))
-        if (axis != rank - static_cast<int64_t>(axes.size() - k))
+        if (axis != rank - static_cast<int64_t>(axes.size() - k)) {
           why = "it splits dimension " + std::to_string(*dim) +
                 " over mesh axes other than the minor ones (the tensor "
                 "ranks of a [dp, tp] mesh)";
+          break;
+        }
     }
     if (!why.empty())
       plan.refused.push_back(
@@ -867,7 +870,8 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
 
   // 3b. Heads: projections with no projection after them (an LM head, a
   // classifier). Megatron splits them by columns and gathers the output;
-  // here that is kept when it is faster than running them replicated.
+  // here that is kept when it is faster than running them replicated, or
+  // when the weight's dist.sharding asks for that split.
   // Projection -> (decision, its prices).
   DenseMap<unsigned, std::pair<std::string, std::string>> headNotes;
   CollectiveCostModel collectives(pricing.cluster);
@@ -978,8 +982,9 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
     // its communication and reassembly.
     constexpr int kMinGainPercent = 2;
     if (!priceable)
-      times =
-          "not priced (" + pricedOn + " has no peak flop/s for " + dtype + ")";
+      times = "not priced: cluster '" + pricing.cluster.name +
+              "' has no peak flop/s for " + dtype +
+              (pricing.defaulted ? " (no dist.cluster)" : "");
     if (!forced && part + gather > (1 - kMinGainPercent / 100.0) * whole) {
       headNotes[index] = {
           "replicated: " + name + " is not split: a column split" +
@@ -1033,12 +1038,15 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
                       std::to_string(want->dim);
     if (want->groups > 1)
       why += " in " + std::to_string(want->groups) + " groups";
-    for (auto [index, p] : llvm::enumerate(projections))
+    // Why the column candidate stopped, unless that is a final
+    // projection's end (split and gathered there) or the groups differ.
+    for (auto [index, p] : llvm::enumerate(projections)) {
+      const Candidate &c = candidates[index];
       if (p.weight.arg.getArgNumber() == arg && p.colDim >= 0 &&
-          p.weight.argDim[p.colDim] == want->dim &&
-          !candidates[index].invalid.empty())
-        why = "a column split of it is not possible (" +
-              candidates[index].invalid + ")";
+          p.weight.argDim[p.colDim] == want->dim && !c.invalid.empty() &&
+          want->groups == 1 && !(c.head && c.terminal && !c.indivisible))
+        why = "a column split of it is not possible (" + c.invalid + ")";
+    }
     plan.refused.push_back(
         {arg, argName(func, func.getArgument(arg)) + ": " + why});
   }
@@ -1071,10 +1079,12 @@ distir::dist::planTensorParallel(func::FuncOp func, int64_t tp,
          << " is not split, as its dist.sharding "
             "says";
     } else if (asked) {
+      WeightSplit want = *annotated.lookup(p.weight.arg.getArgNumber());
       os << "replicated: " << name << " is not split: its dist.sharding "
-         << "asks for dimension "
-         << annotated.lookup(p.weight.arg.getArgNumber())->dim
-         << ", which no pairing splits";
+         << "asks for dimension " << want.dim;
+      if (want.groups > 1)
+        os << " in " << want.groups << " groups";
+      os << ", which no pairing splits";
     } else {
       os << "replicated: " << name << " is not split: ";
       if (!candidates[index].invalid.empty())

@@ -120,7 +120,8 @@ struct TensorParallelPlan {
 /// vocabulary of 50257 words) is padded to a multiple of tp when it is read
 /// by nothing but its projection (inference) and gathered right after it.
 /// Each is kept when `pricing` says it is faster than running the
-/// projection replicated, and the decision shows both times.
+/// projection replicated, and the decision shows both times; one whose
+/// weight's dist.sharding asks for that column split is split regardless.
 TensorParallelPlan planTensorParallel(mlir::func::FuncOp func, int64_t tp,
                                       const TensorParallelPricing &pricing);
 

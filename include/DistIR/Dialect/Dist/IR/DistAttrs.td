@@ -263,7 +263,8 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     block `i` of every group, in group order (`n / (g_d * k_d)` elements
     each). A fused Q/K/V projection split by heads is one: each rank holds
     its heads of Q, of K and of V. Every grouped dimension is split and
-    divides evenly; `groups` and `offsets` do not combine.
+    divides evenly; `groups` does not end in 1 (the default) and does not
+    combine with `offsets`.
 
     As a discardable attribute `dist.sharding` it annotates a function
     argument, or an op (one sharding, or an array of one per result):

@@ -359,15 +359,17 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
       contract over it (docs/design/dtp.md); `report=true` says, per op
       reading a weight, how it is split or why it stays replicated, and a
       `tp` that splits no weight is an error. A projection weight carrying
-      a `dist.sharding` that splits one dimension into `tp` shards (a
-      user's, from `dist-propagate-sharding`, or written by
-      `annotate-shardings`) is a constraint: split along that dimension,
-      or not split when replicated; one the pairs cannot
+      a `dist.sharding` that splits one dimension into `tp` shards over the
+      mesh's minor axes (a user's, from `dist-propagate-sharding`, or
+      written by `annotate-shardings`) is a constraint: split along that
+      dimension, or not split when replicated; one the pairs cannot
       follow is an error naming the weight. A final projection (an LM
       head, a classifier) is split by columns and gathered, padded with
       zero columns when `tp` does not divide its width (inference), or
       left replicated, whichever the module's `dist.cluster` (default
-      `dgx-h100`) prices faster; the decision shows both times. In a
+      `dgx-h100`) prices faster; the decision shows both times. One whose
+      weight's `dist.sharding` asks for its column split is split
+      regardless. In a
       training step, such a head is padded with everything tied to its
       columns (`dist-pad-dimension`: its gradient, optimizer state, the
       logits masked to -inf where the loss needs it) when the padded
