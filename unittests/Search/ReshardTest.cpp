@@ -50,11 +50,7 @@ protected:
 
   dist::ShardingAttr sharding(dist::MeshAttr mesh,
                               ArrayRef<SmallVector<int64_t>> split) {
-    SmallVector<DenseI64ArrayAttr> axes;
-    for (const SmallVector<int64_t> &dim : split)
-      axes.push_back(DenseI64ArrayAttr::get(&context, dim));
-    return dist::ShardingAttr::get(&context, mesh, axes, {},
-                                   dist::ReductionKind::Sum, {}, {});
+    return dist::ShardingAttr::get(mesh, split);
   }
 
   Problem decomposeOrDie(dist::ShardingAttr from, dist::ShardingAttr to,
@@ -167,9 +163,7 @@ TEST_F(ReshardTest, Errors) {
   EXPECT_TRUE(failed(decompose(partial, even, {8}, 4, cluster, record)));
   EXPECT_NE(error.find("partial mesh axes"), std::string::npos) << error;
   // A strided tile is several boxes: refused.
-  auto strided = dist::ShardingAttr::get(
-      &context, mesh({4}, 0), {mlir::DenseI64ArrayAttr::get(&context, {0})}, {},
-      dist::ReductionKind::Sum, {}, {2});
+  auto strided = dist::ShardingAttr::get(mesh({4}, 0), {S0}, {}, {2});
   EXPECT_TRUE(failed(decompose(strided, even, {8}, 4, cluster, record)));
   EXPECT_NE(error.find("strided"), std::string::npos) << error;
   dist::ShardingAttr outside = sharding(mesh({4}, 30), {S0});

@@ -151,21 +151,16 @@ inline dist::ShardingAttr layoutSharding(mlir::MLIRContext *context,
                                          mlir::AffineMap map,
                                          const LoopSplit &split) {
   MeshLayout mesh = meshOf(split);
-  llvm::SmallVector<mlir::DenseI64ArrayAttr> dims;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> dims;
   if (map)
     for (mlir::AffineExpr expr : map.getResults()) {
-      llvm::SmallVector<int64_t> axes;
+      llvm::SmallVector<int64_t> &axes = dims.emplace_back();
       if (auto dim = llvm::dyn_cast<mlir::AffineDimExpr>(expr))
         if (split.factors[dim.getPosition()] > 1)
           axes.push_back(mesh.axisOfLoop[dim.getPosition()]);
-      dims.push_back(mlir::DenseI64ArrayAttr::get(context, axes));
     }
-  // Trailing replicated dimensions are implied.
-  while (!dims.empty() && dims.back().empty())
-    dims.pop_back();
-  auto meshAttr = dist::MeshAttr::get(context, "", mesh.shape, {});
-  return dist::ShardingAttr::get(context, meshAttr, dims, {},
-                                 dist::ReductionKind::Sum, {}, {});
+  return dist::ShardingAttr::get(
+      dist::MeshAttr::get(context, "", mesh.shape, {}), dims);
 }
 
 /// What decides which tile each device holds of a value read or written

@@ -682,9 +682,7 @@ DTPRewriter::planStageTransfer(Location loc, ArrayRef<Value> group, int64_t g,
     to.push_back(deviceOf(g + t, stage));
   }
   auto replicatedOn = [&](ArrayRef<int64_t> devices) {
-    return ShardingAttr::get(context,
-                             MeshAttr::get(context, "", {c.tp}, devices), {},
-                             {}, ReductionKind::Sum, {}, {});
+    return ShardingAttr::get(MeshAttr::get(context, "", {c.tp}, devices), {});
   };
   int64_t elementBytes =
       std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
@@ -2538,20 +2536,12 @@ static ShardingAttr layoutSharding(MLIRContext *context, RankedTensorType type,
   // projections, whose outputs are never cut into groups.
   assert(!(padded && llvm::any_of(groups, [](int64_t g) { return g > 1; })) &&
          "a padded grouped split");
-  while (!split.empty() && split.back().empty())
-    split.pop_back();
-  groups.resize(split.size());
-  while (!groups.empty() && groups.back() == 1)
-    groups.pop_back();
   std::string name = pp > 1 ? "stage " + std::to_string(stage) : "";
   // Devices 0 .. dp*tp-1 in order are the mesh's default.
   bool inOrder = llvm::equal(devices, llvm::seq<int64_t>(0, devices.size()));
   auto mesh = MeshAttr::get(context, name, {dp, tp},
                             inOrder ? SmallVector<int64_t>() : devices);
-  SmallVector<DenseI64ArrayAttr> axes;
-  for (ArrayRef<int64_t> dimAxes : split)
-    axes.push_back(DenseI64ArrayAttr::get(context, dimAxes));
-  return ShardingAttr::get(context, mesh, axes, {}, ReductionKind::Sum,
+  return ShardingAttr::get(mesh, split,
                            padded ? offsets : SmallVector<int64_t>(), groups);
 }
 

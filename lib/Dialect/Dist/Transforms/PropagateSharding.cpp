@@ -67,14 +67,7 @@ ShardingAttr withMesh(ShardingAttr sharding,
 /// A sharding with `split` on `like`'s mesh (nothing partial, no offsets).
 ShardingAttr withSplit(ShardingAttr like,
                        ArrayRef<SmallVector<int64_t>> split) {
-  SmallVector<DenseI64ArrayAttr> attrs;
-  for (const SmallVector<int64_t> &axes : split)
-    attrs.push_back(DenseI64ArrayAttr::get(like.getContext(), axes));
-  // Trailing unsplit dimensions are left out, as the attribute prints them.
-  while (!attrs.empty() && attrs.back().empty())
-    attrs.pop_back();
-  return ShardingAttr::get(like.getContext(), like.getMesh(), attrs, {},
-                           ReductionKind::Sum, {}, {});
+  return ShardingAttr::get(like.getMesh(), split);
 }
 
 /// Whether two shardings split alike: trailing unsplit entries aside

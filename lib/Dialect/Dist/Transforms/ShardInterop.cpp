@@ -109,8 +109,7 @@ void distir::dist::setValueSharding(Value value, ShardingAttr sharding) {
         result == value ? sharding
                         : getResultSharding(op, result.getResultNumber());
     if (!current)
-      current = ShardingAttr::get(op->getContext(), sharding.getMesh(), {}, {},
-                                  ReductionKind::Sum, {}, {});
+      current = ShardingAttr::get(sharding.getMesh(), {});
     all.push_back(current);
   }
   op->setAttr(kShardingAttrName, ArrayAttr::get(op->getContext(), all));

@@ -301,6 +301,29 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    // Split axes per dimension, nothing partial; trailing unsplit
+    // dimensions and trailing 1 groups are dropped (the printed form, so
+    // equal layouts give equal attributes).
+    AttrBuilderWithInferredContext<(ins
+        "::distir::dist::MeshAttr":$mesh,
+        "::llvm::ArrayRef<::llvm::SmallVector<int64_t>>":$split,
+        CArg<"::llvm::ArrayRef<int64_t>", "{}">:$offsets,
+        CArg<"::llvm::ArrayRef<int64_t>", "{}">:$groups), [{
+      ::mlir::MLIRContext *context = mesh.getContext();
+      ::llvm::SmallVector<::mlir::DenseI64ArrayAttr> axes;
+      for (::llvm::ArrayRef<int64_t> dimAxes : split)
+        axes.push_back(::mlir::DenseI64ArrayAttr::get(context, dimAxes));
+      while (!axes.empty() && axes.back().empty())
+        axes.pop_back();
+      ::llvm::ArrayRef<int64_t> trimmed =
+          groups.take_front(std::min(groups.size(), axes.size()));
+      while (!trimmed.empty() && trimmed.back() == 1)
+        trimmed = trimmed.drop_back();
+      return $_get(context, mesh, axes, ::llvm::ArrayRef<int64_t>(),
+                   ::distir::dist::ReductionKind::Sum, offsets, trimmed);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// Mesh axes splitting dimension `dim` (empty past the split list).
     ::llvm::ArrayRef<int64_t> getSplitAxes(unsigned dim) const;
