@@ -304,7 +304,8 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
   let builders = [
     // Split axes per dimension, nothing partial; trailing unsplit
     // dimensions and trailing 1 groups are dropped (the printed form, so
-    // equal layouts give equal attributes).
+    // equal layouts give equal attributes). Groups of unsplit dimensions
+    // are kept for the verifier to refuse.
     AttrBuilderWithInferredContext<(ins
         "::distir::dist::MeshAttr":$mesh,
         "::llvm::ArrayRef<::llvm::SmallVector<int64_t>>":$split,
@@ -316,8 +317,7 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
         axes.push_back(::mlir::DenseI64ArrayAttr::get(context, dimAxes));
       while (!axes.empty() && axes.back().empty())
         axes.pop_back();
-      ::llvm::ArrayRef<int64_t> trimmed =
-          groups.take_front(std::min(groups.size(), axes.size()));
+      ::llvm::ArrayRef<int64_t> trimmed = groups;
       while (!trimmed.empty() && trimmed.back() == 1)
         trimmed = trimmed.drop_back();
       return $_get(context, mesh, axes, ::llvm::ArrayRef<int64_t>(),
