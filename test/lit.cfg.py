@@ -57,6 +57,9 @@ if config.enable_cuda:
 if config.fuzz:
     # The libFuzzer harnesses were built (sanitizer build).
     config.available_features.add("fuzz")
+if config.tcmalloc:
+    # The tools link tcmalloc (DISTIR_TCMALLOC).
+    config.available_features.add("tcmalloc")
 if config.static_tools:
     # The tools link LLVM's and MLIR's static archives (DISTIR_STATIC_TOOLS).
     config.available_features.add("static-tools")

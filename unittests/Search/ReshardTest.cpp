@@ -48,11 +48,6 @@ protected:
     return dist::MeshAttr::get(&context, "", shape, devices);
   }
 
-  dist::ShardingAttr sharding(dist::MeshAttr mesh,
-                              ArrayRef<SmallVector<int64_t>> split) {
-    return dist::ShardingAttr::get(mesh, split);
-  }
-
   Problem decomposeOrDie(dist::ShardingAttr from, dist::ShardingAttr to,
                          ArrayRef<int64_t> shape) {
     std::string error;
@@ -111,9 +106,9 @@ TEST_F(ReshardTest, PaperCaseUnitTasks) {
     int64_t fromSize = c.fromMesh[0] * c.fromMesh[1];
     // Source on hosts from device 0, destination on the next host.
     int64_t toFirst = (fromSize + 3) / 4 * 4;
-    Problem problem =
-        decomposeOrDie(sharding(mesh(c.fromMesh, 0), c.from),
-                       sharding(mesh(c.toMesh, toFirst), c.to), c.shape);
+    Problem problem = decomposeOrDie(
+        dist::ShardingAttr::get(mesh(c.fromMesh, 0), c.from),
+        dist::ShardingAttr::get(mesh(c.toMesh, toFirst), c.to), c.shape);
     EXPECT_EQ(problem.tasks.size(), c.tasks);
     int64_t volume = 0;
     for (const UnitTask &task : problem.tasks) {
@@ -141,9 +136,9 @@ TEST_F(ReshardTest, PaperCaseUnitTasks) {
 }
 
 TEST_F(ReshardTest, UnevenPiecesOfCaseSix) {
-  Problem problem =
-      decomposeOrDie(sharding(mesh({2, 4}, 0), {S0, R, R}),
-                     sharding(mesh({3, 4}, 8), {S0, R, R}), {3072, 1024, 170});
+  Problem problem = decomposeOrDie(
+      dist::ShardingAttr::get(mesh({2, 4}, 0), {S0, R, R}),
+      dist::ShardingAttr::get(mesh({3, 4}, 8), {S0, R, R}), {3072, 1024, 170});
   std::vector<std::pair<int64_t, int64_t>> rows;
   for (const UnitTask &task : problem.tasks)
     rows.push_back(task.box[0]);
@@ -158,8 +153,9 @@ TEST_F(ReshardTest, UnevenPiecesOfCaseSix) {
 TEST_F(ReshardTest, SharedDevicesCopyLocally) {
   // The same 8 devices, rows to columns: each device keeps the piece its
   // row and column share and receives the others.
-  Problem problem = decomposeOrDie(sharding(mesh({8}, 0), {S0, R}),
-                                   sharding(mesh({8}, 0), {R, S0}), {8, 8});
+  Problem problem =
+      decomposeOrDie(dist::ShardingAttr::get(mesh({8}, 0), {S0, R}),
+                     dist::ShardingAttr::get(mesh({8}, 0), {R, S0}), {8, 8});
   EXPECT_EQ(problem.tasks.size(), 64u);
   for (const UnitTask &task : problem.tasks) {
     bool diagonal = task.box[0] == task.box[1];
@@ -171,7 +167,7 @@ TEST_F(ReshardTest, SharedDevicesCopyLocally) {
 TEST_F(ReshardTest, Errors) {
   std::string error;
   auto record = [&](const llvm::Twine &msg) { error = msg.str(); };
-  dist::ShardingAttr even = sharding(mesh({4}, 0), {S0});
+  dist::ShardingAttr even = dist::ShardingAttr::get(mesh({4}, 0), {S0});
   auto partial = dist::ShardingAttr::get(&context, mesh({4}, 0), {}, {0},
                                          dist::ReductionKind::Sum, {}, {});
   EXPECT_TRUE(failed(decompose(partial, even, {8}, 4, cluster, record)));
@@ -180,14 +176,15 @@ TEST_F(ReshardTest, Errors) {
   auto strided = dist::ShardingAttr::get(mesh({4}, 0), {S0}, {}, {2});
   EXPECT_TRUE(failed(decompose(strided, even, {8}, 4, cluster, record)));
   EXPECT_NE(error.find("strided"), std::string::npos) << error;
-  dist::ShardingAttr outside = sharding(mesh({4}, 30), {S0});
+  dist::ShardingAttr outside = dist::ShardingAttr::get(mesh({4}, 30), {S0});
   EXPECT_TRUE(failed(decompose(even, outside, {8}, 4, cluster, record)));
   EXPECT_NE(error.find("outside the 32 devices"), std::string::npos) << error;
   // Rows in 257 pieces to columns in 257: 257^2 > 2^16 pieces.
   Cluster big = *getClusterPreset("distir-uniform:devices=1024",
                                   [](const llvm::Twine &) {});
-  dist::ShardingAttr rows = sharding(mesh({257}, 0), {S0, R});
-  dist::ShardingAttr columns = sharding(mesh({257}, 257), {R, S0});
+  dist::ShardingAttr rows = dist::ShardingAttr::get(mesh({257}, 0), {S0, R});
+  dist::ShardingAttr columns =
+      dist::ShardingAttr::get(mesh({257}, 257), {R, S0});
   EXPECT_TRUE(failed(decompose(rows, columns, {257, 257}, 4, big, record)));
   EXPECT_NE(error.find("more than 65536 unit tasks"), std::string::npos)
       << error;
@@ -216,9 +213,9 @@ TEST_F(ReshardTest, HeldLinks) {
 }
 
 TEST_F(ReshardTest, CaseOneTimesByHand) {
-  Problem problem =
-      decomposeOrDie(sharding(mesh({2, 4}, 0), {S0, R, R}),
-                     sharding(mesh({2, 4}, 8), {S0, R, R}), {1024, 1024, 512});
+  Problem problem = decomposeOrDie(
+      dist::ShardingAttr::get(mesh({2, 4}, 0), {S0, R, R}),
+      dist::ShardingAttr::get(mesh({2, 4}, 8), {S0, R, R}), {1024, 1024, 512});
   CollectiveCostModel model(cluster);
   // Each 1 GiB half crosses a 10 Gbit/s NIC (1.25e9 B/s, 25 us latency).
   double once = 25e-6 + double(1 << 30) / 1.25e9;
@@ -286,7 +283,7 @@ TEST_F(ReshardTest, RandomProblems) {
         if (dim < 3)
           split[dim].push_back(axis);
       }
-      return sharding(mesh(meshShape, first), split);
+      return dist::ShardingAttr::get(mesh(meshShape, first), split);
     };
     // Destination on other hosts, or overlapping the source's devices.
     dist::ShardingAttr from = randomSharding(0);
@@ -320,8 +317,9 @@ TEST_F(ReshardTest, SendRecvEstimate) {
   SendRecvEstimator estimator(model);
   // Rows to columns on devices 0, 1: each sends the other one piece, and a
   // send holds both streams, so the two run one after the other.
-  Problem swap = decomposeOrDie(sharding(mesh({2}, 0), {S0}),
-                                sharding(mesh({2}, 0), {R, S0}), {4, 4});
+  Problem swap =
+      decomposeOrDie(dist::ShardingAttr::get(mesh({2}, 0), {S0}),
+                     dist::ShardingAttr::get(mesh({2}, 0), {R, S0}), {4, 4});
   double one = model.getTime(CollectiveKind::SendRecv, {0, 1}, 4 * 4);
   EXPECT_NEAR(estimator.estimate(swap), 2 * one, 1e-15);
   Plan plan =
@@ -339,8 +337,9 @@ TEST_F(ReshardTest, SendRecvEstimate) {
     SmallVector<int64_t> shape = {4 * (1 + pick(4)), 4 * (1 + pick(4))};
     auto split = [&] { return pick(2) ? Split{S0, S1} : Split{S1, S0}; };
     Problem problem = decomposeOrDie(
-        sharding(mesh({2, 2}, pick(2) ? 0 : 8), split()),
-        sharding(mesh({2, 2}, pick(2) ? 4 : 12), split()), shape);
+        dist::ShardingAttr::get(mesh({2, 2}, pick(2) ? 0 : 8), split()),
+        dist::ShardingAttr::get(mesh({2, 2}, pick(2) ? 4 : 12), split()),
+        shape);
     if (llvm::any_of(problem.tasks,
                      [](const UnitTask &t) { return t.senders.size() != 1; }))
       continue;
@@ -364,9 +363,9 @@ TEST_F(ReshardTest, BalancingBeatsNaiveWherePaperGains) {
   for (const PaperCase &c : kPaperCases) {
     SCOPED_TRACE("case " + std::to_string(c.number));
     int64_t toFirst = (c.fromMesh[0] * c.fromMesh[1] + 3) / 4 * 4;
-    Problem problem =
-        decomposeOrDie(sharding(mesh(c.fromMesh, 0), c.from),
-                       sharding(mesh(c.toMesh, toFirst), c.to), c.shape);
+    Problem problem = decomposeOrDie(
+        dist::ShardingAttr::get(mesh(c.fromMesh, 0), c.from),
+        dist::ShardingAttr::get(mesh(c.toMesh, toFirst), c.to), c.shape);
     Plan naive =
         planResharding(problem, Strategy::SendRecv, Balancer::None, model);
     Plan broadcast =
@@ -386,9 +385,10 @@ TEST_F(ReshardTest, ManyJobsStayBounded) {
   Cluster uniform = *getClusterPreset("distir-uniform:devices=34",
                                       [](const llvm::Twine &) {});
   std::string error;
-  FailureOr<Problem> problem = decompose(
-      sharding(mesh({17}, 0), {S0, R}), sharding(mesh({17}, 17), {R, S0}),
-      {17, 17}, 4, uniform, [&](const llvm::Twine &msg) { error = msg.str(); });
+  FailureOr<Problem> problem =
+      decompose(dist::ShardingAttr::get(mesh({17}, 0), {S0, R}),
+                dist::ShardingAttr::get(mesh({17}, 17), {R, S0}), {17, 17}, 4,
+                uniform, [&](const llvm::Twine &msg) { error = msg.str(); });
   ASSERT_TRUE(succeeded(problem)) << error;
   EXPECT_EQ(problem->tasks.size(), 289u);
   CollectiveCostModel model(uniform);
@@ -403,9 +403,10 @@ TEST_F(ReshardTest, ManyJobsStayBounded) {
   // A mesh larger than the planner takes is one error.
   Cluster big = *getClusterPreset("distir-uniform:devices=70000",
                                   [](const llvm::Twine &) {});
-  EXPECT_TRUE(failed(decompose(
-      sharding(mesh({65537}, 0), {S0}), sharding(mesh({1}, 0), {R}), {65537}, 4,
-      big, [&](const llvm::Twine &msg) { error = msg.str(); })));
+  EXPECT_TRUE(failed(
+      decompose(dist::ShardingAttr::get(mesh({65537}, 0), {S0}),
+                dist::ShardingAttr::get(mesh({1}, 0), {R}), {65537}, 4, big,
+                [&](const llvm::Twine &msg) { error = msg.str(); })));
   EXPECT_NE(error.find("more than the 65536 a resharding plans for"),
             std::string::npos)
       << error;

@@ -64,12 +64,6 @@ ShardingAttr withMesh(ShardingAttr sharding,
                            sharding.getGroups());
 }
 
-/// A sharding with `split` on `like`'s mesh (nothing partial, no offsets).
-ShardingAttr withSplit(ShardingAttr like,
-                       ArrayRef<SmallVector<int64_t>> split) {
-  return ShardingAttr::get(like.getMesh(), split);
-}
-
 /// Whether two shardings split alike: trailing unsplit entries aside
 /// (`split = [[]]` and `split = []` are both replicated).
 bool sameSharding(ShardingAttr a, ShardingAttr b) {
@@ -151,12 +145,14 @@ ShardingAttr carry(Operation *op, ShardingAttr sharding, bool forward) {
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
     auto split = acrossReshape(sharding, in, collapse.getReassociationIndices(),
                                forward);
-    return split ? withSplit(sharding, *split) : ShardingAttr();
+    return split ? ShardingAttr::get(sharding.getMesh(), *split)
+                 : ShardingAttr();
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
     auto split = acrossReshape(sharding, out, expand.getReassociationIndices(),
                                !forward);
-    return split ? withSplit(sharding, *split) : ShardingAttr();
+    return split ? ShardingAttr::get(sharding.getMesh(), *split)
+                 : ShardingAttr();
   }
   // Same-rank ops that keep some dimensions whole: a split may sit on
   // those only, and carries unchanged.
@@ -188,7 +184,7 @@ ShardingAttr carry(Operation *op, ShardingAttr sharding, bool forward) {
   for (auto [d, axes] : llvm::enumerate(split))
     if (!axes.empty() && !keeps[d])
       return {};
-  return withSplit(sharding, split);
+  return ShardingAttr::get(sharding.getMesh(), split);
 }
 
 /// Whether upstream's propagation takes `op`: it needs a ShardingInterface,
@@ -279,8 +275,9 @@ bool carryLinalg(linalg::LinalgOp op) {
     for (auto [l, kind] : llvm::enumerate(kinds))
       if (kind == utils::IteratorType::reduction)
         loopAxes[l].clear(); // summed
-    setValueSharding(result,
-                     withSplit(like, *sideOf(resultMap, resultType.getRank())));
+    setValueSharding(
+        result, ShardingAttr::get(like.getMesh(),
+                                  *sideOf(resultMap, resultType.getRank())));
     changed = true;
   } else {
     for (OpOperand *input : unsharded) {
@@ -289,9 +286,11 @@ bool carryLinalg(linalg::LinalgOp op) {
       if (producer && producer->getNumResults() != 1)
         continue;
       auto type = cast<RankedTensorType>(input->get().getType());
-      setValueSharding(input->get(),
-                       withSplit(like, *sideOf(op.getMatchingIndexingMap(input),
-                                               type.getRank())));
+      setValueSharding(
+          input->get(),
+          ShardingAttr::get(
+              like.getMesh(),
+              *sideOf(op.getMatchingIndexingMap(input), type.getRank())));
       changed = true;
     }
   }
