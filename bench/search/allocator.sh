@@ -15,7 +15,7 @@ bin="${1:-$root/build}/bin"
 runs="${2:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-if ! readelf -d "$bin/distir-search" | grep -q tcmalloc; then
+if [ "$(readelf -d "$bin/distir-search" | grep -c tcmalloc)" -eq 0 ]; then
   echo "allocator: $bin/distir-search does not link tcmalloc (DISTIR_TCMALLOC=OFF or not installed)" >&2
   exit 1
 fi

@@ -20,7 +20,7 @@ ms() {
 base=$(ms "$bin/distir-exec" --version)
 echo "distir-exec (libMLIR.so, libLLVM.so): $base ms per start (mean of $runs)"
 for t in opt translate run sim search; do
-  if ldd "$bin/distir-$t" | grep -q libMLIR; then link=libMLIR.so; else link=static; fi
+  if [ "$(ldd "$bin/distir-$t" | grep -c libMLIR)" -gt 0 ]; then link=libMLIR.so; else link=static; fi
   t_ms=$(ms "$bin/distir-$t" --version)
   echo "distir-$t ($link): $t_ms ms per start, distir-exec / distir-$t $(echo "scale=2; $base / $t_ms" | bc)x"
 done
