@@ -9,26 +9,17 @@
 #           (bytecode out)
 #   sim:    distir-sim on that program
 #   bench/search/allocator.sh [BUILD_DIR] [RUNS]
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-bin="${1:-$root/build}/bin"
-runs="${2:-3}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 if [ "$(readelf -d "$bin/distir-search" | grep -c tcmalloc)" -eq 0 ]; then
   echo "allocator: $bin/distir-search does not link tcmalloc (DISTIR_TCMALLOC=OFF or not installed)" >&2
   exit 1
 fi
 libdir="$(dirname "$(ldd "$bin/distir-search" | awk '/libc\.so/ {print $3}')")"
 glibc="$libdir/libc.so.6:$libdir/libstdc++.so.6"
-now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 /usr/bin/python3 "$root/python/distir/models/gpt2.py" --preset gpt2-1.6b \
   --vocab 50304 --arch-only -o "$work/gpt2.onnx" > /dev/null 2>&1
-"$bin/distir-translate" --build-mlp --layers 96 --dim 32768 --batch 2048 \
-  --training -o "$work/mlp.mlir"
-dtp="dp=1 tp=4 pp=4 microbatches=64 schedule=gpipe mapping=tp-inner"
+build_mlp
 
 run_case() {
   case "$1" in
@@ -40,7 +31,7 @@ run_case() {
     dtp)
       "$bin/distir-opt" "$work/mlp.mlir" --dist-dtp="$dtp" --emit-bytecode -o "$work/step.bc" ;;
     sim)
-      "$bin/distir-sim" "$work/step.bc" --entry mlp_dtp --cluster dgx1-v100:nodes=2 \
+      "$bin/distir-sim" "$work/step.bc" --entry mlp_dtp --cluster "$cluster" \
         --no-memory-plan > /dev/null ;;
   esac
 }

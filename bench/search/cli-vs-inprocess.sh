@@ -16,20 +16,10 @@
 # apart: the search builds it once for all configurations. All runs skip the
 # static memory plan (the search ranks by the liveness peak).
 #   bench/search/cli-vs-inprocess.sh [BUILD_DIR] [RUNS]
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-bin="${1:-$root/build}/bin"
-runs="${2:-3}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cluster="dgx1-v100:nodes=2"
-dtp="dp=1 tp=4 pp=4 microbatches=64 schedule=gpipe mapping=tp-inner"
-now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 start=$(now)
-"$bin/distir-translate" --build-mlp --layers 96 --dim 32768 --batch 2048 \
-  --training -o "$work/mlp.mlir"
+build_mlp
 echo "build (distir-translate --build-mlp, text): $(echo "$(now) - $start" | bc) s, $(du -h "$work/mlp.mlir" | cut -f1)"
 
 for mode in text bytecode trusted; do
