@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 using namespace distir::replay;
 
@@ -36,6 +38,15 @@ static bool isLaunch(llvm::StringRef name) {
 
 static bool isBackward(llvm::StringRef name) {
   return name.starts_with("autograd::engine::evaluate_function");
+}
+
+/// CUDA calls that block the host until GPU work is done (a synchronous
+/// cudaMemcpy too: a copy to the host waits for the stream).
+static bool isGpuWait(llvm::StringRef name) {
+  return name == "cudaDeviceSynchronize" || name == "cudaStreamSynchronize" ||
+         name == "cudaEventSynchronize" || name == "cudaMemcpy" ||
+         name == "cuCtxSynchronize" || name == "cuStreamSynchronize" ||
+         name == "cuEventSynchronize";
 }
 
 /// Ring steps of a collective over `ranks` ranks.
@@ -66,9 +77,33 @@ struct CommEvent {
   int64_t waiter = -1;
 };
 
+/// GPU activity launched by a compute thread; the piece that ends where the
+/// launch call returns.
+struct GpuLaunch {
+  const GpuEvent *event;
+  int64_t iteration;
+  double launchEnd;
+  int64_t launchPiece = -1;
+};
+
+/// A host call that waits for the GPU; its piece spans the call.
+struct GpuWait {
+  double start, end;
+  int64_t piece = -1;
+};
+
 /// One rank's trace cut into what the graph needs (clock-independent).
 struct RankPlan {
   int64_t mainThread = 0;
+  /// Threads that run the model: the main thread and, in a GPU job, the
+  /// autograd engine's device thread that runs the backward pass (the main
+  /// thread blocks meanwhile, so their top-level ops form one sequence).
+  std::set<int64_t> computeThreads;
+  bool isCompute(int64_t thread) const {
+    return computeThreads.count(thread) != 0;
+  }
+  std::vector<GpuLaunch> gpuLaunches;
+  std::vector<GpuWait> gpuWaits;
   std::vector<std::pair<double, double>> iterations;
   std::vector<Piece> pieces;
   std::vector<CommEvent> comms;
@@ -98,6 +133,10 @@ static llvm::Error findIterations(const RankTrace &trace, RankPlan &plan) {
     return fail(trace.path + ": no iteration markers (ProfilerStep#N); "
                              "profile with torch.profiler.schedule and call "
                              "step() after each iteration");
+  plan.computeThreads.insert(plan.mainThread);
+  for (const TraceEvent &event : trace.events)
+    if (isBackward(event.name))
+      plan.computeThreads.insert(event.thread);
   return llvm::Error::success();
 }
 
@@ -112,9 +151,9 @@ countCollectives(const RankTrace &trace, const RankPlan &plan,
   for (const TraceEvent &event : trace.events) {
     if (event.start < span.first || event.start > span.second)
       continue;
-    if (event.thread == plan.mainThread && isLaunch(event.name))
+    if (plan.isCompute(event.thread) && isLaunch(event.name))
       ++launched;
-    else if (event.thread != plan.mainThread && isCollective(event.name))
+    else if (!plan.isCompute(event.thread) && isCollective(event.name))
       ++recorded;
   }
   return {launched, recorded};
@@ -194,7 +233,7 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
   std::vector<std::vector<int64_t>> copied(iterations);
   for (const TraceEvent &event : trace.events) {
     int64_t iteration = iterationOf(plan, event.start);
-    if (iteration < 0 || event.thread != plan.mainThread ||
+    if (iteration < 0 || !plan.isCompute(event.thread) ||
         event.inputElements.empty())
       continue;
     if (event.name == "torch::autograd::AccumulateGrad") {
@@ -225,22 +264,35 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
   }
 }
 
-/// Top-level ops of the main thread in each iteration, split at launches;
+/// Top-level ops of the compute threads in each iteration, split at
+/// launches (of collectives and of GPU work) and around waits for the GPU;
 /// the collectives with their launches and waits.
-static void cutPieces(const RankTrace &trace, RankPlan &plan) {
+static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
   const double eps = 1e-9;
   std::vector<std::vector<double>> launches(plan.iterations.size());
   std::vector<const TraceEvent *> topLevel;
   std::vector<int64_t> topIteration;
+  std::vector<double> splits;
+  std::map<int64_t, const TraceEvent *> launchCalls;
+  std::set<int64_t> correlations;
   double coveredUntil = -1e300;
   for (const TraceEvent &event : trace.events) {
+    if (event.runtimeCall)
+      correlations.insert(event.correlation);
     int64_t iteration = iterationOf(plan, event.start);
     if (iteration < 0)
       continue;
-    if (event.thread != plan.mainThread) {
+    if (!plan.isCompute(event.thread)) {
       if (isCollective(event.name))
         plan.comms.push_back({&event, iteration, event.start});
       continue;
+    }
+    if (event.runtimeCall && event.correlation >= 0)
+      launchCalls[event.correlation] = &event;
+    if (event.runtimeCall && isGpuWait(event.name)) {
+      plan.gpuWaits.push_back({event.start, event.end()});
+      splits.push_back(event.start);
+      splits.push_back(event.end());
     }
     if (isIterationMarker(event.name))
       continue;
@@ -263,20 +315,55 @@ static void cutPieces(const RankTrace &trace, RankPlan &plan) {
       if (comm.iteration == it && count == (int64_t)launches[it].size())
         comm.launch = launches[it][k++];
   }
-  std::vector<double> splits;
+  // GPU work launched by the compute threads; what their worker threads
+  // launch (a gloo collective's copies) belongs to the collective.
+  for (const GpuEvent &gpu : trace.gpu) {
+    auto call = launchCalls.find(gpu.correlation);
+    if (call == launchCalls.end()) {
+      // Work launched before the profiler started may run into the first
+      // iteration; inside the iterations every launch is recorded.
+      if (!correlations.count(gpu.correlation) &&
+          iterationOf(plan, gpu.start) > 0)
+        return fail(llvm::formatv("{0}: GPU activity '{1}' at {2:f6} s has "
+                                  "no launch (correlation {3}) in the trace",
+                                  trace.path, gpu.name, gpu.start,
+                                  gpu.correlation));
+      continue;
+    }
+    const TraceEvent &launch = *call->second;
+    plan.gpuLaunches.push_back(
+        {&gpu, iterationOf(plan, launch.start), launch.end()});
+    splits.push_back(launch.end());
+  }
   for (const CommEvent &comm : plan.comms)
     splits.push_back(comm.launch);
   llvm::sort(splits);
+  splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
   for (auto [event, iteration] : llvm::zip(topLevel, topIteration)) {
     double start = event->start;
-    for (double split : splits)
-      if (split > start && split < event->end()) {
-        plan.pieces.push_back(
-            {event->name, start, split, iteration, isBackward(event->name)});
-        start = split;
-      }
+    for (auto split = llvm::upper_bound(splits, start);
+         split != splits.end() && *split < event->end(); ++split) {
+      plan.pieces.push_back(
+          {event->name, start, *split, iteration, isBackward(event->name)});
+      start = *split;
+    }
     plan.pieces.push_back(
         {event->name, start, event->end(), iteration, isBackward(event->name)});
+  }
+  // Pieces are sorted by start: a launch belongs to the piece that ends
+  // where it returns (the last one starting before), a wait to the piece
+  // that starts with it.
+  auto lastStartingBefore = [&](double time) {
+    auto it = llvm::partition_point(
+        plan.pieces, [&](const Piece &piece) { return piece.start < time; });
+    return (int64_t)(it - plan.pieces.begin()) - 1;
+  };
+  for (GpuLaunch &launch : plan.gpuLaunches)
+    launch.launchPiece = lastStartingBefore(launch.launchEnd - eps);
+  for (GpuWait &wait : plan.gpuWaits) {
+    int64_t index = lastStartingBefore(wait.start + eps);
+    if (index >= 0 && plan.pieces[index].start >= wait.start - eps)
+      wait.piece = index;
   }
   // A collective depends on the piece that ends where it is launched (or the
   // last one before it); the main thread waits for it in the first piece
@@ -309,6 +396,7 @@ static void cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (bound >= 0 && (comm.waiter < 0 || comm.waiter > bound))
       comm.waiter = bound;
   }
+  return llvm::Error::success();
 }
 
 /// Allocated bytes over the level at the start of the replayed iterations:
@@ -398,7 +486,8 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
           selectIterations(traces, iterations, plans, graph.droppedIterations))
     return std::move(err);
   for (auto [trace, plan] : llvm::zip(traces, plans)) {
-    cutPieces(trace, plan);
+    if (llvm::Error err = cutPieces(trace, plan))
+      return std::move(err);
     findGradients(trace, plan);
     measureMemory(trace, plan);
   }
@@ -408,12 +497,13 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   int64_t ranks = traces.size();
   graph.numRanks = ranks;
   graph.numIterations = plans.front().iterations.size();
-  std::map<std::pair<int64_t, int64_t>, int64_t> streamIds;
-  auto streamOf = [&](int64_t rank, int64_t thread, bool communication) {
-    auto [it, inserted] =
-        streamIds.try_emplace({rank, thread}, (int64_t)graph.streams.size());
+  std::map<std::tuple<int64_t, int64_t, bool>, int64_t> streamIds;
+  auto streamOf = [&](int64_t rank, int64_t thread, bool communication,
+                      bool gpu = false) {
+    auto [it, inserted] = streamIds.try_emplace({rank, thread, gpu},
+                                                (int64_t)graph.streams.size());
     if (inserted)
-      graph.streams.push_back({rank, thread, communication});
+      graph.streams.push_back({rank, thread, communication, gpu});
     return it->second;
   };
   std::vector<int64_t> lastOfStream;
@@ -520,6 +610,51 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
           std::max(0.0, piece.start - ready);
     }
   }
+  // GPU activity: each CUDA stream of a rank runs its work in launch order,
+  // each piece of work after the host call that launched it; a host call
+  // that waited for the GPU waits for the work that ended last before it
+  // returned, and lasts what it took beyond that.
+  graph.firstGpuNode = graph.nodes.size();
+  for (int64_t r = 0; r < ranks; ++r) {
+    const RankPlan &plan = plans[r];
+    std::map<int64_t, double> streamEnd;
+    std::vector<std::pair<double, int64_t>> finished; // (end, node)
+    for (const GpuLaunch &launch : plan.gpuLaunches) {
+      const GpuEvent &gpu = *launch.event;
+      Node node;
+      node.name = gpu.name;
+      node.stream = streamOf(r, gpu.stream, false, /*gpu=*/true);
+      node.rank = r;
+      node.iteration = launch.iteration;
+      node.duration = gpu.duration;
+      node.measuredStart = gpu.start;
+      if (launch.launchPiece >= 0)
+        node.dependencies.push_back(firstPiece[r] + launch.launchPiece);
+      auto previous = streamEnd.find(gpu.stream);
+      double ready =
+          std::max(launch.launchEnd,
+                   previous == streamEnd.end() ? -1e300 : previous->second);
+      node.gap = std::max(0.0, gpu.start - ready);
+      streamEnd[gpu.stream] = gpu.end();
+      finished.push_back({gpu.end(), append(std::move(node))});
+    }
+    llvm::sort(finished);
+    for (const GpuWait &wait : plan.gpuWaits) {
+      if (wait.piece < 0)
+        continue;
+      auto last = llvm::partition_point(finished, [&](const auto &entry) {
+        return entry.first <= wait.end + 1e-9;
+      });
+      if (last == finished.begin())
+        continue;
+      --last;
+      Node &waiter = graph.nodes[firstPiece[r] + wait.piece];
+      waiter.dependencies.push_back(last->second);
+      waiter.duration =
+          std::max(0.0, wait.end - std::max(wait.start, last->first));
+    }
+  }
+
   // Ring data dependencies: step j of rank r sends what it received from
   // rank r - 1 at step j - 1; a rank's collective ends with the last
   // transfer it receives.

@@ -114,9 +114,10 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
                                      node.step, node.rank, node.receiver)
                            .str()
                      : node.name;
-    event.location =
-        llvm::formatv("rank {0} thread {1} iteration {2}", node.rank,
-                      graph.streams[node.stream].thread, node.iteration);
+    const Stream &stream = graph.streams[node.stream];
+    event.location = llvm::formatv("rank {0} {1} {2} iteration {3}", node.rank,
+                                   stream.gpu ? "GPU stream" : "thread",
+                                   stream.thread, node.iteration);
     event.devices = {node.rank};
     event.isCommunication = node.communication;
     event.start = start[index];
@@ -124,8 +125,10 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
     event.duration = end[index] - start[index];
     event.predecessor = predecessor[index];
     DeviceReport &report = timeline.devices[node.rank];
-    (node.communication ? report.communicationBusy : report.computeBusy) +=
-        event.duration;
+    // Busy times are the host's threads'; GPU streams overlap them.
+    if (!stream.gpu)
+      (node.communication ? report.communicationBusy : report.computeBusy) +=
+          event.duration;
     report.finish = std::max(report.finish, event.end);
     timeline.latency = std::max(timeline.latency, event.end);
     timeline.events.push_back(std::move(event));

@@ -89,6 +89,7 @@ static std::vector<int64_t> inputElements(const json::Object &args) {
 static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
                               RankTrace &trace) {
   std::map<std::string, int64_t> namedThreads;
+  std::vector<MemoryEvent> hostMemory;
   for (auto [index, value] : llvm::enumerate(events)) {
     const json::Object *event = value.getAsObject();
     if (!event)
@@ -106,28 +107,39 @@ static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
         return fail(path, llvm::formatv("memory event {0} needs \"ts\" and "
                                         "args.Bytes",
                                         index));
-      trace.memory.push_back({*time * 1e-6, *bytes});
+      // Kineto's device types: 0 the host, 1 CUDA.
+      bool onGpu = args->getInteger("Device Type").value_or(0) == 1;
+      (onGpu ? trace.memory : hostMemory).push_back({*time * 1e-6, *bytes});
       continue;
     }
     if (*phase != "X")
       continue;
-    // GPU activity (Kineto's kernel, memcpy and memset events on CUDA
-    // streams) is not modelled: replaying only the host's view of a GPU job
-    // would be a wrong answer, so refuse.
     std::optional<llvm::StringRef> category = event->getString("cat");
-    if (category && (*category == "kernel" || *category == "gpu_memcpy" ||
-                     *category == "gpu_memset"))
-      return fail(path, llvm::formatv("event {0} ('{1}') is GPU activity "
-                                      "({2}): GPU traces (CUDA streams, "
-                                      "launch correlation, NCCL kernels) are "
-                                      "not replayed yet",
-                                      index, name.value_or(""), *category));
+    // Kineto's copies of host annotations onto the GPU streams they
+    // launched work on: the span of that work, which the kernels give.
+    if (category == "gpu_user_annotation")
+      continue;
     std::optional<double> start = event->getNumber("ts");
     std::optional<double> duration = event->getNumber("dur");
     if (!name || !start || !duration || *duration < 0)
       return fail(path, llvm::formatv("complete event {0} needs \"name\", "
                                       "\"ts\" and a non-negative \"dur\"",
                                       index));
+    std::optional<int64_t> correlation =
+        args ? args->getInteger("correlation") : std::nullopt;
+    // GPU activity on CUDA streams: linked to its launch by correlation id.
+    if (category && (*category == "kernel" || *category == "gpu_memcpy" ||
+                     *category == "gpu_memset")) {
+      std::optional<int64_t> stream =
+          args ? args->getInteger("stream") : std::nullopt;
+      if (!stream || !correlation)
+        return fail(path, llvm::formatv("GPU event {0} ('{1}') needs "
+                                        "args.stream and args.correlation",
+                                        index, *name));
+      trace.gpu.push_back({name->str(), *stream, *start * 1e-6,
+                           *duration * 1e-6, *correlation});
+      continue;
+    }
     TraceEvent parsed;
     parsed.name = name->str();
     parsed.thread = threadId(event->get("tid"), namedThreads);
@@ -135,8 +147,18 @@ static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
     parsed.duration = *duration * 1e-6;
     if (args)
       parsed.inputElements = inputElements(*args);
+    if (category &&
+        (*category == "cuda_runtime" || *category == "cuda_driver")) {
+      parsed.runtimeCall = true;
+      parsed.correlation = correlation.value_or(-1);
+    }
     trace.events.push_back(std::move(parsed));
   }
+  if (trace.memory.empty())
+    trace.memory = std::move(hostMemory);
+  llvm::sort(trace.gpu, [](const GpuEvent &a, const GpuEvent &b) {
+    return a.start < b.start;
+  });
   // Enclosing events first among those starting together.
   llvm::sort(trace.events, [](const TraceEvent &a, const TraceEvent &b) {
     if (a.start != b.start)
@@ -192,11 +214,13 @@ llvm::Expected<RankTrace> distir::replay::readRankTrace(llvm::StringRef path,
         return fail(path, "distributedInfo needs a rank below world_size");
       trace.rank = *rank;
       trace.backend = info->getString("backend").value_or("").str();
-      // NCCL runs on GPU streams: its host-side events time launches, not
-      // transfers.
+      // NCCL's collectives are kernels on GPU streams: its host-side events
+      // time launches, not transfers, and a ring of NCCL kernels across
+      // ranks is not joined yet.
       if (trace.backend == "nccl")
-        return fail(path, "an NCCL job (distributedInfo backend 'nccl'): GPU "
-                          "traces are not replayed yet (gloo jobs are)");
+        return fail(path, "an NCCL job (distributedInfo backend 'nccl'): its "
+                          "collectives are NCCL kernels, which are not "
+                          "replayed yet (gloo jobs are, on CPUs and GPUs)");
     }
   }
   if (!events)

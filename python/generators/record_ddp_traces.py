@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs a real data-parallel PyTorch job on the CPU and records its traces.
+"""Runs a real data-parallel PyTorch job and records its traces.
 
 Each rank (a process, gloo backend, torch.set_num_threads(1)) trains an MLP
 or a small nn.TransformerEncoder with DistributedDataParallel, warms up, then
@@ -13,6 +13,12 @@ drops shapes and memory events, so the events are taken from the profiler
 (`prof.events()`) and written here; timestamps are each process's own
 profiler clock, as in a real job, which is why distir-replay aligns clocks.
 
+With --device cuda the model and its batches live on the GPU (every rank on
+GPU `rank % device_count`), the profiler also records CUDA activity, and
+where PyTorch has Kineto the trace is Kineto's own export
+(export_chrome_trace: kernels on CUDA streams, cuda_runtime launches with
+their correlation ids, NCCL kernels); --backend nccl needs --device cuda.
+
 Also writes run.json: the configuration and the wall-clock step time
 measured without the profiler (the same number of iterations, timed with
 perf_counter between barriers).
@@ -21,6 +27,7 @@ Usage:
   record_ddp_traces.py --out DIR [--model mlp|transformer] [--ranks N]
                        [--iterations N] [--bucket-cap-mb MB] [--gzip]
                        [--accumulate K] [--checkpoint S]
+                       [--device cpu|cuda] [--backend gloo|nccl]
                        [--legacy-export] [--no-trace]
 
 Used for distir-replay's fixtures (test/Replay/Inputs) and bench/replay.
@@ -149,15 +156,29 @@ def run_rank(rank, opts):
     torch.set_num_threads(1)
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(opts.port)
-    dist.init_process_group("gloo", rank=rank, world_size=opts.ranks,
+    cuda = opts.device == "cuda"
+    if cuda:
+        torch.cuda.set_device(rank % torch.cuda.device_count())
+    dist.init_process_group(opts.backend, rank=rank, world_size=opts.ranks,
                             timeout=datetime.timedelta(seconds=120))
     model, batch = build_model(opts.model, torch, nn)
     if opts.checkpoint:
         model = checkpointed(model, opts.checkpoint, torch, nn)
-    ddp = DDP(model, bucket_cap_mb=opts.bucket_cap_mb)
+    if cuda:
+        model = model.cuda()
+        ddp = DDP(model, device_ids=[torch.cuda.current_device()],
+                  bucket_cap_mb=opts.bucket_cap_mb)
+    else:
+        ddp = DDP(model, bucket_cap_mb=opts.bucket_cap_mb)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     inputs, target = batch()
+    if cuda:
+        inputs, target = inputs.cuda(), target.cuda()
+
+    def sync():
+        if cuda:
+            torch.cuda.synchronize()
     k = opts.accumulate
     if inputs.shape[0] % k:
         raise SystemExit(f"--accumulate {k} does not divide the batch "
@@ -182,10 +203,12 @@ def run_rank(rank, opts):
     for _ in range(opts.warmup):
         step()
     # Wall-clock step time without the profiler.
+    sync()
     dist.barrier()
     begin = time.perf_counter()
     for _ in range(opts.iterations):
         step()
+    sync()
     dist.barrier()
     unprofiled = (time.perf_counter() - begin) / opts.iterations
 
@@ -198,44 +221,69 @@ def run_rank(rank, opts):
                        "bucket_cap_mb": opts.bucket_cap_mb,
                        "accumulate": opts.accumulate,
                        "checkpoint_segments": opts.checkpoint,
-                       "threads_per_rank": 1, "backend": "gloo",
+                       "threads_per_rank": 1, "backend": opts.backend,
+                       "device": opts.device,
                        "unprofiled_step_s": max(times)}, f, indent=1)
     if opts.no_trace:
         finish(dist)
 
     captured = []
+    name = os.path.join(opts.out, f"rank{rank}.json")
+    kineto = cuda and torch.autograd.kineto_available()
 
     def ready(prof):
+        if kineto:
+            # Kineto's own export: GPU activity, correlation ids and the
+            # distributedInfo block as users' traces have them.
+            prof.export_chrome_trace(name)
+            return
         captured.append(prof.events())
         if opts.legacy_export:
             # The profiler's own export (the legacy layout without Kineto).
-            name = os.path.join(opts.out, f"rank{rank}.legacy.json")
-            prof.export_chrome_trace(name)
-            with open(name, "rb") as f, gzip.open(name + ".gz", "wb") as g:
+            legacy = os.path.join(opts.out, f"rank{rank}.legacy.json")
+            prof.export_chrome_trace(legacy)
+            with open(legacy, "rb") as f, gzip.open(legacy + ".gz", "wb") as g:
                 g.write(f.read())
-            os.remove(name)
+            os.remove(legacy)
 
     schedule = torch.profiler.schedule(wait=0, warmup=1,
                                        active=opts.iterations)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
     with torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CPU],
-            schedule=schedule, record_shapes=True, profile_memory=True,
-            on_trace_ready=ready) as prof:
-        for _ in range(opts.iterations + 1):
+            activities=activities,
+            schedule=schedule, record_shapes=opts.shapes,
+            profile_memory=opts.memory, on_trace_ready=ready) as prof:
+        for index in range(opts.iterations + 1):
             step()
-            prof.step()
-    trace = {"schemaVersion": 1,
-             "distributedInfo": {"backend": "gloo", "rank": rank,
-                                 "world_size": opts.ranks},
-             "traceEvents": trace_events(captured[0], os.getpid())}
-    name = os.path.join(opts.out, f"rank{rank}.json")
-    text = json.dumps(trace, separators=(",", ":"))
+            sync()
+            # With --destroy-before-stop the last iteration is closed by
+            # the profiler's exit, after the process group is gone.
+            if not opts.destroy_before_stop or index < opts.iterations:
+                prof.step()
+        if opts.destroy_before_stop:
+            dist.barrier()
+            dist.destroy_process_group()
+    if kineto:
+        with open(name) as f:
+            text = f.read()
+        os.remove(name)
+    else:
+        trace = {"schemaVersion": 1,
+                 "distributedInfo": {"backend": opts.backend, "rank": rank,
+                                     "world_size": opts.ranks},
+                 "traceEvents": trace_events(captured[0], os.getpid())}
+        text = json.dumps(trace, separators=(",", ":"))
     if opts.gzip:
         with gzip.open(name + ".gz", "wt") as f:
             f.write(text)
     else:
         with open(name, "w") as f:
             f.write(text)
+    if opts.destroy_before_stop:
+        sys.stdout.flush()
+        os._exit(0)
     finish(dist)
 
 
@@ -260,6 +308,19 @@ def main():
     parser.add_argument("--checkpoint", type=int, default=0,
                         help="activation checkpointing of the MLP in this "
                         "many segments")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--backend", default="gloo", choices=["gloo", "nccl"])
+    parser.add_argument("--shapes", default=True,
+                        action=argparse.BooleanOptionalAction,
+                        help="record input shapes (gradient sizes)")
+    parser.add_argument("--memory", default=True,
+                        action=argparse.BooleanOptionalAction,
+                        help="record allocations (peak memory)")
+    parser.add_argument("--destroy-before-stop", action="store_true",
+                        help="destroy the process group before the "
+                        "profiler stops (its threads raced CUPTI's "
+                        "teardown: SIGSEGV in stop_trace, torch 2.11 + "
+                        "CUDA 13)")
     parser.add_argument("--gzip", action="store_true")
     parser.add_argument("--no-trace", action="store_true",
                         help="only time the iterations (run.json)")
@@ -271,6 +332,8 @@ def main():
         parser.error("--accumulate must be at least 1")
     if opts.checkpoint < 0:
         parser.error("--checkpoint must not be negative")
+    if opts.backend == "nccl" and opts.device != "cuda":
+        parser.error("--backend nccl needs --device cuda")
     if opts.checkpoint and opts.model != "mlp":
         parser.error("--checkpoint needs --model mlp")
     opts.port = free_port()

@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 using namespace distir;
 using namespace distir::replay;
@@ -114,16 +115,41 @@ criticalPathByName(const SimulationResult &timeline) {
   return sorted;
 }
 
+/// Per rank: the GPU work (kernels, copies, memsets) replayed, its busy time
+/// and the CUDA streams it ran on.
+struct GpuUsage {
+  int64_t items = 0;
+  double busy = 0;
+  std::set<int64_t> streams;
+};
+static std::map<int64_t, GpuUsage> gpuUsage(const DataflowGraph &graph) {
+  std::map<int64_t, GpuUsage> usage;
+  for (size_t i = graph.firstGpuNode; i < graph.nodes.size(); ++i) {
+    const Node &node = graph.nodes[i];
+    GpuUsage &rank = usage[node.rank];
+    ++rank.items;
+    rank.busy += node.duration;
+    rank.streams.insert(graph.streams[node.stream].thread);
+  }
+  return usage;
+}
+
 static json::Value toJSON(const DataflowGraph &graph,
                           const ClockAlignment &alignment,
                           const ReplayResult &aligned,
                           const ReplayResult &recorded) {
   json::Array ranks;
+  std::map<int64_t, GpuUsage> gpu = gpuUsage(graph);
   for (const auto &[rank, report] : aligned.timeline.devices) {
     json::Object object{{"rank", rank},
                         {"compute_busy_s", report.computeBusy},
                         {"communication_busy_s", report.communicationBusy},
                         {"finish_s", report.finish}};
+    if (gpu.count(rank)) {
+      object["gpu_busy_s"] = gpu[rank].busy;
+      object["gpu_streams"] = (int64_t)gpu[rank].streams.size();
+      object["gpu_activities"] = gpu[rank].items;
+    }
     if (graph.peakAllocatedBytes[rank] >= 0)
       object["peak_allocated_bytes"] = graph.peakAllocatedBytes[rank];
     ranks.push_back(std::move(object));
@@ -470,6 +496,11 @@ static void printText(const DataflowGraph &graph,
                         graph.peakAllocatedBytes[rank] >= 0
                             ? std::to_string(graph.peakAllocatedBytes[rank])
                             : std::string("not traced"));
+  for (const auto &[rank, usage] : gpuUsage(graph))
+    os << llvm::formatv("  GPU of rank {0}: busy {1} on {2} CUDA stream(s), "
+                        "{3} kernels, copies and memsets\n",
+                        rank, formatSeconds(usage.busy), usage.streams.size(),
+                        usage.items);
   os << "critical path (" << aligned.timeline.criticalPath.size()
      << " nodes), time by op:\n";
   std::vector<std::pair<std::string, double>> byName =
@@ -516,6 +547,12 @@ int main(int argc, char **argv) {
   llvm::Expected<DataflowGraph> graph = buildDataflowGraph(*traces, iterations);
   if (!graph)
     return failWith(llvm::toString(graph.takeError()));
+  // The advisors edit host-side ops and price collectives from a CPU job;
+  // a GPU job's kernels are replayed but not yet optimized.
+  if ((optimize || budget) && graph->hasGpuActivity())
+    return failWith(llvm::Twine(optimize ? "--optimize" : "--memory-budget") +
+                    ": the job's compute runs on GPUs (its traces have CUDA "
+                    "kernels): GPU jobs are replayed, not yet optimized");
   ClockAlignment alignment = alignClocks(*graph);
   ReplayResult aligned = replay::replay(*graph, alignment.offsets);
   std::vector<double> none(graph->numRanks, 0.0);

@@ -32,6 +32,8 @@ struct Stream {
   int64_t rank = 0;
   int64_t thread = 0;
   bool communication = false;
+  /// A CUDA stream of the rank's GPU (`thread` is the stream's id).
+  bool gpu = false;
 };
 
 /// A collective as every rank ran it (matched by order within an
@@ -97,8 +99,11 @@ struct DataflowGraph {
   /// rank's), so the replay orders nodes itself.
   std::vector<Node> nodes;
   std::vector<Collective> collectives;
-  /// Compute nodes are nodes[0, numComputeNodes); transfers follow.
+  /// Compute nodes are nodes[0, numComputeNodes); transfers follow, then
+  /// GPU activity from nodes[firstGpuNode] on (none in a CPU job).
   int64_t numComputeNodes = 0;
+  int64_t firstGpuNode = 0;
+  bool hasGpuActivity() const { return firstGpuNode < (int64_t)nodes.size(); }
   /// Per rank and iteration: the gradients in the order they became ready
   /// (from AccumulateGrad's recorded shapes; empty without shapes).
   std::vector<std::vector<std::vector<Gradient>>> gradients;

@@ -38,6 +38,23 @@ struct TraceEvent {
   double end() const { return start + duration; }
   /// Elements of each input ("Input Dims"; empty when not recorded).
   std::vector<int64_t> inputElements;
+  /// CUDA runtime and driver calls (Kineto's cuda_runtime and cuda_driver
+  /// categories): the id that links a launch to the GPU activity it
+  /// enqueued, -1 for other events.
+  int64_t correlation = -1;
+  bool runtimeCall = false;
+};
+
+/// A kernel, copy or memset on a CUDA stream (Kineto's kernel, gpu_memcpy
+/// and gpu_memset events), on the GPU's clock, which Kineto maps onto the
+/// host's.
+struct GpuEvent {
+  std::string name;
+  int64_t stream = 0;
+  double start = 0, duration = 0;
+  double end() const { return start + duration; }
+  /// The correlation id of the runtime call that launched it.
+  int64_t correlation = -1;
 };
 
 /// A `[memory]` instant: an allocation (positive) or a release.
@@ -56,7 +73,10 @@ struct RankTrace {
   std::string backend;
   /// Complete events sorted by start, enclosing events first.
   std::vector<TraceEvent> events;
-  /// Sorted by time.
+  /// GPU activity sorted by start (empty for a CPU job).
+  std::vector<GpuEvent> gpu;
+  /// Sorted by time: the GPU's allocations when the trace has any
+  /// (`"Device Type": 1`), else the host's.
   std::vector<MemoryEvent> memory;
 };
 

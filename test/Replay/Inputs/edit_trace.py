@@ -9,6 +9,7 @@
   edit_trace.py swap-dims IN OUT NAME I J   swap the "Input Dims" of the I-th
                                             and J-th events named NAME
   edit_trace.py drop-name IN OUT NAME K     without the K-th event named NAME
+  edit_trace.py scale-gpu IN OUT FACTOR    GPU kernels FACTOR times longer
   edit_trace.py check JSON MAX_ERROR        the replay report's relative error
                                             is within MAX_ERROR, fields present
 Output files are plain JSON (the replay reads .json and .json.gz alike).
@@ -46,6 +47,10 @@ def main():
         for event in events:
             if "ts" in event:
                 event["ts"] += float(sys.argv[4])
+    elif command == "scale-gpu":
+        for event in events:
+            if event.get("cat") == "kernel":
+                event["dur"] *= float(sys.argv[4])
     elif command == "drop":
         collectives = [i for i, e in enumerate(events)
                        if e.get("name", "").startswith("gloo:")]
