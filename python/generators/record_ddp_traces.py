@@ -27,7 +27,7 @@ Usage:
   record_ddp_traces.py --out DIR [--model mlp|transformer] [--ranks N]
                        [--iterations N] [--bucket-cap-mb MB] [--gzip]
                        [--accumulate K] [--checkpoint S]
-                       [--device cpu|cuda] [--backend gloo|nccl]
+                       [--device cpu|cuda] [--backend gloo|nccl] [--batch N]
                        [--legacy-export] [--no-trace]
 
 Used for distir-replay's fixtures (test/Replay/Inputs) and bench/replay.
@@ -43,7 +43,9 @@ import sys
 import time
 
 
-def build_model(name, torch, nn):
+def build_model(name, torch, nn, size=None):
+    """The model and a batch of `size` samples (64 for the MLP, 8 sequences
+    of 32 tokens for the transformer unless given)."""
     torch.manual_seed(0)
     if name == "mlp":
         layers = []
@@ -52,7 +54,8 @@ def build_model(name, torch, nn):
         model = nn.Sequential(*layers, nn.Linear(512, 10))
 
         def batch():
-            return torch.randn(64, 512), torch.randint(0, 10, (64,))
+            n = size or 64
+            return torch.randn(n, 512), torch.randint(0, 10, (n,))
 
         return model, batch
     if name == "transformer":
@@ -70,8 +73,9 @@ def build_model(name, torch, nn):
                 return self.head(self.encoder(self.embed(tokens)))
 
         def batch():
-            tokens = torch.randint(0, 1000, (8, 32))
-            return tokens, torch.randint(0, 1000, (8 * 32,))
+            n = size or 8
+            tokens = torch.randint(0, 1000, (n, 32))
+            return tokens, torch.randint(0, 1000, (n * 32,))
 
         return Encoder(), batch
     raise SystemExit(f"unknown model '{name}' (expected mlp or transformer)")
@@ -161,7 +165,7 @@ def run_rank(rank, opts):
         torch.cuda.set_device(rank % torch.cuda.device_count())
     dist.init_process_group(opts.backend, rank=rank, world_size=opts.ranks,
                             timeout=datetime.timedelta(seconds=120))
-    model, batch = build_model(opts.model, torch, nn)
+    model, batch = build_model(opts.model, torch, nn, opts.batch)
     if opts.checkpoint:
         model = checkpointed(model, opts.checkpoint, torch, nn)
     if cuda:
@@ -216,7 +220,7 @@ def run_rank(rank, opts):
     dist.all_gather_object(times, unprofiled)
     if rank == 0:
         with open(os.path.join(opts.out, "run.json"), "w") as f:
-            json.dump({"model": opts.model, "ranks": opts.ranks,
+            json.dump({"model": opts.model, "ranks": opts.ranks, "batch": opts.batch,
                        "iterations": opts.iterations,
                        "bucket_cap_mb": opts.bucket_cap_mb,
                        "accumulate": opts.accumulate,
@@ -308,6 +312,9 @@ def main():
     parser.add_argument("--checkpoint", type=int, default=0,
                         help="activation checkpointing of the MLP in this "
                         "many segments")
+    parser.add_argument("--batch", type=int, default=None,
+                        help="samples per rank and iteration (default: 64 "
+                        "for the MLP, 8 sequences for the transformer)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--backend", default="gloo", choices=["gloo", "nccl"])
     parser.add_argument("--shapes", default=True,
@@ -332,6 +339,8 @@ def main():
         parser.error("--accumulate must be at least 1")
     if opts.checkpoint < 0:
         parser.error("--checkpoint must not be negative")
+    if opts.batch is not None and opts.batch < 1:
+        parser.error("--batch must be at least 1")
     if opts.backend == "nccl" and opts.device != "cuda":
         parser.error("--backend nccl needs --device cuda")
     if opts.checkpoint and opts.model != "mlp":
