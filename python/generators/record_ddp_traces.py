@@ -220,7 +220,8 @@ def run_rank(rank, opts):
     dist.all_gather_object(times, unprofiled)
     if rank == 0:
         with open(os.path.join(opts.out, "run.json"), "w") as f:
-            json.dump({"model": opts.model, "ranks": opts.ranks, "batch": opts.batch,
+            json.dump({"model": opts.model, "ranks": opts.ranks,
+                       "batch": opts.batch,
                        "iterations": opts.iterations,
                        "bucket_cap_mb": opts.bucket_cap_mb,
                        "accumulate": opts.accumulate,
