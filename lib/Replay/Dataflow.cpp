@@ -352,17 +352,20 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
   }
   // Pieces are sorted by start: a launch belongs to the piece that ends
   // where it returns (the last one starting before), a wait to the piece
-  // that starts with it.
-  auto lastStartingBefore = [&](double time) {
-    auto it = llvm::partition_point(
-        plan.pieces, [&](const Piece &piece) { return piece.start < time; });
+  // that starts with it. Split points are the calls' own times, so these
+  // compare exactly (a tolerance would vanish on absolute timestamps of a
+  // host that has been up for months).
+  auto lastStartingBefore = [&](double time, bool orAt) {
+    auto it = llvm::partition_point(plan.pieces, [&](const Piece &piece) {
+      return orAt ? piece.start <= time : piece.start < time;
+    });
     return (int64_t)(it - plan.pieces.begin()) - 1;
   };
   for (GpuLaunch &launch : plan.gpuLaunches)
-    launch.launchPiece = lastStartingBefore(launch.launchEnd - eps);
+    launch.launchPiece = lastStartingBefore(launch.launchEnd, false);
   for (GpuWait &wait : plan.gpuWaits) {
-    int64_t index = lastStartingBefore(wait.start + eps);
-    if (index >= 0 && plan.pieces[index].start >= wait.start - eps)
+    int64_t index = lastStartingBefore(wait.start, true);
+    if (index >= 0 && plan.pieces[index].start == wait.start)
       wait.piece = index;
   }
   // A collective depends on the piece that ends where it is launched (or the
@@ -614,11 +617,12 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   // each piece of work after the host call that launched it; a host call
   // that waited for the GPU waits for the work that ended last before it
   // returned, and lasts what it took beyond that.
-  graph.firstGpuNode = graph.nodes.size();
+  int64_t firstGpuNode = graph.nodes.size();
   for (int64_t r = 0; r < ranks; ++r) {
     const RankPlan &plan = plans[r];
     std::map<int64_t, double> streamEnd;
-    std::vector<std::pair<double, int64_t>> finished; // (end, node)
+    // (end, node, launching piece)
+    std::vector<std::tuple<double, int64_t, int64_t>> finished;
     for (const GpuLaunch &launch : plan.gpuLaunches) {
       const GpuEvent &gpu = *launch.event;
       Node node;
@@ -636,24 +640,38 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
                    previous == streamEnd.end() ? -1e300 : previous->second);
       node.gap = std::max(0.0, gpu.start - ready);
       streamEnd[gpu.stream] = gpu.end();
-      finished.push_back({gpu.end(), append(std::move(node))});
+      finished.push_back(
+          {gpu.end(), append(std::move(node)), launch.launchPiece});
     }
     llvm::sort(finished);
+    // GPU and host times come from different clocks that Kineto maps onto
+    // one: a microsecond of disagreement is tolerated.
+    const double clockTolerance = 1e-6;
     for (const GpuWait &wait : plan.gpuWaits) {
       if (wait.piece < 0)
         continue;
-      auto last = llvm::partition_point(finished, [&](const auto &entry) {
-        return entry.first <= wait.end + 1e-9;
+      const Piece &piece = plan.pieces[wait.piece];
+      auto it = llvm::partition_point(finished, [&](const auto &entry) {
+        return std::get<0>(entry) <= piece.end + clockTolerance;
       });
-      if (last == finished.begin())
+      // Only work launched before the wait began: a synchronous cudaMemcpy
+      // launches the copy it waits for, and that copy depends on the call.
+      while (it != finished.begin() &&
+             std::get<2>(*std::prev(it)) >= wait.piece)
+        --it;
+      if (it == finished.begin())
         continue;
-      --last;
+      auto [gpuEnd, gpuNode, launchPiece] = *std::prev(it);
       Node &waiter = graph.nodes[firstPiece[r] + wait.piece];
-      waiter.dependencies.push_back(last->second);
+      waiter.dependencies.push_back(gpuNode);
+      // The piece may end before the call (another split inside it); its
+      // gap is the time before it beyond waiting (as for collectives).
       waiter.duration =
-          std::max(0.0, wait.end - std::max(wait.start, last->first));
+          std::max(0.0, piece.end - std::max(piece.start, gpuEnd));
+      waiter.gap = std::max(0.0, std::min(waiter.gap, piece.start - gpuEnd));
     }
   }
+  graph.numGpuNodes = graph.nodes.size() - firstGpuNode;
 
   // Ring data dependencies: step j of rank r sends what it received from
   // rank r - 1 at step j - 1; a rank's collective ends with the last

@@ -129,6 +129,10 @@ llvm::Expected<MemoryAdvice>
 distir::replay::adviseMemory(const DataflowGraph &graph,
                              llvm::ArrayRef<double> offsets,
                              int64_t budgetBytes) {
+  // Its edits move host-side ops; a GPU job's memory is its kernels'.
+  if (graph.hasGpuActivity())
+    return fail("the job's compute runs on GPUs (its traces have CUDA "
+                "kernels): GPU jobs are replayed, not yet optimized");
   llvm::Expected<std::vector<Passes>> passes = findPasses(graph);
   if (!passes)
     return passes.takeError();

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/EquivalenceClasses.h"
 
+#include <cassert>
 #include <map>
 #include <set>
 
@@ -90,6 +91,8 @@ static DataflowGraph fuse(const DataflowGraph &graph,
 
 FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
                                             llvm::ArrayRef<double> offsets) {
+  assert(!graph.hasGpuActivity() &&
+         "op fusion edits host ops of CPU jobs; callers refuse GPU jobs");
   FusionAdvice advice;
   ReplayResult base = replay(graph, offsets);
   advice.baseline = advice.predictedIteration = base.predictedIteration;

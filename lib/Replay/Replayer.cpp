@@ -11,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <map>
 #include <queue>
 
 using namespace distir;
@@ -107,6 +108,7 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
     report.plannedBytes = -1;
     report.peakBytes = std::max<int64_t>(0, graph.peakAllocatedBytes[r]);
   }
+  std::map<int64_t, double> gpuFinish;
   for (auto [index, node] : llvm::enumerate(graph.nodes)) {
     SimEvent event;
     event.name = node.communication
@@ -125,11 +127,15 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
     event.duration = end[index] - start[index];
     event.predecessor = predecessor[index];
     DeviceReport &report = timeline.devices[node.rank];
-    // Busy times are the host's threads'; GPU streams overlap them.
-    if (!stream.gpu)
+    // Busy times and the finish are the host's threads' (the measured tail
+    // follows the host's last op); GPU streams overlap them.
+    if (stream.gpu) {
+      gpuFinish[node.rank] = std::max(gpuFinish[node.rank], event.end);
+    } else {
       (node.communication ? report.communicationBusy : report.computeBusy) +=
           event.duration;
-    report.finish = std::max(report.finish, event.end);
+      report.finish = std::max(report.finish, event.end);
+    }
     timeline.latency = std::max(timeline.latency, event.end);
     timeline.events.push_back(std::move(event));
   }
@@ -141,7 +147,8 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
     timeline.criticalPath.push_back(at);
   std::reverse(timeline.criticalPath.begin(), timeline.criticalPath.end());
   for (auto &[rank, report] : timeline.devices) {
-    report.finish += graph.tails[rank];
+    report.finish =
+        std::max(report.finish + graph.tails[rank], gpuFinish[rank]);
     timeline.latency = std::max(timeline.latency, report.finish);
   }
   result.predictedIteration = timeline.latency / graph.numIterations;

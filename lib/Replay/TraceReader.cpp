@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <zlib.h>
 
 using namespace distir::replay;
@@ -117,7 +118,7 @@ static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
     std::optional<llvm::StringRef> category = event->getString("cat");
     // Kineto's copies of host annotations onto the GPU streams they
     // launched work on: the span of that work, which the kernels give.
-    if (category == "gpu_user_annotation")
+    if (category && *category == "gpu_user_annotation")
       continue;
     std::optional<double> start = event->getNumber("ts");
     std::optional<double> duration = event->getNumber("dur");
@@ -157,7 +158,8 @@ static llvm::Error readEvents(llvm::StringRef path, const json::Array &events,
   if (trace.memory.empty())
     trace.memory = std::move(hostMemory);
   llvm::sort(trace.gpu, [](const GpuEvent &a, const GpuEvent &b) {
-    return a.start < b.start;
+    return std::tie(a.start, a.stream, a.correlation) <
+           std::tie(b.start, b.stream, b.correlation);
   });
   // Enclosing events first among those starting together.
   llvm::sort(trace.events, [](const TraceEvent &a, const TraceEvent &b) {

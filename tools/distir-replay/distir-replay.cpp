@@ -115,20 +115,20 @@ criticalPathByName(const SimulationResult &timeline) {
   return sorted;
 }
 
-/// Per rank: the GPU work (kernels, copies, memsets) replayed, its busy time
-/// and the CUDA streams it ran on.
+/// Per rank: the GPU work (kernels, copies, memsets) replayed, its time
+/// (summed over streams, which may overlap) and the CUDA streams it ran on.
 struct GpuUsage {
   int64_t items = 0;
-  double busy = 0;
+  double time = 0;
   std::set<int64_t> streams;
 };
 static std::map<int64_t, GpuUsage> gpuUsage(const DataflowGraph &graph) {
   std::map<int64_t, GpuUsage> usage;
-  for (size_t i = graph.firstGpuNode; i < graph.nodes.size(); ++i) {
+  for (size_t i = graph.firstGpuNode(); i < graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
     GpuUsage &rank = usage[node.rank];
     ++rank.items;
-    rank.busy += node.duration;
+    rank.time += node.duration;
     rank.streams.insert(graph.streams[node.stream].thread);
   }
   return usage;
@@ -146,7 +146,7 @@ static json::Value toJSON(const DataflowGraph &graph,
                         {"communication_busy_s", report.communicationBusy},
                         {"finish_s", report.finish}};
     if (gpu.count(rank)) {
-      object["gpu_busy_s"] = gpu[rank].busy;
+      object["gpu_time_s"] = gpu[rank].time;
       object["gpu_streams"] = (int64_t)gpu[rank].streams.size();
       object["gpu_activities"] = gpu[rank].items;
     }
@@ -497,10 +497,10 @@ static void printText(const DataflowGraph &graph,
                             ? std::to_string(graph.peakAllocatedBytes[rank])
                             : std::string("not traced"));
   for (const auto &[rank, usage] : gpuUsage(graph))
-    os << llvm::formatv("  GPU of rank {0}: busy {1} on {2} CUDA stream(s), "
-                        "{3} kernels, copies and memsets\n",
-                        rank, formatSeconds(usage.busy), usage.streams.size(),
-                        usage.items);
+    os << llvm::formatv("  GPU of rank {0}: {1} of kernels, copies and "
+                        "memsets ({2}) on {3} CUDA stream(s)\n",
+                        rank, formatSeconds(usage.time), usage.items,
+                        usage.streams.size());
   os << "critical path (" << aligned.timeline.criticalPath.size()
      << " nodes), time by op:\n";
   std::vector<std::pair<std::string, double>> byName =
@@ -547,12 +547,6 @@ int main(int argc, char **argv) {
   llvm::Expected<DataflowGraph> graph = buildDataflowGraph(*traces, iterations);
   if (!graph)
     return failWith(llvm::toString(graph.takeError()));
-  // The advisors edit host-side ops and price collectives from a CPU job;
-  // a GPU job's kernels are replayed but not yet optimized.
-  if ((optimize || budget) && graph->hasGpuActivity())
-    return failWith(llvm::Twine(optimize ? "--optimize" : "--memory-budget") +
-                    ": the job's compute runs on GPUs (its traces have CUDA "
-                    "kernels): GPU jobs are replayed, not yet optimized");
   ClockAlignment alignment = alignClocks(*graph);
   ReplayResult aligned = replay::replay(*graph, alignment.offsets);
   std::vector<double> none(graph->numRanks, 0.0);

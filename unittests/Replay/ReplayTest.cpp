@@ -496,4 +496,128 @@ TEST(MemoryAdvisor, NeedsMemoryEventsAndABackwardPass) {
             "functions) in the trace");
 }
 
+/// A GPU job of 2 ranks and 3 iterations of 6 ms, no collectives: an op
+/// launches a 5 ms kernel, the host waits for it (`waitCall`), optionally
+/// copies synchronously to the host (a cudaMemcpy that waits for its own
+/// copy), then steps. Times start at `base` seconds.
+std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
+                                  bool synchronousCopy) {
+  std::vector<RankTrace> traces(2);
+  for (int64_t r = 0; r < 2; ++r) {
+    RankTrace &trace = traces[r];
+    trace.path = "gpu-rank" + std::to_string(r);
+    trace.rank = r;
+    trace.worldSize = 2;
+    int64_t correlation = 0;
+    auto add = [&](std::string name, double start, double end,
+                   bool runtime = false) {
+      TraceEvent event;
+      event.name = std::move(name);
+      event.thread = 1;
+      event.start = start;
+      event.duration = end - start;
+      event.runtimeCall = runtime;
+      event.correlation = runtime ? ++correlation : -1;
+      trace.events.push_back(std::move(event));
+    };
+    auto launch = [&](std::string call, std::string work, double start,
+                      double end, double workStart, double workEnd) {
+      add(std::move(call), start, end, /*runtime=*/true);
+      trace.gpu.push_back(
+          {std::move(work), 7, workStart, workEnd - workStart, correlation});
+    };
+    for (int64_t it = 0; it < 3; ++it) {
+      double t = base + it * 6e-3;
+      add("ProfilerStep#" + std::to_string(it), t, t + 6e-3);
+      add("aten::addmm", t + 0.1e-3, t + 0.3e-3);
+      launch("cudaLaunchKernel", "sgemm", t + 0.2e-3, t + 0.25e-3, t + 0.26e-3,
+             t + 5.26e-3);
+      add(waitCall.str(), t + 0.4e-3, t + 5.3e-3, /*runtime=*/true);
+      if (synchronousCopy)
+        launch("cudaMemcpy", "Memcpy DtoH", t + 5.4e-3, t + 5.5e-3, t + 5.42e-3,
+               t + 5.48e-3);
+      add("Optimizer.step#SGD.step", t + 5.6e-3, t + 5.8e-3);
+    }
+    llvm::sort(trace.events, [](const TraceEvent &a, const TraceEvent &b) {
+      return a.start != b.start ? a.start < b.start : a.duration > b.duration;
+    });
+  }
+  return traces;
+}
+
+/// Per iteration of rank 0: the index of the first node named `name`.
+std::vector<int64_t> nodesNamed(const DataflowGraph &graph,
+                                llvm::StringRef name) {
+  std::vector<int64_t> found(graph.numIterations, -1);
+  for (auto [index, node] : llvm::enumerate(graph.nodes))
+    if (node.rank == 0 && node.name == name && found[node.iteration] < 0)
+      found[node.iteration] = index;
+  return found;
+}
+
+// The host's wait depends on the kernel it waited for and lasts only what
+// the call took beyond the kernel's end; kernels 10 ms long then hold the
+// next op back. Without the wait (a call that does not block) they do not:
+// the check can fail.
+TEST(GpuReplay, HostWaitsForItsKernels) {
+  for (bool blocking : {true, false}) {
+    std::vector<RankTrace> traces = makeGpuJob(
+        1.0, blocking ? "cudaDeviceSynchronize" : "cudaEventRecord", false);
+    llvm::Expected<DataflowGraph> graph = buildDataflowGraph(traces, {});
+    ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
+    ASSERT_EQ(graph->numGpuNodes, 6);
+    std::vector<int64_t> kernels = nodesNamed(*graph, "sgemm");
+    std::vector<int64_t> steps = nodesNamed(*graph, "Optimizer.step#SGD.step");
+    if (blocking) {
+      const Node &wait =
+          graph->nodes[nodesNamed(*graph, "cudaDeviceSynchronize")[0]];
+      ASSERT_EQ(wait.dependencies.size(), 1u);
+      EXPECT_EQ(wait.dependencies.front(), kernels[0]);
+      EXPECT_NEAR(wait.duration, 0.04e-3, 1e-9);
+    }
+    ReplayResult base = replay(*graph, {0.0, 0.0});
+    EXPECT_NEAR(base.predictedIteration, 6e-3, 1e-7);
+    for (int64_t kernel : kernels)
+      graph->nodes[kernel].duration = 10e-3;
+    ReplayResult slow = replay(*graph, {0.0, 0.0});
+    for (int64_t it = 0; it < 3; ++it) {
+      double kernelEnd = slow.timeline.events[kernels[it]].end;
+      double stepStart = slow.timeline.events[steps[it]].start;
+      if (blocking)
+        EXPECT_GE(stepStart, kernelEnd);
+      else
+        EXPECT_LT(stepStart, kernelEnd);
+    }
+  }
+}
+
+// A synchronous cudaMemcpy launches the copy it waits for: the copy depends
+// on the call, so the call must not depend on the copy (a cycle).
+TEST(GpuReplay, SynchronousCopyIsNotACycle) {
+  std::vector<RankTrace> traces =
+      makeGpuJob(1.0, "cudaDeviceSynchronize", /*synchronousCopy=*/true);
+  llvm::Expected<DataflowGraph> graph = buildDataflowGraph(traces, {});
+  ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
+  ASSERT_EQ(graph->numGpuNodes, 12);
+  int64_t copy = nodesNamed(*graph, "Memcpy DtoH")[0];
+  int64_t call = graph->nodes[copy].dependencies.front();
+  EXPECT_EQ(graph->nodes[call].name, "cudaMemcpy");
+  ASSERT_EQ(graph->nodes[call].dependencies.size(), 1u);
+  EXPECT_EQ(graph->nodes[call].dependencies.front(),
+            nodesNamed(*graph, "sgemm")[0]);
+  ReplayResult result = replay(*graph, {0.0, 0.0});
+  EXPECT_NEAR(result.predictedIteration, 6e-3, 1e-7);
+}
+
+// Absolute timestamps of a host up for 231 days (2e7 s, past 2^24 s where a
+// nanosecond tolerance vanishes) still find each wait's piece.
+TEST(GpuReplay, WaitsOnLongUptimeClocks) {
+  std::vector<RankTrace> traces =
+      makeGpuJob(2e7, "cudaDeviceSynchronize", false);
+  llvm::Expected<DataflowGraph> graph = buildDataflowGraph(traces, {});
+  ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
+  for (int64_t wait : nodesNamed(*graph, "cudaDeviceSynchronize"))
+    EXPECT_EQ(graph->nodes[wait].dependencies.size(), 1u);
+}
+
 } // namespace

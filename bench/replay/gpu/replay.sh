@@ -17,10 +17,10 @@ for job in "$here"/*/ "$root/test/Replay/Inputs/gpu-mlp-2/"; do
 import json, sys
 r = json.load(sys.stdin)
 run = json.load(open(sys.argv[2] + "run.json"))
-busy = " ".join("%.2f" % (x["gpu_busy_s"] / r["iterations"] * 1e3)
+busy = " ".join("%.2f" % (x["gpu_time_s"] / r["iterations"] * 1e3)
                 for x in r["rank_reports"])
 print("%-20s ranks %d  measured %7.2f ms  predicted %7.2f ms (%+.1f%%, "
-      "unaligned %+.1f%%)  unprofiled %6.2f ms  GPU busy/iteration %s ms" % (
+      "unaligned %+.1f%%)  unprofiled %6.2f ms  GPU time/iteration %s ms" % (
           sys.argv[1], r["ranks"], r["measured_iteration_s"] * 1e3,
           r["predicted_iteration_s"] * 1e3, r["relative_error"] * 100,
           r["relative_error_unaligned"] * 100,

@@ -100,10 +100,11 @@ struct DataflowGraph {
   std::vector<Node> nodes;
   std::vector<Collective> collectives;
   /// Compute nodes are nodes[0, numComputeNodes); transfers follow, then
-  /// GPU activity from nodes[firstGpuNode] on (none in a CPU job).
+  /// the GPU activity: the last numGpuNodes nodes (none in a CPU job).
   int64_t numComputeNodes = 0;
-  int64_t firstGpuNode = 0;
-  bool hasGpuActivity() const { return firstGpuNode < (int64_t)nodes.size(); }
+  int64_t numGpuNodes = 0;
+  bool hasGpuActivity() const { return numGpuNodes > 0; }
+  int64_t firstGpuNode() const { return nodes.size() - numGpuNodes; }
   /// Per rank and iteration: the gradients in the order they became ready
   /// (from AccumulateGrad's recorded shapes; empty without shapes).
   std::vector<std::vector<std::vector<Gradient>>> gradients;

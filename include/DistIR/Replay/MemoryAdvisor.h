@@ -70,7 +70,7 @@ struct MemoryAdvice {
 };
 
 /// Fails with one line when a rank's trace has no memory events or an
-/// iteration has no backward pass.
+/// iteration has no backward pass, or is a GPU job's.
 llvm::Expected<MemoryAdvice> adviseMemory(const DataflowGraph &graph,
                                           llvm::ArrayRef<double> offsets,
                                           int64_t budgetBytes);

@@ -57,7 +57,7 @@ struct FusionAdvice {
 };
 
 /// Finds the fusions on the critical path of `graph` replayed with
-/// `offsets`.
+/// `offsets`. `graph` must be a CPU job's (no GPU activity).
 FusionAdvice adviseOpFusion(const DataflowGraph &graph,
                             llvm::ArrayRef<double> offsets);
 

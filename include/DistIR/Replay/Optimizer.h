@@ -97,7 +97,8 @@ struct BucketAdvice {
 
 /// Prices DDP bucket caps from 0.25 MB to one bucket for everything.
 /// Fails with one line when the traces have no gradient shapes
-/// (record_shapes off, legacy exports) or no backward pass.
+/// (record_shapes off, legacy exports) or no backward pass, or are a GPU
+/// job's.
 llvm::Expected<BucketAdvice> adviseBucketSize(const DataflowGraph &graph,
                                               llvm::ArrayRef<double> offsets,
                                               int64_t ranksPerHost = 0);
