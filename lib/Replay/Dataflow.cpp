@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -75,6 +76,14 @@ struct CommEvent {
   double launch;
   int64_t launchPiece = -1;
   int64_t waiter = -1;
+  /// Where the transfers begin: after the worker's wait for the GPU (the
+  /// copy of a CUDA bucket to host memory) when it has one, else the start.
+  double transferStart = 0;
+  /// The GPU copy of its bucket (index in gpuLaunches), launched by its
+  /// launch op; -1 for none.
+  int64_t copy = -1;
+  /// The launch op's end (-1 when launches were not recorded).
+  double launchOpEnd = -1;
 };
 
 /// GPU activity launched by a compute thread; the piece that ends where the
@@ -82,8 +91,12 @@ struct CommEvent {
 struct GpuLaunch {
   const GpuEvent *event;
   int64_t iteration;
-  double launchEnd;
+  double launchStart, launchEnd;
+  int64_t thread;
   int64_t launchPiece = -1;
+  /// A stream that waits for another (cudaStreamWaitEvent before the
+  /// launch): the work it waits for (index in gpuLaunches), else -1.
+  int64_t waitsFor = -1;
 };
 
 /// A host call that waits for the GPU; its piece spans the call.
@@ -269,7 +282,12 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
 /// the collectives with their launches and waits.
 static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
   const double eps = 1e-9;
-  std::vector<std::vector<double>> launches(plan.iterations.size());
+  std::vector<std::vector<std::pair<double, double>>> launches(
+      plan.iterations.size());
+  // cudaStreamWaitEvent calls of the compute threads: (thread, start).
+  std::vector<std::pair<int64_t, double>> streamWaits;
+  // Per worker thread: its calls that wait for the GPU, by start.
+  std::map<int64_t, std::vector<std::pair<double, double>>> workerWaits;
   std::vector<const TraceEvent *> topLevel;
   std::vector<int64_t> topIteration;
   std::vector<double> splits;
@@ -285,8 +303,13 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (!plan.isCompute(event.thread)) {
       if (isCollective(event.name))
         plan.comms.push_back({&event, iteration, event.start});
+      else if (event.runtimeCall && isGpuWait(event.name))
+        workerWaits[event.thread].push_back({event.start, event.end()});
       continue;
     }
+    if (event.runtimeCall && (event.name == "cudaStreamWaitEvent" ||
+                              event.name == "cuStreamWaitEvent"))
+      streamWaits.push_back({event.thread, event.start});
     if (event.runtimeCall && event.correlation >= 0)
       launchCalls[event.correlation] = &event;
     if (event.runtimeCall && isGpuWait(event.name)) {
@@ -297,7 +320,7 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (isIterationMarker(event.name))
       continue;
     if (isLaunch(event.name))
-      launches[iteration].push_back(event.start);
+      launches[iteration].push_back({event.start, event.end()});
     if (event.start >= coveredUntil - eps &&
         event.end() <= plan.iterations[iteration].second + eps) {
       topLevel.push_back(&event);
@@ -312,8 +335,20 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     int64_t count = llvm::count_if(
         plan.comms, [&](const CommEvent &c) { return c.iteration == it; });
     for (CommEvent &comm : plan.comms)
-      if (comm.iteration == it && count == (int64_t)launches[it].size())
-        comm.launch = launches[it][k++];
+      if (comm.iteration == it && count == (int64_t)launches[it].size()) {
+        comm.launch = launches[it][k].first;
+        comm.launchOpEnd = launches[it][k++].second;
+      }
+  }
+  // A worker that copies a CUDA bucket to host memory first waits for the
+  // copy (gloo): its transfers begin when that wait returns.
+  for (CommEvent &comm : plan.comms) {
+    comm.transferStart = comm.event->start;
+    for (auto [start, end] : workerWaits[comm.event->thread])
+      if (start >= comm.event->start && start <= comm.event->end()) {
+        comm.transferStart = end;
+        break;
+      }
   }
   // GPU work launched by the compute threads; what their worker threads
   // launch (a gloo collective's copies) belongs to the collective.
@@ -331,9 +366,57 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
       continue;
     }
     const TraceEvent &launch = *call->second;
-    plan.gpuLaunches.push_back(
-        {&gpu, iterationOf(plan, launch.start), launch.end()});
+    plan.gpuLaunches.push_back({&gpu, iterationOf(plan, launch.start),
+                                launch.start, launch.end(), launch.thread});
     splits.push_back(launch.end());
+  }
+  // Cross-stream waits: work launched after a cudaStreamWaitEvent of its
+  // thread (and after the previous launch onto its stream) waits for the
+  // work last launched onto another stream before that call: DDP's copy of
+  // a bucket waits so for the kernels that computed its gradients.
+  {
+    std::vector<int64_t> byLaunch(plan.gpuLaunches.size());
+    std::iota(byLaunch.begin(), byLaunch.end(), 0);
+    llvm::sort(byLaunch, [&](int64_t a, int64_t b) {
+      return plan.gpuLaunches[a].launchStart < plan.gpuLaunches[b].launchStart;
+    });
+    llvm::sort(streamWaits, [](const auto &a, const auto &b) {
+      return a.second < b.second;
+    });
+    std::map<int64_t, double> lastLaunchOnStream;
+    for (auto [position, index] : llvm::enumerate(byLaunch)) {
+      GpuLaunch &launch = plan.gpuLaunches[index];
+      int64_t stream = launch.event->stream;
+      auto last = lastLaunchOnStream.find(stream);
+      double after = last == lastLaunchOnStream.end() ? -1e300 : last->second;
+      lastLaunchOnStream[stream] = launch.launchStart;
+      // The latest wait of the launching thread since then.
+      double waitAt = -1e300;
+      for (auto [thread, start] : streamWaits)
+        if (thread == launch.thread && start > after &&
+            start < launch.launchStart)
+          waitAt = start;
+      if (waitAt == -1e300)
+        continue;
+      for (size_t before = position; before-- > 0;) {
+        const GpuLaunch &other = plan.gpuLaunches[byLaunch[before]];
+        if (other.launchStart < waitAt && other.event->stream != stream) {
+          launch.waitsFor = byLaunch[before];
+          break;
+        }
+      }
+    }
+  }
+  // A collective's bucket copy: GPU work its launch op launched.
+  for (CommEvent &comm : plan.comms) {
+    if (comm.launchOpEnd < 0)
+      continue;
+    for (auto [index, launch] : llvm::enumerate(plan.gpuLaunches))
+      if (launch.launchStart >= comm.launch &&
+          launch.launchStart <= comm.launchOpEnd &&
+          (comm.copy < 0 ||
+           launch.event->end() > plan.gpuLaunches[comm.copy].event->end()))
+        comm.copy = index;
   }
   for (const CommEvent &comm : plan.comms)
     splits.push_back(comm.launch);
@@ -556,7 +639,7 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   for (int64_t r = 0; r < ranks; ++r) {
     for (auto [k, comm] : llvm::enumerate(plans[r].comms)) {
       Collective &collective = graph.collectives[k];
-      collective.start.push_back(comm.event->start);
+      collective.start.push_back(comm.transferStart);
       collective.end.push_back(comm.event->end());
       collective.firstTransfer.push_back(graph.nodes.size());
       int64_t stream = streamOf(r, comm.event->thread, true);
@@ -590,7 +673,10 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
         const Node &before = graph.nodes[step0.previous];
         ready = std::max(ready, graph.collectives[before.collective].end[r]);
       }
-      step0.gap = std::max(0.0, comm.event->start - ready);
+      // The bucket's copy to host memory (an edge once GPU nodes exist).
+      if (comm.copy >= 0)
+        ready = std::max(ready, plans[r].gpuLaunches[comm.copy].event->end());
+      step0.gap = std::max(0.0, comm.transferStart - ready);
       // -1: the previous rank's transfer, patched below once every rank's
       // transfers exist.
       for (int64_t step = 1; step < collective.steps; ++step)
@@ -623,6 +709,7 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
     std::map<int64_t, double> streamEnd;
     // (end, node, launching piece)
     std::vector<std::tuple<double, int64_t, int64_t>> finished;
+    int64_t firstOfRank = graph.nodes.size();
     for (const GpuLaunch &launch : plan.gpuLaunches) {
       const GpuEvent &gpu = *launch.event;
       Node node;
@@ -639,10 +726,26 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
           std::max(launch.launchEnd,
                    previous == streamEnd.end() ? -1e300 : previous->second);
       node.gap = std::max(0.0, gpu.start - ready);
+      // Waiting for another stream is not a gap.
+      if (launch.waitsFor >= 0)
+        node.gap = std::max(
+            0.0, std::min(node.gap,
+                          gpu.start -
+                              plan.gpuLaunches[launch.waitsFor].event->end()));
       streamEnd[gpu.stream] = gpu.end();
       finished.push_back(
           {gpu.end(), append(std::move(node)), launch.launchPiece});
     }
+    // GPU nodes follow gpuLaunches' order: edges between them and from
+    // collectives to their buckets' copies.
+    for (auto [index, launch] : llvm::enumerate(plan.gpuLaunches))
+      if (launch.waitsFor >= 0)
+        graph.nodes[firstOfRank + index].dependencies.push_back(
+            firstOfRank + launch.waitsFor);
+    for (auto [k, comm] : llvm::enumerate(plan.comms))
+      if (comm.copy >= 0)
+        graph.nodes[graph.collectives[k].firstTransfer[r]]
+            .dependencies.push_back(firstOfRank + comm.copy);
     llvm::sort(finished);
     // GPU and host times come from different clocks that Kineto maps onto
     // one: a microsecond of disagreement is tolerated.

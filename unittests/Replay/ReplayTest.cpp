@@ -496,12 +496,16 @@ TEST(MemoryAdvisor, NeedsMemoryEventsAndABackwardPass) {
             "functions) in the trace");
 }
 
-/// A GPU job of 2 ranks and 3 iterations of 6 ms, no collectives: an op
-/// launches a 5 ms kernel, the host waits for it (`waitCall`), optionally
-/// copies synchronously to the host (a cudaMemcpy that waits for its own
-/// copy), then steps. Times start at `base` seconds.
+/// A GPU job of 2 ranks and 3 iterations of 6 ms: an op launches a 5 ms
+/// kernel, the host waits for it (`waitCall`), optionally copies
+/// synchronously to the host (a cudaMemcpy that waits for its own copy),
+/// then steps. With `allReduce`, DDP over gloo: the launch op makes a side
+/// stream wait for the kernel and copies the bucket there; the worker
+/// thread waits for that copy, then reduces for 0.2 ms. Times start at
+/// `base` seconds.
 std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
-                                  bool synchronousCopy) {
+                                  bool synchronousCopy,
+                                  bool allReduce = false) {
   std::vector<RankTrace> traces(2);
   for (int64_t r = 0; r < 2; ++r) {
     RankTrace &trace = traces[r];
@@ -510,10 +514,10 @@ std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
     trace.worldSize = 2;
     int64_t correlation = 0;
     auto add = [&](std::string name, double start, double end,
-                   bool runtime = false) {
+                   bool runtime = false, int64_t thread = 1) {
       TraceEvent event;
       event.name = std::move(name);
-      event.thread = 1;
+      event.thread = thread;
       event.start = start;
       event.duration = end - start;
       event.runtimeCall = runtime;
@@ -521,10 +525,11 @@ std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
       trace.events.push_back(std::move(event));
     };
     auto launch = [&](std::string call, std::string work, double start,
-                      double end, double workStart, double workEnd) {
+                      double end, double workStart, double workEnd,
+                      int64_t stream = 7) {
       add(std::move(call), start, end, /*runtime=*/true);
-      trace.gpu.push_back(
-          {std::move(work), 7, workStart, workEnd - workStart, correlation});
+      trace.gpu.push_back({std::move(work), stream, workStart,
+                           workEnd - workStart, correlation});
     };
     for (int64_t it = 0; it < 3; ++it) {
       double t = base + it * 6e-3;
@@ -532,6 +537,15 @@ std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
       add("aten::addmm", t + 0.1e-3, t + 0.3e-3);
       launch("cudaLaunchKernel", "sgemm", t + 0.2e-3, t + 0.25e-3, t + 0.26e-3,
              t + 5.26e-3);
+      if (allReduce) {
+        add("c10d::allreduce_", t + 0.32e-3, t + 0.38e-3);
+        add("cudaEventRecord", t + 0.33e-3, t + 0.335e-3, true);
+        add("cudaStreamWaitEvent", t + 0.34e-3, t + 0.345e-3, true);
+        launch("cudaMemcpyAsync", "Memcpy DtoH", t + 0.35e-3, t + 0.36e-3,
+               t + 5.27e-3, t + 5.29e-3, /*stream=*/20);
+        add("gloo:all_reduce", t + 0.37e-3, t + 5.5e-3, false, 2);
+        add("cudaStreamSynchronize", t + 0.38e-3, t + 5.3e-3, true, 2);
+      }
       add(waitCall.str(), t + 0.4e-3, t + 5.3e-3, /*runtime=*/true);
       if (synchronousCopy)
         launch("cudaMemcpy", "Memcpy DtoH", t + 5.4e-3, t + 5.5e-3, t + 5.42e-3,
@@ -607,6 +621,36 @@ TEST(GpuReplay, SynchronousCopyIsNotACycle) {
             nodesNamed(*graph, "sgemm")[0]);
   ReplayResult result = replay(*graph, {0.0, 0.0});
   EXPECT_NEAR(result.predictedIteration, 6e-3, 1e-7);
+}
+
+// DDP over gloo on GPUs: the bucket's copy waits for the kernel on the
+// other stream (cudaStreamWaitEvent), the collective's transfers begin when
+// the worker's wait for the copy returns and depend on the copy; so halving
+// the kernel (on the graph) shortens the iteration, which it could not if
+// the collective's traced span (5.1 ms, mostly waiting) were its transfer.
+TEST(GpuReplay, CollectiveWaitsForItsBucketCopy) {
+  std::vector<RankTrace> traces =
+      makeGpuJob(1.0, "cudaDeviceSynchronize", false, /*allReduce=*/true);
+  llvm::Expected<DataflowGraph> graph = buildDataflowGraph(traces, {});
+  ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
+  ASSERT_EQ(graph->collectives.size(), 3u);
+  std::vector<int64_t> kernels = nodesNamed(*graph, "sgemm");
+  std::vector<int64_t> copies = nodesNamed(*graph, "Memcpy DtoH");
+  const Node &copy = graph->nodes[copies[0]];
+  EXPECT_NE(llvm::find(copy.dependencies, kernels[0]), copy.dependencies.end());
+  const Collective &collective = graph->collectives[0];
+  EXPECT_DOUBLE_EQ(collective.start[0], 1.0 + 5.3e-3);
+  const Node &step0 = graph->nodes[collective.firstTransfer[0]];
+  EXPECT_NE(llvm::find(step0.dependencies, copies[0]),
+            step0.dependencies.end());
+  ReplayResult base = replay(*graph, {0.0, 0.0});
+  EXPECT_NEAR(base.transferTimes[0], 0.2e-3, 1e-9);
+  EXPECT_NEAR(base.predictedIteration, 6e-3, 2e-5);
+  for (Node &node : graph->nodes)
+    if (node.name == "sgemm")
+      node.duration /= 2;
+  ReplayResult fast = replay(*graph, {0.0, 0.0});
+  EXPECT_LT(fast.predictedIteration, 4e-3);
 }
 
 // Absolute timestamps of a host up for 231 days (2e7 s, past 2^24 s where a
