@@ -12,6 +12,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <limits>
+#include <queue>
+
 using namespace mlir;
 using namespace distir;
 using namespace distir::replay;
@@ -64,9 +67,32 @@ distir::replay::buildReplayProgram(MLIRContext &context,
   // In the replay's order (a topological one); each kernel named, located
   // and timed as the replay's event for its node (a node's gap, spent on
   // its stream before it, belongs to its kernel).
+  // Sends wait on a device's communication stream in program order: each is
+  // emitted once the replay reached its source's end (sources by end), so
+  // that a send behind a long kernel's does not hold up a short one's.
+  using Pending = std::pair<double, int64_t>; // (source end, source)
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>>
+      pending;
+  auto flushSends = [&](double until) {
+    while (!pending.empty() && pending.top().first <= until) {
+      int64_t source = pending.top().second;
+      pending.pop();
+      const Node &node = graph.nodes[source];
+      Location loc = NameLoc::get(
+          builder.getStringAttr(replayed.timeline.events[source].location));
+      for (int64_t user : users[source]) {
+        int64_t stream = graph.nodes[user].stream;
+        Value &copy = sent[{source, stream}];
+        if (stream != node.stream && !copy)
+          copy =
+              dist::SendOp::create(builder, loc, token(stream), value[source]);
+      }
+    }
+  };
   for (int64_t index : replayed.order) {
     const Node &node = graph.nodes[index];
     const SimEvent &event = replayed.timeline.events[index];
+    flushSends(event.start);
     Location loc = NameLoc::get(builder.getStringAttr(event.location));
     SmallVector<Value> operands;
     for (int64_t other : waits[index])
@@ -76,16 +102,13 @@ distir::replay::buildReplayProgram(MLIRContext &context,
         operands, builder.getF64FloatAttr(node.gap + event.duration),
         node.communication ? builder.getUnitAttr() : UnitAttr());
     value[index] = kernel.getResult();
-    // Its token goes to the other streams that wait for it right away: a
-    // send holds both devices' communication streams, so one placed at its
-    // consumer would also wait for what the producer's stream ran since.
-    for (int64_t user : users[index]) {
-      int64_t stream = graph.nodes[user].stream;
-      Value &copy = sent[{index, stream}];
-      if (stream != node.stream && !copy)
-        copy = dist::SendOp::create(builder, loc, token(stream), value[index]);
-    }
+    // Its token goes to the other streams that wait for it as soon as it
+    // ends: a send holds both devices' communication streams, so one placed
+    // at its consumer would also wait for what the producer's stream ran
+    // since.
+    pending.push({event.end, index});
   }
+  flushSends(std::numeric_limits<double>::infinity());
   func::ReturnOp::create(builder, builder.getUnknownLoc());
   return module;
 }
