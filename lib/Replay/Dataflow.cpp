@@ -41,6 +41,10 @@ static bool isBackward(llvm::StringRef name) {
   return name.starts_with("autograd::engine::evaluate_function");
 }
 
+/// GPU and host times come from different clocks that Kineto maps onto one:
+/// a microsecond of disagreement is tolerated.
+static constexpr double kClockTolerance = 1e-6;
+
 /// CUDA calls that block the host until GPU work is done (a synchronous
 /// cudaMemcpy too: a copy to the host waits for the stream).
 static bool isGpuWait(llvm::StringRef name) {
@@ -82,8 +86,9 @@ struct CommEvent {
   /// The GPU copy of its bucket (index in gpuLaunches), launched by its
   /// launch op; -1 for none.
   int64_t copy = -1;
-  /// The launch op's end (-1 when launches were not recorded).
+  /// The launch op's end (-1 when launches were not recorded) and thread.
   double launchOpEnd = -1;
+  int64_t launchThread = -1;
 };
 
 /// GPU activity launched by a compute thread; the piece that ends where the
@@ -282,7 +287,8 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
 /// the collectives with their launches and waits.
 static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
   const double eps = 1e-9;
-  std::vector<std::vector<std::pair<double, double>>> launches(
+  // Per iteration: the collective launch ops (start, end, thread).
+  std::vector<std::vector<std::tuple<double, double, int64_t>>> launches(
       plan.iterations.size());
   // cudaStreamWaitEvent calls of the compute threads: (thread, start).
   std::vector<std::pair<int64_t, double>> streamWaits;
@@ -320,7 +326,7 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (isIterationMarker(event.name))
       continue;
     if (isLaunch(event.name))
-      launches[iteration].push_back({event.start, event.end()});
+      launches[iteration].push_back({event.start, event.end(), event.thread});
     if (event.start >= coveredUntil - eps &&
         event.end() <= plan.iterations[iteration].second + eps) {
       topLevel.push_back(&event);
@@ -336,8 +342,8 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
         plan.comms, [&](const CommEvent &c) { return c.iteration == it; });
     for (CommEvent &comm : plan.comms)
       if (comm.iteration == it && count == (int64_t)launches[it].size()) {
-        comm.launch = launches[it][k].first;
-        comm.launchOpEnd = launches[it][k++].second;
+        std::tie(comm.launch, comm.launchOpEnd, comm.launchThread) =
+            launches[it][k++];
       }
   }
   // A worker that copies a CUDA bucket to host memory first waits for the
@@ -370,40 +376,50 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
                                 launch.start, launch.end(), launch.thread});
     splits.push_back(launch.end());
   }
-  // Cross-stream waits: work launched after a cudaStreamWaitEvent of its
-  // thread (and after the previous launch onto its stream) waits for the
-  // work last launched onto another stream before that call: DDP's copy of
-  // a bucket waits so for the kernels that computed its gradients.
+  // Cross-stream waits: the first work a thread launches after its
+  // cudaStreamWaitEvent waits for the work last launched onto another
+  // stream before that call (Kineto records neither the event nor the
+  // streams): DDP's copy of a bucket waits so for the kernels that computed
+  // its gradients. An edge the recorded times contradict (that work ended
+  // after the waiting work started) is not one: the event was another's.
   {
     std::vector<int64_t> byLaunch(plan.gpuLaunches.size());
     std::iota(byLaunch.begin(), byLaunch.end(), 0);
     llvm::sort(byLaunch, [&](int64_t a, int64_t b) {
       return plan.gpuLaunches[a].launchStart < plan.gpuLaunches[b].launchStart;
     });
-    llvm::sort(streamWaits, [](const auto &a, const auto &b) {
-      return a.second < b.second;
-    });
-    std::map<int64_t, double> lastLaunchOnStream;
-    for (auto [position, index] : llvm::enumerate(byLaunch)) {
-      GpuLaunch &launch = plan.gpuLaunches[index];
-      int64_t stream = launch.event->stream;
-      auto last = lastLaunchOnStream.find(stream);
-      double after = last == lastLaunchOnStream.end() ? -1e300 : last->second;
-      lastLaunchOnStream[stream] = launch.launchStart;
-      // The latest wait of the launching thread since then.
-      double waitAt = -1e300;
-      for (auto [thread, start] : streamWaits)
-        if (thread == launch.thread && start > after &&
-            start < launch.launchStart)
-          waitAt = start;
-      if (waitAt == -1e300)
+    // Per thread, its launches in order (positions in byLaunch).
+    std::map<int64_t, std::vector<int64_t>> threadLaunches;
+    for (auto [position, index] : llvm::enumerate(byLaunch))
+      threadLaunches[plan.gpuLaunches[index].thread].push_back(position);
+    auto launchAt = [&](int64_t position) -> GpuLaunch & {
+      return plan.gpuLaunches[byLaunch[position]];
+    };
+    for (const auto &wait : streamWaits) {
+      double waitStart = wait.second;
+      int64_t thread = wait.first;
+      std::vector<int64_t> &mine = threadLaunches[thread];
+      auto next = llvm::partition_point(mine, [&](int64_t position) {
+        return launchAt(position).launchStart <= waitStart;
+      });
+      if (next == mine.end())
         continue;
-      for (size_t before = position; before-- > 0;) {
-        const GpuLaunch &other = plan.gpuLaunches[byLaunch[before]];
-        if (other.launchStart < waitAt && other.event->stream != stream) {
-          launch.waitsFor = byLaunch[before];
+      GpuLaunch &waiting = launchAt(*next);
+      int64_t stream = waiting.event->stream;
+      // The last launch before the call onto another stream.
+      auto before = llvm::partition_point(byLaunch, [&](int64_t index) {
+        return plan.gpuLaunches[index].launchStart < waitStart;
+      });
+      for (auto it = before; it != byLaunch.begin();) {
+        --it;
+        const GpuLaunch &other = plan.gpuLaunches[*it];
+        if (other.iteration != waiting.iteration)
           break;
-        }
+        if (other.event->stream == stream)
+          continue;
+        if (other.event->end() <= waiting.event->start + kClockTolerance)
+          waiting.waitsFor = *it;
+        break;
       }
     }
   }
@@ -412,7 +428,8 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (comm.launchOpEnd < 0)
       continue;
     for (auto [index, launch] : llvm::enumerate(plan.gpuLaunches))
-      if (launch.launchStart >= comm.launch &&
+      if (launch.thread == comm.launchThread &&
+          launch.launchStart >= comm.launch &&
           launch.launchStart <= comm.launchOpEnd &&
           (comm.copy < 0 ||
            launch.event->end() > plan.gpuLaunches[comm.copy].event->end()))
@@ -747,15 +764,12 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
         graph.nodes[graph.collectives[k].firstTransfer[r]]
             .dependencies.push_back(firstOfRank + comm.copy);
     llvm::sort(finished);
-    // GPU and host times come from different clocks that Kineto maps onto
-    // one: a microsecond of disagreement is tolerated.
-    const double clockTolerance = 1e-6;
     for (const GpuWait &wait : plan.gpuWaits) {
       if (wait.piece < 0)
         continue;
       const Piece &piece = plan.pieces[wait.piece];
       auto it = llvm::partition_point(finished, [&](const auto &entry) {
-        return std::get<0>(entry) <= piece.end + clockTolerance;
+        return std::get<0>(entry) <= piece.end + kClockTolerance;
       });
       // Only work launched before the wait began: a synchronous cudaMemcpy
       // launches the copy it waits for, and that copy depends on the call.

@@ -11,8 +11,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
+#include <cassert>
 #include <limits>
+#include <map>
 #include <queue>
 
 using namespace mlir;
@@ -95,8 +98,10 @@ distir::replay::buildReplayProgram(MLIRContext &context,
     flushSends(event.start);
     Location loc = NameLoc::get(builder.getStringAttr(event.location));
     SmallVector<Value> operands;
-    for (int64_t other : waits[index])
+    for (int64_t other : waits[index]) {
       operands.push_back(tokenFor(other, node.stream));
+      assert(operands.back() && "a token is sent before its consumer starts");
+    }
     auto kernel = dist::KernelOp::create(
         builder, loc, token(node.stream), builder.getStringAttr(event.name),
         operands, builder.getF64FloatAttr(node.gap + event.duration),
@@ -109,6 +114,28 @@ distir::replay::buildReplayProgram(MLIRContext &context,
     pending.push({event.end, index});
   }
   flushSends(std::numeric_limits<double>::infinity());
+  // Each rank's measured tail after its host's last op (in the replay's
+  // latency too).
+  std::map<int64_t, int64_t> lastHostNode;
+  for (auto [index, node] : llvm::enumerate(graph.nodes)) {
+    if (graph.streams[node.stream].gpu)
+      continue;
+    auto [it, inserted] = lastHostNode.try_emplace(node.rank, index);
+    if (!inserted && replayed.timeline.events[index].end >
+                         replayed.timeline.events[it->second].end)
+      it->second = index;
+  }
+  for (auto [rank, index] : lastHostNode) {
+    if (graph.tails[rank] <= 0)
+      continue;
+    const Node &node = graph.nodes[index];
+    Location loc = NameLoc::get(
+        builder.getStringAttr(llvm::formatv("rank {0} tail", rank).str()));
+    dist::KernelOp::create(
+        builder, loc, token(node.stream), builder.getStringAttr("(tail)"),
+        ValueRange{value[index]}, builder.getF64FloatAttr(graph.tails[rank]),
+        UnitAttr());
+  }
   func::ReturnOp::create(builder, builder.getUnknownLoc());
   return module;
 }

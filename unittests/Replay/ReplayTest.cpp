@@ -638,6 +638,10 @@ TEST(GpuReplay, CollectiveWaitsForItsBucketCopy) {
   std::vector<int64_t> copies = nodesNamed(*graph, "Memcpy DtoH");
   const Node &copy = graph->nodes[copies[0]];
   EXPECT_NE(llvm::find(copy.dependencies, kernels[0]), copy.dependencies.end());
+  // The wait is for the copy only: later kernels wait for no copy.
+  for (int64_t kernel : kernels)
+    for (int64_t dependency : graph->nodes[kernel].dependencies)
+      EXPECT_LT(dependency, graph->numComputeNodes);
   const Collective &collective = graph->collectives[0];
   EXPECT_DOUBLE_EQ(collective.start[0], 1.0 + 5.3e-3);
   const Node &step0 = graph->nodes[collective.firstTransfer[0]];
