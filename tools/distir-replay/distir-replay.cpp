@@ -67,7 +67,8 @@ static cl::opt<bool> optimize(
     "optimize",
     cl::desc("Price DDP bucket sizes (tensor fusion and partition of the "
              "gradient all-reduces) and op fusions on the critical path by "
-             "replay; recommend bucket_cap_mb and fusion groups"),
+             "replay; recommend bucket_cap_mb and fusion groups (CPU jobs; "
+             "GPU jobs are replayed only)"),
     cl::cat(category));
 
 static cl::opt<std::string> memoryBudget(
@@ -76,7 +77,7 @@ static cl::opt<std::string> memoryBudget(
              "at its start (bytes; B, K/KB, M/MB, G/GB, KiB, MiB, GiB "
              "suffixes): price "
              "gradient accumulation and recomputation by replay and "
-             "recommend the fastest that fits"),
+             "recommend the fastest that fits (CPU jobs)"),
     cl::value_desc("BYTES"), cl::cat(category));
 
 static cl::opt<int64_t> ranksPerHost(
@@ -517,7 +518,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "distir-replay: replay the torch.profiler traces of a data-parallel "
-      "job (dPRO)\n");
+      "job (dPRO), on CPUs or GPUs (Kineto traces with CUDA kernels)\n");
   std::optional<int64_t> iterations;
   if (iterationsSpec != "auto") {
     int64_t n = 0;
