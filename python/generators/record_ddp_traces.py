@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Runs a real data-parallel PyTorch job and records its traces.
 
-Each rank (a process, gloo backend, torch.set_num_threads(1)) trains an MLP
-or a small nn.TransformerEncoder with DistributedDataParallel, warms up, then
-profiles a few iterations with torch.profiler (record_shapes, profile_memory)
-and writes its trace as Chrome-trace JSON in the layout of Kineto exports
-(what pip builds of PyTorch write): `cpu_op` events with "Input Dims",
+Each rank (a process, gloo backend unless --backend, torch.set_num_threads(1))
+trains an MLP or a small nn.TransformerEncoder with DistributedDataParallel,
+warms up, then profiles a few iterations with torch.profiler (record_shapes
+and profile_memory unless --no-shapes / --no-memory) and writes its trace
+as Chrome-trace JSON in the layout of Kineto exports (what pip builds of
+PyTorch write): `cpu_op` events with "Input Dims",
 "Sequence number" and "Fwd thread id", `[memory]` instant events, the
 ProfilerStep#N iteration markers and "distributedInfo" (backend, rank,
 world_size). Debian's PyTorch is built without Kineto and its own exporter
@@ -17,17 +18,28 @@ With --device cuda the model and its batches live on the GPU (every rank on
 GPU `rank % device_count`), the profiler also records CUDA activity, and
 where PyTorch has Kineto the trace is Kineto's own export
 (export_chrome_trace: kernels on CUDA streams, cuda_runtime launches with
-their correlation ids, NCCL kernels); --backend nccl needs --device cuda.
+their correlation ids, NCCL kernels); without Kineto it stops (a trace of
+the launches alone would be replayed as if they were the work). --backend
+nccl needs --device cuda. Each iteration ends with the device synchronized.
+--destroy-before-stop closes the last iteration's marker, then destroys the
+process group before the profiler stops (a CUPTI teardown crash with
+PyTorch 2.11; the GPU traces of test/Replay/Inputs/gpu-mlp-2 and
+bench/replay/gpu were recorded before the marker was closed first, so their
+last iteration also holds that barrier).
 
-Also writes run.json: the configuration and the wall-clock step time
-measured without the profiler (the same number of iterations, timed with
-perf_counter between barriers).
+Also writes run.json: the configuration (the batch per rank as run) and the
+wall-clock step time measured without the profiler (the same number of
+iterations, each ending with the device synchronized as in the profiled
+ones, timed with perf_counter between barriers; the GPU traces above were
+timed with one synchronization after the last iteration).
 
 Usage:
   record_ddp_traces.py --out DIR [--model mlp|transformer] [--ranks N]
                        [--iterations N] [--bucket-cap-mb MB] [--gzip]
                        [--accumulate K] [--checkpoint S]
                        [--device cpu|cuda] [--backend gloo|nccl] [--batch N]
+                       [--no-shapes] [--no-memory] [--destroy-before-stop]
+                       [--warmup N]
                        [--legacy-export] [--no-trace]
 
 Used for distir-replay's fixtures (test/Replay/Inputs) and bench/replay.
@@ -146,6 +158,10 @@ def finish(dist):
     other ranks have already left, which leaves mp.spawn waiting forever:
     meet once more, then exit."""
     dist.barrier()
+    leave()
+
+
+def leave():
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
@@ -212,7 +228,7 @@ def run_rank(rank, opts):
     begin = time.perf_counter()
     for _ in range(opts.iterations):
         step()
-    sync()
+        sync()
     dist.barrier()
     unprofiled = (time.perf_counter() - begin) / opts.iterations
 
@@ -221,7 +237,7 @@ def run_rank(rank, opts):
     if rank == 0:
         with open(os.path.join(opts.out, "run.json"), "w") as f:
             json.dump({"model": opts.model, "ranks": opts.ranks,
-                       "batch": opts.batch,
+                       "batch": inputs.shape[0],
                        "iterations": opts.iterations,
                        "bucket_cap_mb": opts.bucket_cap_mb,
                        "accumulate": opts.accumulate,
@@ -268,6 +284,12 @@ def run_rank(rank, opts):
             if not opts.destroy_before_stop or index < opts.iterations:
                 prof.step()
         if opts.destroy_before_stop:
+            # The last iteration's marker stays open until the profiler
+            # stops: close it, so that the barrier is not part of it.
+            marker = getattr(prof, "step_rec_fn", None)
+            if marker is not None:
+                marker.__exit__(None, None, None)
+                prof.step_rec_fn = None
             dist.barrier()
             dist.destroy_process_group()
     if kineto:
@@ -287,8 +309,7 @@ def run_rank(rank, opts):
         with open(name, "w") as f:
             f.write(text)
     if opts.destroy_before_stop:
-        sys.stdout.flush()
-        os._exit(0)
+        leave()
     finish(dist)
 
 
@@ -344,6 +365,13 @@ def main():
         parser.error("--batch must be at least 1")
     if opts.backend == "nccl" and opts.device != "cuda":
         parser.error("--backend nccl needs --device cuda")
+    if opts.device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            parser.error("--device cuda: PyTorch sees no CUDA device")
+        if not torch.autograd.kineto_available():
+            parser.error("--device cuda needs a PyTorch with Kineto (without "
+                         "it the trace has no CUDA activity)")
     if opts.checkpoint and opts.model != "mlp":
         parser.error("--checkpoint needs --model mlp")
     opts.port = free_port()

@@ -4,7 +4,8 @@
 # each folder's run.json has the options and the unprofiled step time) and
 # prints, per job, the measured (profiled) and predicted iteration, the
 # error with and without clock alignment, the unprofiled step time and each
-# rank's GPU busy time per iteration. The 2-rank MLP of the same session is
+# rank's GPU time per iteration (kernels, copies and memsets, summed over
+# streams). The 2-rank MLP of the same session is
 # test/Replay/Inputs/gpu-mlp-2 (replay-gpu.test).
 # usage: bench/replay/gpu/replay.sh [BUILD_DIR]
 set -euo pipefail
@@ -17,12 +18,12 @@ for job in "$here"/*/ "$root/test/Replay/Inputs/gpu-mlp-2/"; do
 import json, sys
 r = json.load(sys.stdin)
 run = json.load(open(sys.argv[2] + "run.json"))
-busy = " ".join("%.2f" % (x["gpu_time_s"] / r["iterations"] * 1e3)
+gpu = " ".join("%.2f" % (x["gpu_time_s"] / r["iterations"] * 1e3)
                 for x in r["rank_reports"])
 print("%-20s ranks %d  measured %7.2f ms  predicted %7.2f ms (%+.1f%%, "
       "unaligned %+.1f%%)  unprofiled %6.2f ms  GPU time/iteration %s ms" % (
           sys.argv[1], r["ranks"], r["measured_iteration_s"] * 1e3,
           r["predicted_iteration_s"] * 1e3, r["relative_error"] * 100,
           r["relative_error_unaligned"] * 100,
-          run["unprofiled_step_s"] * 1e3, busy))' "$(basename "$job")" "$job"
+          run["unprofiled_step_s"] * 1e3, gpu))' "$(basename "$job")" "$job"
 done

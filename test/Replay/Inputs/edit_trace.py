@@ -9,7 +9,7 @@
   edit_trace.py swap-dims IN OUT NAME I J   swap the "Input Dims" of the I-th
                                             and J-th events named NAME
   edit_trace.py drop-name IN OUT NAME K     without the K-th event named NAME
-  edit_trace.py scale-gpu IN OUT FACTOR    GPU kernels FACTOR times longer
+  edit_trace.py scale-gpu IN OUT FACTOR     GPU kernels FACTOR times longer
   edit_trace.py check JSON MAX_ERROR        the replay report's relative error
                                             is within MAX_ERROR, fields present
 Output files are plain JSON (the replay reads .json and .json.gz alike).
