@@ -106,7 +106,7 @@ struct GpuLaunch {
 
 /// A host call that waits for the GPU; its piece spans the call.
 struct GpuWait {
-  double start, end;
+  double start;
   int64_t piece = -1;
 };
 
@@ -319,7 +319,7 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (event.runtimeCall && event.correlation >= 0)
       launchCalls[event.correlation] = &event;
     if (event.runtimeCall && isGpuWait(event.name)) {
-      plan.gpuWaits.push_back({event.start, event.end()});
+      plan.gpuWaits.push_back({event.start});
       splits.push_back(event.start);
       splits.push_back(event.end());
     }
@@ -455,19 +455,22 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
   // that starts with it. Split points are the calls' own times, so these
   // compare exactly (a tolerance would vanish on absolute timestamps of a
   // host that has been up for months).
-  auto lastStartingBefore = [&](double time, bool orAt) {
-    auto it = llvm::partition_point(plan.pieces, [&](const Piece &piece) {
-      return orAt ? piece.start <= time : piece.start < time;
-    });
+  auto lastStartingBefore = [&](double time) {
+    auto it = llvm::partition_point(
+        plan.pieces, [&](const Piece &piece) { return piece.start < time; });
     return (int64_t)(it - plan.pieces.begin()) - 1;
   };
+  auto startingAt = [&](double time) -> int64_t {
+    auto it = llvm::partition_point(
+        plan.pieces, [&](const Piece &piece) { return piece.start < time; });
+    return it != plan.pieces.end() && it->start == time
+               ? it - plan.pieces.begin()
+               : -1;
+  };
   for (GpuLaunch &launch : plan.gpuLaunches)
-    launch.launchPiece = lastStartingBefore(launch.launchEnd, false);
-  for (GpuWait &wait : plan.gpuWaits) {
-    int64_t index = lastStartingBefore(wait.start, true);
-    if (index >= 0 && plan.pieces[index].start == wait.start)
-      wait.piece = index;
-  }
+    launch.launchPiece = lastStartingBefore(launch.launchEnd);
+  for (GpuWait &wait : plan.gpuWaits)
+    wait.piece = startingAt(wait.start);
   // A collective depends on the piece that ends where it is launched (or the
   // last one before it); the main thread waits for it in the first piece
   // that starts after it ended and after the backward pass.

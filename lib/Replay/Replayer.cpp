@@ -11,7 +11,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <map>
 #include <queue>
 
 using namespace distir;
@@ -108,7 +107,7 @@ ReplayResult distir::replay::replay(const DataflowGraph &graph,
     report.plannedBytes = -1;
     report.peakBytes = std::max<int64_t>(0, graph.peakAllocatedBytes[r]);
   }
-  std::map<int64_t, double> gpuFinish;
+  std::vector<double> gpuFinish(graph.numRanks, 0.0);
   for (auto [index, node] : llvm::enumerate(graph.nodes)) {
     SimEvent event;
     event.name = node.communication

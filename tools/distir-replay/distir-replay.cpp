@@ -125,7 +125,7 @@ struct GpuUsage {
 };
 static std::map<int64_t, GpuUsage> gpuUsage(const DataflowGraph &graph) {
   std::map<int64_t, GpuUsage> usage;
-  for (size_t i = graph.firstGpuNode(); i < graph.nodes.size(); ++i) {
+  for (int64_t i = graph.firstGpuNode(); i < (int64_t)graph.nodes.size(); ++i) {
     const Node &node = graph.nodes[i];
     GpuUsage &rank = usage[node.rank];
     ++rank.items;
@@ -146,10 +146,10 @@ static json::Value toJSON(const DataflowGraph &graph,
                         {"compute_busy_s", report.computeBusy},
                         {"communication_busy_s", report.communicationBusy},
                         {"finish_s", report.finish}};
-    if (gpu.count(rank)) {
-      object["gpu_time_s"] = gpu[rank].time;
-      object["gpu_streams"] = (int64_t)gpu[rank].streams.size();
-      object["gpu_activities"] = gpu[rank].items;
+    if (auto usage = gpu.find(rank); usage != gpu.end()) {
+      object["gpu_time_s"] = usage->second.time;
+      object["gpu_streams"] = (int64_t)usage->second.streams.size();
+      object["gpu_activities"] = usage->second.items;
     }
     if (graph.peakAllocatedBytes[rank] >= 0)
       object["peak_allocated_bytes"] = graph.peakAllocatedBytes[rank];
