@@ -282,6 +282,90 @@ static void findGradients(const RankTrace &trace, RankPlan &plan) {
   }
 }
 
+/// GPU work launched by the compute threads, in launch order (each stream
+/// runs its work in that order); what worker threads launch (a gloo
+/// collective's copies) belongs to the collective. Links cross-stream waits
+/// and each collective's bucket copy.
+static llvm::Error
+linkGpuWork(const RankTrace &trace,
+            const std::map<int64_t, const TraceEvent *> &runtimeCalls,
+            llvm::ArrayRef<std::pair<int64_t, double>> streamWaits,
+            RankPlan &plan) {
+  for (const GpuEvent &gpu : trace.gpu) {
+    auto call = runtimeCalls.find(gpu.correlation);
+    if (call == runtimeCalls.end()) {
+      // Work launched before the profiler started may run into the first
+      // iteration; inside the iterations every launch is recorded.
+      if (iterationOf(plan, gpu.start) > 0)
+        return fail(llvm::formatv("{0}: GPU activity '{1}' at {2:f6} s has "
+                                  "no launch (correlation {3}) in the trace",
+                                  trace.path, gpu.name, gpu.start,
+                                  gpu.correlation));
+      continue;
+    }
+    const TraceEvent &launch = *call->second;
+    int64_t iteration = iterationOf(plan, launch.start);
+    if (iteration >= 0 && plan.isCompute(launch.thread))
+      plan.gpuLaunches.push_back(
+          {&gpu, iteration, launch.start, launch.end(), launch.thread});
+  }
+  llvm::sort(plan.gpuLaunches, [](const GpuLaunch &a, const GpuLaunch &b) {
+    return std::tie(a.launchStart, a.event->start, a.event->stream) <
+           std::tie(b.launchStart, b.event->start, b.event->stream);
+  });
+  auto launchedBefore = [&](double time) {
+    return llvm::partition_point(plan.gpuLaunches,
+                                 [&](const GpuLaunch &launch) {
+                                   return launch.launchStart < time;
+                                 }) -
+           plan.gpuLaunches.begin();
+  };
+  // Cross-stream waits: the first work a thread launches after its
+  // cudaStreamWaitEvent waits for the work last launched (in the same
+  // iteration) onto another stream before that call (Kineto records neither
+  // the event nor the streams): DDP's copy of a bucket waits so for the
+  // kernels that computed its gradients. An edge the recorded times
+  // contradict (that work ended after the waiting work started) is not one:
+  // the event was another's.
+  for (auto [thread, waitStart] : streamWaits) {
+    int64_t before = launchedBefore(waitStart);
+    auto next = llvm::find_if(llvm::drop_begin(plan.gpuLaunches, before),
+                              [&, thread = thread](const GpuLaunch &launch) {
+                                return launch.thread == thread;
+                              });
+    if (next == plan.gpuLaunches.end())
+      continue;
+    GpuLaunch &waiting = *next;
+    for (int64_t other = before - 1; other >= 0; --other) {
+      const GpuLaunch &candidate = plan.gpuLaunches[other];
+      if (candidate.iteration != waiting.iteration)
+        break;
+      if (candidate.event->stream == waiting.event->stream)
+        continue;
+      if (candidate.event->end() <= waiting.event->start + kClockTolerance)
+        waiting.waitsFor = other;
+      break;
+    }
+  }
+  // A collective's bucket copy: the GPU work its launch op launched (on its
+  // thread) that ended last.
+  for (CommEvent &comm : plan.comms) {
+    if (comm.launchOpEnd < 0)
+      continue;
+    for (int64_t index = launchedBefore(comm.launch);
+         index < (int64_t)plan.gpuLaunches.size() &&
+         plan.gpuLaunches[index].launchStart <= comm.launchOpEnd;
+         ++index) {
+      const GpuLaunch &launch = plan.gpuLaunches[index];
+      if (launch.thread == comm.launchThread &&
+          (comm.copy < 0 ||
+           launch.event->end() > plan.gpuLaunches[comm.copy].event->end()))
+        comm.copy = index;
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// Top-level ops of the compute threads in each iteration, split at
 /// launches (of collectives and of GPU work) and around waits for the GPU;
 /// the collectives with their launches and waits.
@@ -297,12 +381,12 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
   std::vector<const TraceEvent *> topLevel;
   std::vector<int64_t> topIteration;
   std::vector<double> splits;
-  std::map<int64_t, const TraceEvent *> launchCalls;
-  std::set<int64_t> correlations;
+  // Every runtime call by correlation id: a launch of GPU work.
+  std::map<int64_t, const TraceEvent *> runtimeCalls;
   double coveredUntil = -1e300;
   for (const TraceEvent &event : trace.events) {
     if (event.runtimeCall)
-      correlations.insert(event.correlation);
+      runtimeCalls[event.correlation] = &event;
     int64_t iteration = iterationOf(plan, event.start);
     if (iteration < 0)
       continue;
@@ -316,8 +400,6 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     if (event.runtimeCall && (event.name == "cudaStreamWaitEvent" ||
                               event.name == "cuStreamWaitEvent"))
       streamWaits.push_back({event.thread, event.start});
-    if (event.runtimeCall && event.correlation >= 0)
-      launchCalls[event.correlation] = &event;
     if (event.runtimeCall && isGpuWait(event.name)) {
       plan.gpuWaits.push_back({event.start});
       splits.push_back(event.start);
@@ -356,85 +438,10 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
         break;
       }
   }
-  // GPU work launched by the compute threads; what their worker threads
-  // launch (a gloo collective's copies) belongs to the collective.
-  for (const GpuEvent &gpu : trace.gpu) {
-    auto call = launchCalls.find(gpu.correlation);
-    if (call == launchCalls.end()) {
-      // Work launched before the profiler started may run into the first
-      // iteration; inside the iterations every launch is recorded.
-      if (!correlations.count(gpu.correlation) &&
-          iterationOf(plan, gpu.start) > 0)
-        return fail(llvm::formatv("{0}: GPU activity '{1}' at {2:f6} s has "
-                                  "no launch (correlation {3}) in the trace",
-                                  trace.path, gpu.name, gpu.start,
-                                  gpu.correlation));
-      continue;
-    }
-    const TraceEvent &launch = *call->second;
-    plan.gpuLaunches.push_back({&gpu, iterationOf(plan, launch.start),
-                                launch.start, launch.end(), launch.thread});
-    splits.push_back(launch.end());
-  }
-  // Cross-stream waits: the first work a thread launches after its
-  // cudaStreamWaitEvent waits for the work last launched onto another
-  // stream before that call (Kineto records neither the event nor the
-  // streams): DDP's copy of a bucket waits so for the kernels that computed
-  // its gradients. An edge the recorded times contradict (that work ended
-  // after the waiting work started) is not one: the event was another's.
-  {
-    std::vector<int64_t> byLaunch(plan.gpuLaunches.size());
-    std::iota(byLaunch.begin(), byLaunch.end(), 0);
-    llvm::sort(byLaunch, [&](int64_t a, int64_t b) {
-      return plan.gpuLaunches[a].launchStart < plan.gpuLaunches[b].launchStart;
-    });
-    // Per thread, its launches in order (positions in byLaunch).
-    std::map<int64_t, std::vector<int64_t>> threadLaunches;
-    for (auto [position, index] : llvm::enumerate(byLaunch))
-      threadLaunches[plan.gpuLaunches[index].thread].push_back(position);
-    auto launchAt = [&](int64_t position) -> GpuLaunch & {
-      return plan.gpuLaunches[byLaunch[position]];
-    };
-    for (const auto &wait : streamWaits) {
-      double waitStart = wait.second;
-      int64_t thread = wait.first;
-      std::vector<int64_t> &mine = threadLaunches[thread];
-      auto next = llvm::partition_point(mine, [&](int64_t position) {
-        return launchAt(position).launchStart <= waitStart;
-      });
-      if (next == mine.end())
-        continue;
-      GpuLaunch &waiting = launchAt(*next);
-      int64_t stream = waiting.event->stream;
-      // The last launch before the call onto another stream.
-      auto before = llvm::partition_point(byLaunch, [&](int64_t index) {
-        return plan.gpuLaunches[index].launchStart < waitStart;
-      });
-      for (auto it = before; it != byLaunch.begin();) {
-        --it;
-        const GpuLaunch &other = plan.gpuLaunches[*it];
-        if (other.iteration != waiting.iteration)
-          break;
-        if (other.event->stream == stream)
-          continue;
-        if (other.event->end() <= waiting.event->start + kClockTolerance)
-          waiting.waitsFor = *it;
-        break;
-      }
-    }
-  }
-  // A collective's bucket copy: GPU work its launch op launched.
-  for (CommEvent &comm : plan.comms) {
-    if (comm.launchOpEnd < 0)
-      continue;
-    for (auto [index, launch] : llvm::enumerate(plan.gpuLaunches))
-      if (launch.thread == comm.launchThread &&
-          launch.launchStart >= comm.launch &&
-          launch.launchStart <= comm.launchOpEnd &&
-          (comm.copy < 0 ||
-           launch.event->end() > plan.gpuLaunches[comm.copy].event->end()))
-        comm.copy = index;
-  }
+  if (llvm::Error err = linkGpuWork(trace, runtimeCalls, streamWaits, plan))
+    return err;
+  for (const GpuLaunch &launch : plan.gpuLaunches)
+    splits.push_back(launch.launchEnd);
   for (const CommEvent &comm : plan.comms)
     splits.push_back(comm.launch);
   llvm::sort(splits);
@@ -844,4 +851,11 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
         std::max(graph.measuredIteration, span / graph.numIterations);
   }
   return graph;
+}
+
+llvm::Error distir::replay::requireCpuJob(const DataflowGraph &graph) {
+  if (!graph.hasGpuActivity())
+    return llvm::Error::success();
+  return fail("the job's compute runs on GPUs (its traces have CUDA "
+              "kernels): GPU jobs are replayed, not yet optimized");
 }

@@ -129,10 +129,8 @@ llvm::Expected<MemoryAdvice>
 distir::replay::adviseMemory(const DataflowGraph &graph,
                              llvm::ArrayRef<double> offsets,
                              int64_t budgetBytes) {
-  // Its edits move host-side ops; a GPU job's memory is its kernels'.
-  if (graph.hasGpuActivity())
-    return fail("the job's compute runs on GPUs (its traces have CUDA "
-                "kernels): GPU jobs are replayed, not yet optimized");
+  if (llvm::Error err = requireCpuJob(graph))
+    return std::move(err);
   llvm::Expected<std::vector<Passes>> passes = findPasses(graph);
   if (!passes)
     return passes.takeError();

@@ -319,11 +319,8 @@ llvm::Expected<BucketAdvice>
 distir::replay::adviseBucketSize(const DataflowGraph &graph,
                                  llvm::ArrayRef<double> offsets,
                                  int64_t ranksPerHost) {
-  // Gradients are ready when AccumulateGrad ends on the host and transfers
-  // are priced from a CPU job's spans; neither holds for GPU work.
-  if (graph.hasGpuActivity())
-    return fail("the job's compute runs on GPUs (its traces have CUDA "
-                "kernels): GPU jobs are replayed, not yet optimized");
+  if (llvm::Error err = requireCpuJob(graph))
+    return std::move(err);
   for (int64_t r = 0; r < graph.numRanks; ++r)
     for (int64_t it = 0; it < graph.numIterations; ++it) {
       if (graph.gradients[r][it].empty())

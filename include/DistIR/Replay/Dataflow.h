@@ -159,6 +159,11 @@ struct ClockAlignment {
 };
 ClockAlignment alignClocks(const DataflowGraph &graph);
 
+/// Fails with one line when `graph` is a GPU job's: the advisors' what-ifs
+/// edit host ops and take a gradient's readiness from AccumulateGrad on the
+/// host, which does not hold for GPU work.
+llvm::Error requireCpuJob(const DataflowGraph &graph);
+
 } // namespace distir::replay
 
 #endif // DISTIR_REPLAY_DATAFLOW_H
