@@ -8,8 +8,11 @@ grid.
 
 usage: check-dtp-equivalence.py --program P.mlir --entry NAME --work DIR
        [--degrees 1,2,4,8] [--tp-degrees D,...] [--pp-degrees D,...] [--microbatches 1,2,4]
-       [--max-devices 8]
+       [--max-devices 8] [--stage-tp T0:T1,...]
        [--seed 3] [--rtol 1e-4]
+
+With --stage-tp, each entry is one stage-tp (per-stage tensor-parallel
+degrees, pp = its length) and replaces the tp and pp degrees.
 """
 
 import argparse
@@ -35,6 +38,9 @@ def main():
     p.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
                    help="relative tolerance (fp32 summation order by default; "
                    "bf16 programs round to 2^-8)")
+    p.add_argument("--stage-tp", default=None,
+                   help="per-stage degrees to check instead of tp and pp, "
+                   "e.g. 2:1,1:2 (stage-tp=2,1 and stage-tp=1,2)")
     p.add_argument("--extra", default="",
                    help="more dist-dtp options, e.g. stage-transfer=planned")
     a = p.parse_args()
@@ -49,14 +55,23 @@ def main():
     microbatches = [int(k) for k in a.microbatches.split(",")]
     schedules = ["gpipe", "1f1b", "eager-1f1b"]
     mappings = ["tp-inner", "dp-inner"]
+    # (tp option, pp, devices per replica) of each mesh shape.
+    if a.stage_tp:
+        meshes = []
+        for entry in a.stage_tp.split(","):
+            stages = [int(t) for t in entry.split(":")]
+            meshes.append((f"stage-tp={','.join(map(str, stages))}",
+                           len(stages), sum(stages), max(stages)))
+    else:
+        meshes = [(f"tp={tp}", pp, tp * pp, tp)
+                  for tp in tp_degrees for pp in pp_degrees]
     total = equal = 0
     for dp in degrees:
-        for tp in tp_degrees:
-            for pp in pp_degrees:
-                if dp * tp * pp > a.max_devices:
+        for tp_option, pp, per_replica, tp in meshes:
+                if dp * per_replica > a.max_devices:
                     continue
                 for k in microbatches:
-                    options = f"dp={dp} tp={tp} pp={pp} microbatches={k}"
+                    options = f"dp={dp} {tp_option} pp={pp} microbatches={k}"
                     if pp > 1:
                         options += " schedule=" + schedules[total % 3]
                     if dp > 1 and tp > 1:
@@ -64,7 +79,7 @@ def main():
                     if a.extra:
                         options += " " + a.extra
                     total += 1
-                    name = options.replace(" ", "_").replace("=", "")
+                    name = options.replace(" ", "_").replace("=", "").replace(",", "-")
                     prog = os.path.join(a.work, name + ".mlir")
                     out_dir = os.path.join(a.work, name)
                     equal += check_transformed(

@@ -52,6 +52,9 @@ def main():
         devices = 1
         for axis in ("dp", "tp", "pp"):
             devices *= int(degrees.get(axis, "1"))
+        if "stage-tp" in degrees:  # one mesh of dp x tp_s per stage
+            devices = int(degrees.get("dp", "1")) * sum(
+                int(t) for t in degrees["stage-tp"].split(","))
         base = os.path.join(a.work, name + ".mlir")
         run(["distir-opt", a.program, f"--dist-dtp={options}", "-o", base])
         run(["distir-run", base, "--entry", a.entry, "--random-inputs", seed,

@@ -39,6 +39,9 @@ using dist::PipelineTask;
 
 SearchConfig search::getTemplateConfig(const SearchConfig &config,
                                        bool training) {
+  // Per-stage meshes are simulated in full (estimateConfig).
+  if (!config.stageTp.empty())
+    return config;
   SearchConfig t = config;
   t.microbatches = std::min<int64_t>(config.microbatches, 3);
   t.batch = config.batch / config.microbatches * t.microbatches;
@@ -951,6 +954,8 @@ ConfigResult search::estimateConfig(ModuleOp templateSource, StringRef entry,
     result.transformSeconds += probeSeconds;
     return result;
   };
+  if (!config.stageTp.empty())
+    return simulateInFull("per-stage meshes (stage-tp) are not templated");
   // dist-zero and dist-recompute add ops outside dist-dtp's task structure.
   if (config.zero > 0 || config.recompute != Recompute::None)
     return simulateInFull("ZeRO and recomputation programs are not "

@@ -42,9 +42,10 @@ static StringRef scheduleOrDash(const SearchConfig &config) {
 }
 
 static std::string describe(const SearchConfig &config) {
-  std::string text = llvm::formatv("D/T/P/K = {0}/{1}/{2}/{3}", config.dp,
-                                   config.tp, config.pp, config.microbatches)
-                         .str();
+  std::string text =
+      llvm::formatv("D/T/P/K = {0}/{1}/{2}/{3}", config.dp, config.getTPText(),
+                    config.pp, config.microbatches)
+          .str();
   if (!config.schedule.empty())
     text += " " + config.schedule;
   if (config.dp > 1 && config.tp > 1)
@@ -111,7 +112,7 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
       os << llvm::formatv(
           "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  {7,12}  {8,14}  "
           "{9,6}  {10,12}  {11}\n",
-          c.dp, c.tp, c.pp, c.microbatches, scheduleOrDash(c),
+          c.dp, c.getTPText(), c.pp, c.microbatches, scheduleOrDash(c),
           padded(c.mapping), memory, formatSeconds(result.latency),
           llvm::formatv("{0:f1}", result.throughput).str(),
           result.peakFlopsPerDevice > 0
@@ -219,7 +220,7 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
         "microbatch_size,tokens_per_s,model_flops,model_tflops_per_device,"
         "mfu,zero,recompute,peak_weights,peak_gradients,peak_activations,"
         "peak_inputs,peak_communication,peak_optimizer_state,"
-        "stage_transfer_s,reason\n";
+        "stage_transfer_s,stage_tp,reason\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const ConfigResult &result = results[i];
     const SearchConfig &c = result.config;
@@ -252,6 +253,9 @@ void search::writeCSV(llvm::raw_ostream &os, ArrayRef<ConfigResult> results,
     os << ",";
     if (simulated && result.stageTransferSeconds >= 0)
       os << llvm::format("%.9g", result.stageTransferSeconds);
+    // Per-stage degrees, colon-separated ("4:2"); empty for one tp.
+    os << ",";
+    llvm::interleave(c.stageTp, os, ":");
     os << "," << csvField(result.reason) << "\n";
   }
 }
@@ -294,6 +298,7 @@ llvm::json::Value search::toJSON(const SearchSummary &summary,
         {"batch", c.batch},
         {"dp", c.dp},
         {"tp", c.tp},
+        {"stage_tp", llvm::json::Array(c.stageTp)},
         {"pp", c.pp},
         {"microbatches", c.microbatches},
         {"schedule", c.schedule},

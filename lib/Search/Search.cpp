@@ -39,6 +39,24 @@ using namespace distir::search;
 // Configurations
 //===----------------------------------------------------------------------===//
 
+int64_t SearchConfig::getNumDevices() const {
+  if (stageTp.empty())
+    return dp * tp * pp;
+  int64_t meshes = 0;
+  for (int64_t degree : stageTp)
+    meshes += degree;
+  return dp * meshes;
+}
+
+std::string SearchConfig::getTPText() const {
+  if (stageTp.empty())
+    return std::to_string(tp);
+  std::string text;
+  for (int64_t degree : stageTp)
+    text += (text.empty() ? "" : ",") + std::to_string(degree);
+  return text;
+}
+
 std::string SearchConfig::getPassOptions() const {
   std::string options;
   llvm::raw_string_ostream os(options);
@@ -46,8 +64,12 @@ std::string SearchConfig::getPassOptions() const {
     os << "distir-dhp=" << dp << "," << tp << "," << pp << "," << microbatches;
     return options;
   }
-  os << "dp=" << dp << " tp=" << tp << " pp=" << pp
-     << " microbatches=" << microbatches;
+  os << "dp=" << dp;
+  if (stageTp.empty())
+    os << " tp=" << tp;
+  else
+    os << " stage-tp=" << getTPText();
+  os << " pp=" << pp << " microbatches=" << microbatches;
   if (pp > 1)
     os << " schedule=" << (schedule.empty() ? "gpipe" : schedule);
   os << " mapping=" << mapping;
@@ -170,75 +192,114 @@ std::vector<SearchConfig> search::enumerateConfigs(const SearchSpace &space,
   auto within = [](int64_t degree, int64_t limit) {
     return limit <= 0 || degree <= limit;
   };
+  // Every microbatch count, schedule, mapping and memory transform of one
+  // mesh shape (per-stage degrees `stageTp`, or `tp` everywhere).
+  auto addShape = [&](int64_t dp, int64_t tp, int64_t pp,
+                      ArrayRef<int64_t> stageTp) {
+    int64_t maxK =
+        std::max<int64_t>(1, std::min(space.maxMicrobatches, batch / dp));
+    // DistIR pipelines microbatches only over stages.
+    if (space.distirPrograms && pp == 1)
+      maxK = 1;
+    for (int64_t k : powersOfTwoUpTo(maxK)) {
+      SmallVector<StringRef, 3> schedules;
+      if (pp == 1)
+        schedules = {""};
+      else if (space.distirPrograms)
+        schedules = {"pipedream"};
+      else if (k > 1 && space.training)
+        schedules = {"gpipe", "1f1b", "eager-1f1b"};
+      else
+        schedules = {"gpipe"};
+      std::vector<std::string> mappings;
+      // (Per-stage meshes follow each other: tp-inner or dp-inner inside.)
+      if (!space.levels.empty() && stageTp.empty()) {
+        bool cut = false;
+        mappings = enumerateMappings(space.levels, dp, tp, pp,
+                                     space.maxMappings, &cut);
+        if (cut && truncated && k == 1 && !space.distirPrograms)
+          ++*truncated;
+      }
+      if (space.distirPrograms)
+        mappings = {"pp:" + std::to_string(pp) + ",tp:" + std::to_string(tp) +
+                    ",dp:" + std::to_string(dp)};
+      if (mappings.empty()) {
+        mappings = {"tp-inner"};
+        if (dp > 1 && tp > 1)
+          mappings.push_back("dp-inner");
+      }
+      // Memory transforms of training steps: ZeRO needs replicas.
+      int64_t maxZero = space.training && dp > 1 && !space.distirPrograms
+                            ? std::min<int64_t>(space.maxZero, 3)
+                            : 0;
+      SmallVector<Recompute, 3> recomputes = {Recompute::None};
+      if (space.training && space.tryRecompute && !space.distirPrograms)
+        recomputes.append({Recompute::Half, Recompute::All});
+      for (int64_t zero = 0; zero <= maxZero; ++zero)
+        for (Recompute recompute : recomputes)
+          for (StringRef schedule : schedules) {
+            for (const std::string &mapping : mappings) {
+              SearchConfig config;
+              config.batch = batch;
+              config.dp = dp;
+              config.tp = tp;
+              config.pp = pp;
+              config.stageTp.assign(stageTp.begin(), stageTp.end());
+              config.microbatches = k;
+              config.schedule = schedule.str();
+              config.mapping = mapping;
+              config.zero = zero;
+              config.recompute = recompute;
+              config.distirProgram = space.distirPrograms;
+              configs.push_back(std::move(config));
+            }
+          }
+    }
+  };
   for (int64_t dp : powersOfTwoUpTo(space.devices)) {
+    // Every data-parallel replica needs at least one sample.
+    if (dp > batch || !within(dp, space.maxDP))
+      continue;
     for (int64_t tp : powersOfTwoUpTo(space.devices / dp)) {
       for (int64_t pp : powersOfTwoUpTo(space.devices / (dp * tp))) {
         int64_t used = dp * tp * pp;
         if (used != space.devices && !space.allowFewerDevices)
           continue;
-        if (!within(dp, space.maxDP) || !within(tp, space.maxTP) ||
-            !within(pp, space.maxPP))
+        if (!within(tp, space.maxTP) || !within(pp, space.maxPP))
           continue;
-        // Every data-parallel replica needs at least one sample.
-        if (dp > batch)
-          continue;
-        int64_t maxK =
-            std::max<int64_t>(1, std::min(space.maxMicrobatches, batch / dp));
-        // DistIR pipelines microbatches only over stages.
-        if (space.distirPrograms && pp == 1)
-          maxK = 1;
-        for (int64_t k : powersOfTwoUpTo(maxK)) {
-          SmallVector<StringRef, 3> schedules;
-          if (pp == 1)
-            schedules = {""};
-          else if (space.distirPrograms)
-            schedules = {"pipedream"};
-          else if (k > 1 && space.training)
-            schedules = {"gpipe", "1f1b", "eager-1f1b"};
-          else
-            schedules = {"gpipe"};
-          std::vector<std::string> mappings;
-          if (!space.levels.empty()) {
-            bool cut = false;
-            mappings = enumerateMappings(space.levels, dp, tp, pp,
-                                         space.maxMappings, &cut);
-            if (cut && truncated && k == 1 && !space.distirPrograms)
-              ++*truncated;
-          }
-          if (space.distirPrograms)
-            mappings = {"pp:" + std::to_string(pp) + ",tp:" +
-                        std::to_string(tp) + ",dp:" + std::to_string(dp)};
-          if (mappings.empty()) {
-            mappings = {"tp-inner"};
-            if (dp > 1 && tp > 1)
-              mappings.push_back("dp-inner");
-          }
-          // Memory transforms of training steps: ZeRO needs replicas.
-          int64_t maxZero = space.training && dp > 1 && !space.distirPrograms
-                                ? std::min<int64_t>(space.maxZero, 3)
-                                : 0;
-          SmallVector<Recompute, 3> recomputes = {Recompute::None};
-          if (space.training && space.tryRecompute && !space.distirPrograms)
-            recomputes.append({Recompute::Half, Recompute::All});
-          for (int64_t zero = 0; zero <= maxZero; ++zero)
-            for (Recompute recompute : recomputes)
-              for (StringRef schedule : schedules) {
-                for (const std::string &mapping : mappings) {
-                  SearchConfig config;
-                  config.batch = batch;
-                  config.dp = dp;
-                  config.tp = tp;
-                  config.pp = pp;
-                  config.microbatches = k;
-                  config.schedule = schedule.str();
-                  config.mapping = mapping;
-                  config.zero = zero;
-                  config.recompute = recompute;
-                  config.distirProgram = space.distirPrograms;
-                  configs.push_back(std::move(config));
-                }
-              }
+        addShape(dp, tp, pp, {});
+      }
+    }
+    if (!space.stageMeshes || space.distirPrograms)
+      continue;
+    // Per-stage degrees: tuples of powers of two, not all equal (those are
+    // the shapes above), whose meshes use the devices.
+    SmallVector<int64_t> degrees = powersOfTwoUpTo(space.devices / dp);
+    if (space.maxTP > 0)
+      llvm::erase_if(degrees, [&](int64_t t) { return t > space.maxTP; });
+    for (int64_t pp = 2; pp <= std::min<int64_t>(4, space.devices / dp);
+         pp *= 2) {
+      if (!within(pp, space.maxPP))
+        continue;
+      SmallVector<size_t> digit(pp, 0);
+      while (true) {
+        SmallVector<int64_t> stageTp;
+        int64_t sum = 0;
+        for (size_t d : digit) {
+          stageTp.push_back(degrees[d]);
+          sum += degrees[d];
         }
+        int64_t used = dp * sum;
+        if (!llvm::all_equal(stageTp) &&
+            (used == space.devices ||
+             (space.allowFewerDevices && used < space.devices)))
+          addShape(dp, *llvm::max_element(stageTp), pp, stageTp);
+        // Next tuple, the last stage's degree fastest.
+        int64_t i = pp - 1;
+        while (i >= 0 && ++digit[i] == degrees.size())
+          digit[i--] = 0;
+        if (i < 0)
+          break;
       }
     }
   }
@@ -551,7 +612,7 @@ int64_t search::getResidentLowerBound(const ResidentFootprint &footprint,
   // Batch inputs are streamed a microbatch at a time: each replica holds
   // at least one microbatch's inputs while it holds its weights.
   // ZeRO-3 keeps each weight once over the replicas.
-  double devices = static_cast<double>(config.dp * config.tp * config.pp);
+  double devices = static_cast<double>(config.getNumDevices());
   double replicas = config.zero >= 3 ? 1.0 : static_cast<double>(config.dp);
   double total = static_cast<double>(footprint.weightBytes) * replicas +
                  footprint.batchBytesPerSample * config.batch /
@@ -610,16 +671,24 @@ ConfigResult search::evaluateConfig(ModuleOp source, StringRef entry,
 
 double search::getStageTransferSeconds(const SearchConfig &config,
                                        const SimulationResult &sim) {
-  std::string error;
-  std::optional<dist::DeviceOrder> order = dist::parseDeviceOrder(
-      config.mapping, config.dp, config.tp, config.pp, error);
-  if (!order)
-    return -1;
   std::map<int64_t, int64_t> stageOf;
-  for (int64_t d = 0; d < config.dp; ++d)
-    for (int64_t t = 0; t < config.tp; ++t)
-      for (int64_t s = 0; s < config.pp; ++s)
-        stageOf[dist::getDeviceId(*order, d, t, s)] = s;
+  if (!config.stageTp.empty()) {
+    // Each stage's mesh after the previous one's.
+    int64_t device = 0;
+    for (auto [s, degree] : llvm::enumerate(config.stageTp))
+      for (int64_t i = 0; i < config.dp * degree; ++i)
+        stageOf[device++] = static_cast<int64_t>(s);
+  } else {
+    std::string error;
+    std::optional<dist::DeviceOrder> order = dist::parseDeviceOrder(
+        config.mapping, config.dp, config.tp, config.pp, error);
+    if (!order)
+      return -1;
+    for (int64_t d = 0; d < config.dp; ++d)
+      for (int64_t t = 0; t < config.tp; ++t)
+        for (int64_t s = 0; s < config.pp; ++s)
+          stageOf[dist::getDeviceId(*order, d, t, s)] = s;
+  }
   std::vector<double> durations;
   for (const SimEvent &event : sim.events) {
     if (!event.isCommunication)
@@ -696,10 +765,10 @@ std::vector<ConfigResult> search::runSearch(ArrayRef<SearchProgram> programs,
       continue;
     }
     const SearchConfig &p = configs[i - 1];
-    if (std::tie(c.batch, c.dp, c.tp, c.pp, c.microbatches, c.schedule, c.zero,
-                 c.recompute) != std::tie(p.batch, p.dp, p.tp, p.pp,
-                                          p.microbatches, p.schedule, p.zero,
-                                          p.recompute))
+    if (std::tie(c.batch, c.dp, c.tp, c.pp, c.stageTp, c.microbatches,
+                 c.schedule, c.zero, c.recompute) !=
+        std::tie(p.batch, p.dp, p.tp, p.pp, p.stageTp, p.microbatches,
+                 p.schedule, p.zero, p.recompute))
       groupStarts.push_back(i);
   }
   groupStarts.push_back(configs.size());

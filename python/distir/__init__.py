@@ -251,10 +251,10 @@ def search(model, cluster, batch, training=False, input_shapes=None,
            allow_fewer=False, max_microbatches=1, max_dp=0, max_tp=0,
            max_pp=0, zero=0, recompute=False, cost_model="analytic",
            algorithm="ring", overlap=False, fast=False, jobs=0,
-           emit_best=False):
+           emit_best=False, stage_meshes=False):
     """Searches data/tensor/pipeline-parallel configurations of `model`
     ("mlp:LAYERS,DIM", an ONNX path, bytes or onnx.ModelProto) on
-    `cluster`, as distir-search.
+    `cluster`, as distir-search (`stage_meshes`: --stage-meshes).
     `batch`: samples per step, or a list of batch sizes to sweep. Returns
     SearchResults."""
     batches = [int(b) for b in batch] if isinstance(batch, (list, tuple)) \
@@ -266,8 +266,8 @@ def search(model, cluster, batch, training=False, input_shapes=None,
             spec, shapes, batches, training, dtype or "f32",
             dtype is not None, loss, optimizer, cluster, devices,
             allow_fewer, max_microbatches, max_dp, max_tp, max_pp, zero,
-            recompute, cost_model, algorithm, overlap, fast, jobs,
-            emit_best)
+            recompute, stage_meshes, cost_model, algorithm, overlap, fast,
+            jobs, emit_best)
         return SearchResults(json.loads(report), best)
 
     if hasattr(model, "SerializeToString") or \

@@ -459,6 +459,7 @@ std::pair<std::string, std::string> api::search(const SearchRequest &r) {
   space.training = r.training;
   space.maxZero = r.maxZero;
   space.tryRecompute = r.recompute;
+  space.stageMeshes = r.stageMeshes;
   for (const LevelSpec &level : cluster->levels)
     space.levels.push_back(level.size);
 

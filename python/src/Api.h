@@ -114,6 +114,8 @@ struct SearchRequest {
   bool allowFewer = false;
   int64_t maxMicrobatches = 1, maxDP = 0, maxTP = 0, maxPP = 0, maxZero = 0;
   bool recompute = false;
+  /// Per-stage tensor-parallel degrees (distir-search --stage-meshes).
+  bool stageMeshes = false;
   std::string costModel = "analytic", algorithm = "ring";
   bool overlap = false, fast = false;
   unsigned jobs = 0; // 0: one per hardware thread

@@ -149,7 +149,7 @@ PYBIND11_MODULE(_distir, m) {
          const std::string &optimizer, const std::string &cluster,
          int64_t devices, bool allowFewer, int64_t maxMicrobatches,
          int64_t maxDP, int64_t maxTP, int64_t maxPP, int64_t maxZero,
-         bool recompute, const std::string &costModel,
+         bool recompute, bool stageMeshes, const std::string &costModel,
          const std::string &algorithm, bool overlap, bool fast, unsigned jobs,
          bool emitBest) {
         SearchRequest r;
@@ -170,6 +170,7 @@ PYBIND11_MODULE(_distir, m) {
         r.maxPP = maxPP;
         r.maxZero = maxZero;
         r.recompute = recompute;
+        r.stageMeshes = stageMeshes;
         r.costModel = costModel;
         r.algorithm = algorithm;
         r.overlap = overlap;
@@ -183,9 +184,9 @@ PYBIND11_MODULE(_distir, m) {
       py::arg("loss"), py::arg("optimizer"), py::arg("cluster"),
       py::arg("devices"), py::arg("allow_fewer"), py::arg("max_microbatches"),
       py::arg("max_dp"), py::arg("max_tp"), py::arg("max_pp"), py::arg("zero"),
-      py::arg("recompute"), py::arg("cost_model"), py::arg("algorithm"),
-      py::arg("overlap"), py::arg("fast"), py::arg("jobs"),
-      py::arg("emit_best"));
+      py::arg("recompute"), py::arg("stage_meshes"), py::arg("cost_model"),
+      py::arg("algorithm"), py::arg("overlap"), py::arg("fast"),
+      py::arg("jobs"), py::arg("emit_best"));
   m.def(
       "synthesize",
       [](const std::string &hierarchy, bool hasHierarchy,

@@ -142,6 +142,22 @@ def test_search_records_and_best_program():
     assert report["latency"] == pytest.approx(best["latency_s"], rel=1e-9)
 
 
+def test_search_stage_meshes():
+    # Per-stage tensor-parallel degrees (distir-search --stage-meshes): on 8
+    # devices, the 4-stage pipelines of a 4-layer MLP with degrees 4,2,1,1.
+    results = distir.search("mlp:4,32", cluster="distir-uniform:devices=8",
+                            batch=16, training=True, max_dp=1, max_pp=4,
+                            jobs=2, stage_meshes=True)
+    meshes = [r for r in results if r["stage_tp"]]
+    assert len(meshes) == 12
+    assert all(sorted(r["stage_tp"]) == [1, 1, 2, 4] and r["tp"] == 4 and
+               r["devices"] == 8 for r in meshes)
+    assert "stage-tp=" in meshes[0]["pass_options"]
+    plain = distir.search("mlp:4,32", cluster="distir-uniform:devices=8",
+                          batch=16, training=True, max_dp=1, max_pp=4, jobs=2)
+    assert not any(r["stage_tp"] for r in plain)
+
+
 def test_search_batch_sweep():
     results = distir.search("mlp:2,32", cluster="dgx-a100", batch=[8, 16],
                             jobs=2)

@@ -126,6 +126,13 @@ struct Options {
       cl::desc("Training: also try ZeRO stages 1 up to this one (0-3) on "
                "data-parallel configurations (dist-zero)"),
       cl::init(0), cl::cat(category)};
+  cl::opt<bool> stageMeshes{
+      "stage-meshes",
+      cl::desc("Also give pipeline stages their own tensor-parallel degrees "
+               "(dist-dtp stage-tp, each stage on its own mesh): every tuple "
+               "of powers of two, not all equal, whose meshes use the "
+               "devices, for pp up to 4; simulated in full under --fast"),
+      cl::cat(category)};
   cl::opt<bool> recompute{
       "recompute",
       cl::desc("Training: also try recomputing activations in the backward "
@@ -365,8 +372,9 @@ static LogicalResult checkSearchOptions(const Options &opts) {
     for (const cl::Option *grid : std::initializer_list<const cl::Option *>{
              &opts.batchSweep, &opts.maxMicrobatches, &opts.maxDP, &opts.maxTP,
              &opts.maxPP, &opts.maxZero, &opts.recompute, &opts.fast,
-             &opts.csvFile, &opts.plotFile, &opts.allowFewer, &opts.overlap,
-             &opts.cleanup, &opts.linkContention, &opts.stageTransfer})
+             &opts.stageMeshes, &opts.csvFile, &opts.plotFile, &opts.allowFewer,
+             &opts.overlap, &opts.cleanup, &opts.linkContention,
+             &opts.stageTransfer})
       if (grid->getNumOccurrences())
         return report("--" + grid->ArgStr +
                       " belongs to the grid search; --strategy per-op takes "
@@ -459,6 +467,7 @@ static LogicalResult buildSearch(const Options &opts, const Cluster &cluster,
   space.training = opts.training;
   space.maxZero = opts.maxZero;
   space.tryRecompute = opts.recompute;
+  space.stageMeshes = opts.stageMeshes;
   for (const LevelSpec &level : cluster.levels)
     space.levels.push_back(level.size);
 
@@ -476,10 +485,10 @@ static LogicalResult useDistIRPrograms(const Options &opts,
   if (searchOptions.simulator.costModel != CostModelKind::DistIRCompat)
     return report("--distir-programs needs --cost-model distir-compat");
   if (opts.fast || opts.strategy != "grid" || opts.maxZero > 0 ||
-      opts.recompute || opts.stageTransfer != "send")
+      opts.recompute || opts.stageTransfer != "send" || opts.stageMeshes)
     return report("--distir-programs takes none of --fast, --strategy per-op, "
-                  "--zero, --recompute, --stage-transfer: DistIR's "
-                  "programs have one structure");
+                  "--zero, --recompute, --stage-transfer, --stage-meshes: "
+                  "DistIR's programs have one structure");
   MLPOptions mlp;
   mlp.layers = source.layers;
   mlp.dim = source.dim;
@@ -535,7 +544,7 @@ static void printTiming(const std::vector<ConfigResult> &results,
     llvm::errs() << llvm::formatv(
         "timing batch {0} D/T/P/K {1}/{2}/{3}/{4} {5} {6}: transform "
         "{7:f2} ms, simulate {8:f2} ms",
-        c.batch, c.dp, c.tp, c.pp, c.microbatches,
+        c.batch, c.dp, c.getTPText(), c.pp, c.microbatches,
         c.schedule.empty() ? "-" : c.schedule, c.mapping,
         r.transformSeconds * 1e3, r.simulateSeconds * 1e3);
     if (!r.fullSimulationReason.empty())

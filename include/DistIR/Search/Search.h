@@ -66,6 +66,10 @@ struct SearchConfig {
   /// Samples per step of the program this configuration transforms.
   int64_t batch = 1;
   int64_t dp = 1, tp = 1, pp = 1, microbatches = 1;
+  /// Per-stage tensor-parallel degrees (dist-dtp's stage-tp: stage s on its
+  /// own mesh of dp x stageTp[s] devices); empty: `tp` on every stage. When
+  /// set, `tp` is the largest of them.
+  std::vector<int64_t> stageTp;
   /// Pipeline schedule ("gpipe", "1f1b", "eager-1f1b"); empty when pp == 1.
   std::string schedule;
   /// dist-dtp's device mapping: "tp-inner", "dp-inner", or an explicit
@@ -80,7 +84,9 @@ struct SearchConfig {
   /// The published DistIR's own program (--distir-programs), not dist-dtp's.
   bool distirProgram = false;
 
-  int64_t getNumDevices() const { return dp * tp * pp; }
+  int64_t getNumDevices() const;
+  /// The tensor-parallel degree as printed: "4", or the stages' "4,2".
+  std::string getTPText() const;
   /// The `dist-dtp` option string, e.g. `dp=2 tp=4 pp=1 microbatches=1
   /// mapping=tp-inner` (plus `schedule=...` when pp > 1); for DistIR's own
   /// program, its builder's option (`distir-dhp=2,4,1,1`).
@@ -101,6 +107,9 @@ struct SearchSpace {
   /// recomputing every layer.
   int64_t maxZero = 0;
   bool tryRecompute = false;
+  /// Also give pipeline stages their own tensor-parallel degrees (powers of
+  /// two, not all equal, pp <= 4): every tuple whose meshes use the devices.
+  bool stageMeshes = false;
   /// Whether the program has a backward pass (only then do pipeline
   /// schedules differ).
   bool training = false;

@@ -16,7 +16,7 @@ COLUMNS = ["index", "rank", "batch", "dp", "tp", "pp", "microbatches",
            "model_tflops_per_device", "mfu", "zero", "recompute",
            "peak_weights", "peak_gradients", "peak_activations",
            "peak_inputs", "peak_communication", "peak_optimizer_state",
-           "stage_transfer_s", "reason"]
+           "stage_transfer_s", "stage_tp", "reason"]
 
 
 def fail(msg):
@@ -45,8 +45,12 @@ def main():
                 fail("row %s: %s differs" % (row["index"], key))
         if row["status"] != config["status"]:
             fail("row %s: status differs" % row["index"])
-        if int(row["devices"]) != int(row["dp"]) * int(row["tp"]) * int(row["pp"]):
-            fail("row %s: devices != dp*tp*pp" % row["index"])
+        stage_tp = [int(t) for t in row["stage_tp"].split(":") if t]
+        if stage_tp != config["stage_tp"]:
+            fail("row %s: stage_tp differs" % row["index"])
+        meshes = sum(stage_tp) if stage_tp else int(row["tp"]) * int(row["pp"])
+        if int(row["devices"]) != int(row["dp"]) * meshes:
+            fail("row %s: devices != dp*tp*pp (dp * the stages' tp)" % row["index"])
         if (row["schedule"] == "") != (int(row["pp"]) == 1):
             fail("row %s: schedule given iff pp > 1" % row["index"])
         if int(row["microbatch_size"]) * int(row["dp"]) * int(row["microbatches"]) != int(row["batch"]):

@@ -13,8 +13,9 @@ import sys
 
 def key(row):
     return tuple(row.get(k, '') for k in ('batch', 'dp', 'tp', 'pp',
-                                          'microbatches', 'schedule',
-                                          'mapping', 'zero', 'recompute'))
+                                          'stage_tp', 'microbatches',
+                                          'schedule', 'mapping', 'zero',
+                                          'recompute'))
 
 
 def main():

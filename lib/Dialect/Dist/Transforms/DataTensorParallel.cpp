@@ -57,6 +57,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <map>
+#include <numeric>
 
 namespace distir::dist {
 #define GEN_PASS_DEF_DISTDTPPASS
@@ -122,8 +123,15 @@ struct DistValue {
 };
 
 struct Config {
+  /// With per-stage degrees (stageTp), tp is their least common multiple:
+  /// the degree the tensor-parallel plan is made for.
   int64_t dp, tp, pp, k;
   DeviceOrder order;
+  /// stage-tp: each stage's degree (empty: tp everywhere). The stages'
+  /// meshes follow each other in device order; inside one, tensor ranks
+  /// are fastest when tpInner.
+  SmallVector<int64_t> stageTp;
+  bool tpInner = true;
   Schedule schedule;
   bool annotate;
   bool report;
@@ -279,6 +287,10 @@ public:
   /// split. (Any other lookup whose table arrives split by rows alone is
   /// split too.)
   DenseSet<Operation *> plannedLookups;
+  /// The step's arguments of argument i are firstStepArg[i] ..
+  /// firstStepArg[i + 1] - 1 (dp x tp of its stage, replica-major); the
+  /// same for results.
+  SmallVector<unsigned> firstStepArg, firstStepResult;
   /// An argument's type, padded where the plan pads it.
   RankedTensorType fullArgType(BlockArgument arg) const {
     if (RankedTensorType padded = paddedArgs.lookup(arg.getArgNumber()))
@@ -286,28 +298,41 @@ public:
     return cast<RankedTensorType>(arg.getType());
   }
 
-  // Grid: g = b * tp + t with b = d * K + m.
-  int64_t numPoints() const { return c.dp * c.k * c.tp; }
-  int64_t replica(int64_t g) const { return g / c.tp / c.k; }
-  int64_t microbatch(int64_t g) const { return (g / c.tp) % c.k; }
-  int64_t tensorRank(int64_t g) const { return g % c.tp; }
-  int64_t point(int64_t d, int64_t m, int64_t t) const {
-    return (d * c.k + m) * c.tp + t;
+  /// Tensor-parallel degree of stage `s`.
+  int64_t tpOf(int64_t s) const {
+    return c.stageTp.empty() ? c.tp : c.stageTp[s];
   }
-  /// Device of replica d, tensor rank t, stage s, by the device order.
+  // The grid of stage s: g = b * tp_s + t with b = d * K + m. A value's
+  // locals are indexed by the grid of its stage.
+  int64_t numPoints(int64_t s) const { return c.dp * c.k * tpOf(s); }
+  int64_t replica(int64_t g, int64_t s) const { return g / tpOf(s) / c.k; }
+  int64_t microbatch(int64_t g, int64_t s) const { return (g / tpOf(s)) % c.k; }
+  int64_t tensorRank(int64_t g, int64_t s) const { return g % tpOf(s); }
+  int64_t point(int64_t d, int64_t m, int64_t t, int64_t s) const {
+    return (d * c.k + m) * tpOf(s) + t;
+  }
+  /// Device of replica d, tensor rank t, stage s, by the device order (with
+  /// per-stage degrees: stage s's mesh after those of the stages before).
   int64_t device(int64_t d, int64_t t, int64_t s) const {
-    return getDeviceId(c.order, d, t, s);
+    if (c.stageTp.empty())
+      return getDeviceId(c.order, d, t, s);
+    int64_t first = 0;
+    for (int64_t before = 0; before < s; ++before)
+      first += c.dp * c.stageTp[before];
+    return first + (c.tpInner ? d * tpOf(s) + t : t * c.dp + d);
   }
   int64_t deviceOf(int64_t g, int64_t s) const {
-    return device(replica(g), tensorRank(g), s);
+    return device(replica(g, s), tensorRank(g, s), s);
   }
-  int64_t axisSize(int axis) const {
-    return isBatchAxis(axis) ? c.dp * c.k : c.tp;
+  int64_t axisSize(int axis, int64_t s) const {
+    return isBatchAxis(axis) ? c.dp * c.k : tpOf(s);
   }
   /// Divisor of a dimension split over `axis`: its groups times the axis.
-  int64_t blockCount(int axis) const { return axisSize(axis) * groupsOf(axis); }
-  int64_t axisCoord(int64_t g, int axis) const {
-    return isBatchAxis(axis) ? g / c.tp : g % c.tp;
+  int64_t blockCount(int axis, int64_t s) const {
+    return axisSize(axis, s) * groupsOf(axis);
+  }
+  int64_t axisCoord(int64_t g, int axis, int64_t s) const {
+    return isBatchAxis(axis) ? g / tpOf(s) : g % tpOf(s);
   }
 
   RankedTensorType placed(ArrayRef<int64_t> shape, Type element,
@@ -319,14 +344,14 @@ public:
     SmallVector<int64_t> shape(full.getShape());
     for (auto [d, axis] : llvm::enumerate(layout))
       if (axis != kNone)
-        shape[d] /= axisSize(axis);
+        shape[d] /= axisSize(axis, s);
     return placed(shape, full.getElementType(), deviceOf(g, s));
   }
 
 private:
-  bool divides(RankedTensorType full, const Layout &layout) const {
+  bool divides(RankedTensorType full, const Layout &layout, int64_t s) const {
     for (auto [d, axis] : llvm::enumerate(layout))
-      if (axis != kNone && full.getDimSize(d) % blockCount(axis) != 0)
+      if (axis != kNone && full.getDimSize(d) % blockCount(axis, s) != 0)
         return false;
     return true;
   }
@@ -385,7 +410,7 @@ private:
   Task taskFor(Task base, int64_t g, ArrayRef<Value> inputs) {
     Task t = base;
     if (t.microbatch >= 0 && t.phase != Phase::Update)
-      t.microbatch = microbatch(g);
+      t.microbatch = microbatch(g, base.stage);
     for (Value input : inputs) {
       auto it = producer.find(input);
       if (it != producer.end() && rank[it->second] > rank[t])
@@ -423,11 +448,16 @@ private:
   SmallVector<Value> conformUncached(Location loc, DistValue &v,
                                      const Layout &target, int64_t stage,
                                      Task task);
-  /// Moves the `tp` copies `group` (grid points g .. g + tp - 1) to `stage`
-  /// by the resharding planner's best plan (stage-transfer=planned).
+  /// Moves `group`, one replica's tensor-parallel group (copies, or the
+  /// parts of dimension `fromDim` of `shape`), to grid points g .. g + tp
+  /// - 1 of `stage` (tp of that stage; whole, or split along `toDim`) by
+  /// the resharding planner's best plan (stage-transfer=planned). A
+  /// dimension of -1: replicated.
   SmallVector<Value> planStageTransfer(Location loc, ArrayRef<Value> group,
                                        int64_t g, int64_t stage, Task task,
-                                       bool perMicrobatch);
+                                       bool perMicrobatch,
+                                       ArrayRef<int64_t> shape, int64_t fromDim,
+                                       int64_t toDim);
   SmallVector<Value> reduce(Location loc, ArrayRef<Value> locals, int axis,
                             int64_t stage, Task task,
                             ReductionKind kind = ReductionKind::Sum);
@@ -435,7 +465,7 @@ private:
   /// linalg.index of a split loop by the block's offset (`ranges`: the
   /// loops' full sizes).
   void offsetIndices(Operation *clone, ArrayRef<int> loopAxis,
-                     ArrayRef<int64_t> ranges, int64_t g);
+                     ArrayRef<int64_t> ranges, int64_t g, int64_t stage);
   Value concatLocal(Location loc, ArrayRef<Value> parts, int64_t dim,
                     Task task);
   /// Local blocks of `v` along `dim`: `count` slices of `size` elements
@@ -488,8 +518,9 @@ private:
   /// value used several times in one layout is gathered or sliced once.
   std::map<std::tuple<void *, std::vector<int>, int64_t>, SmallVector<Value>>
       conformCache;
-  /// planStageTransfer() results by the group's first copy.
-  DenseMap<Value, SmallVector<Value>> plannedMoves;
+  /// planStageTransfer() results by the group's first copy and the
+  /// destination's split dimension.
+  std::map<std::pair<const void *, int64_t>, SmallVector<Value>> plannedMoves;
 
 public:
   /// Stage transfers the forced strategy could not serve (sent point to
@@ -497,6 +528,9 @@ public:
   int64_t unforcedTransfers = 0;
   /// Ops whose batch gather report=true has named.
   llvm::DenseSet<const void *> reportedBatchGathers;
+  /// Ops whose gather for a crossing between meshes of different degrees
+  /// (stage-tp) report=true has named.
+  llvm::DenseSet<const void *> reportedStageGathers;
 
 private:
   std::map<Task, int64_t> rank;
@@ -591,20 +625,21 @@ SmallVector<Value> DTPRewriter::gatherBatch(Location loc,
                           << ": the batch (dim " << dim << " of "
                           << locals.front().getType()
                           << " per piece) is gathered for this op";
-  SmallVector<Value> out(numPoints());
-  SmallVector<SmallVector<Value>> perReplica(c.dp * c.tp);
+  int64_t tp = tpOf(stage);
+  SmallVector<Value> out(numPoints(stage));
+  SmallVector<SmallVector<Value>> perReplica(c.dp * tp);
   for (int64_t d = 0; d < c.dp; ++d)
-    for (int64_t t = 0; t < c.tp; ++t) {
+    for (int64_t t = 0; t < tp; ++t) {
       SmallVector<Value> parts;
       for (int64_t m = 0; m < c.k; ++m)
-        parts.push_back(locals[point(d, m, t)]);
-      perReplica[d * c.tp + t].push_back(
+        parts.push_back(locals[point(d, m, t, stage)]);
+      perReplica[d * tp + t].push_back(
           concatLocal(loc, parts, dim, latest(task, parts)));
     }
-  for (int64_t t = 0; t < c.tp; ++t) {
+  for (int64_t t = 0; t < tp; ++t) {
     SmallVector<Value> group;
     for (int64_t d = 0; d < c.dp; ++d)
-      group.push_back(perReplica[d * c.tp + t][0]);
+      group.push_back(perReplica[d * tp + t][0]);
     SmallVector<Value> gathered = group;
     if (c.dp > 1) {
       auto op = AllGatherOp::create(builder, loc, group, dim);
@@ -613,16 +648,15 @@ SmallVector<Value> DTPRewriter::gatherBatch(Location loc,
     }
     for (int64_t d = 0; d < c.dp; ++d)
       for (int64_t m = 0; m < c.k; ++m)
-        out[point(d, m, t)] = gathered[d];
+        out[point(d, m, t, stage)] = gathered[d];
   }
-  (void)stage;
   return out;
 }
 
 SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
                                         const Layout &target, int64_t stage,
                                         Task task) {
-  int64_t n = numPoints();
+  int64_t n = numPoints(stage);
   if (v.fresh && v.broadcast) {
     // Computed once per layout and stage, like a value's conversions.
     auto key = std::make_tuple(
@@ -641,8 +675,8 @@ SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
     bool perMicrobatch = splitsBatch(target);
     SmallVector<Value> out(n);
     for (int64_t g = 0; g < n; ++g) {
-      if (!perMicrobatch && microbatch(g) != 0) {
-        out[g] = out[point(replica(g), 0, tensorRank(g))];
+      if (!perMicrobatch && microbatch(g, stage) != 0) {
+        out[g] = out[point(replica(g, stage), 0, tensorRank(g, stage), stage)];
         continue;
       }
       RankedTensorType type = localType(v.fullType, target, g, stage);
@@ -674,23 +708,32 @@ SmallVector<Value> DTPRewriter::conform(Location loc, DistValue &v,
 
 SmallVector<Value>
 DTPRewriter::planStageTransfer(Location loc, ArrayRef<Value> group, int64_t g,
-                               int64_t stage, Task task, bool perMicrobatch) {
+                               int64_t stage, Task task, bool perMicrobatch,
+                               ArrayRef<int64_t> shape, int64_t fromDim,
+                               int64_t toDim) {
   auto type = cast<RankedTensorType>(group.front().getType());
   SmallVector<int64_t> from, to;
-  for (int64_t t = 0; t < c.tp; ++t) {
-    from.push_back(getDevice(group[t].getType()).getId());
+  for (Value copy : group)
+    from.push_back(getDevice(copy.getType()).getId());
+  for (int64_t t = 0; t < tpOf(stage); ++t)
     to.push_back(deviceOf(g + t, stage));
-  }
-  auto replicatedOn = [&](ArrayRef<int64_t> devices) {
-    return ShardingAttr::get(MeshAttr::get(context, "", {c.tp}, devices), {});
+  // Over a 1-D mesh of `devices`: replicated, or `dim` split over it.
+  auto shardingOn = [&](ArrayRef<int64_t> devices, int64_t dim) {
+    SmallVector<SmallVector<int64_t>> split(shape.size());
+    if (dim >= 0)
+      split[dim].push_back(0);
+    return ShardingAttr::get(
+        MeshAttr::get(context, "", {static_cast<int64_t>(devices.size())},
+                      devices),
+        split);
   };
   int64_t elementBytes =
       std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
   std::string error;
   auto record = [&](const Twine &message) { error = message.str(); };
   FailureOr<reshard::Problem> problem =
-      reshard::decompose(replicatedOn(from), replicatedOn(to), type.getShape(),
-                         elementBytes, *c.plannedTransfers, record);
+      reshard::decompose(shardingOn(from, fromDim), shardingOn(to, toDim),
+                         shape, elementBytes, *c.plannedTransfers, record);
   // The devices are the cluster's (checked by the pass), so this holds.
   assert(succeeded(problem) && "stage transfer outside the cluster");
   CollectiveCostModel model(*c.plannedTransfers);
@@ -723,43 +766,105 @@ DTPRewriter::planStageTransfer(Location loc, ArrayRef<Value> group, int64_t g,
 SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
                                                 const Layout &target,
                                                 int64_t stage, Task task) {
-  int64_t n = numPoints();
+  int64_t n = numPoints(stage);
+  int64_t tp = tpOf(stage), fromTp = tpOf(v.stage);
   SmallVector<Value> locals = v.locals;
-  bool replicatedOverTP = llvm::none_of(
-      v.layout, [](int axis) { return baseAxis(axis) == kTensorAxis; });
-  if (v.stage != stage && c.plannedTransfers && c.tp > 1 && replicatedOverTP) {
-    // Each tensor-parallel group holds `tp` copies: one resharding problem
-    // per group, planned once per distinct group (microbatches may share).
-    for (int64_t g = 0; g < n; g += c.tp) {
-      ArrayRef<Value> group = ArrayRef(locals).slice(g, c.tp);
-      SmallVector<Value> &moved = plannedMoves[group.front()];
+  Layout current = v.layout;
+  auto overTP = [](int axis) { return baseAxis(axis) == kTensorAxis; };
+  // The one dimension a layout splits in contiguous blocks over the tensor
+  // axis, -1 if none, -2 for anything else (grouped, several).
+  auto plainTensorDim = [&](const Layout &layout) -> int64_t {
+    int64_t dim = -1;
+    for (auto [d, axis] : llvm::enumerate(layout))
+      if (overTP(axis)) {
+        if (dim != -1 || axis != kTensorAxis)
+          return -2;
+        dim = d;
+      }
+    return dim;
+  };
+  bool crossesMeshes = v.stage != stage && fromTp != tp;
+  int64_t fromDim = -1, toDim = -1;
+  if (crossesMeshes && c.plannedTransfers) {
+    // The planner moves a split or replicated value straight into the split
+    // the consumer asks for, between meshes of any sizes.
+    fromDim = plainTensorDim(current);
+    toDim = plainTensorDim(target);
+    if (toDim >= 0 && current[toDim] != kNone && current[toDim] != kTensorAxis)
+      toDim = -2;
+    if (fromDim == -2 || toDim == -2)
+      fromDim = toDim = -1;
+  }
+  if (crossesMeshes && llvm::any_of(current, overTP) && fromDim < 0) {
+    // Meshes of different degrees: the value is gathered on its own stage
+    // and crosses as a replicated tensor.
+    if (c.report &&
+        reportedStageGathers.insert(loc.getAsOpaquePointer()).second)
+      mlir::emitRemark(loc)
+          << "stage-tp: a value split over tp=" << fromTp << " on stage "
+          << v.stage << " is gathered there to cross to stage " << stage
+          << " (tp=" << tp << ")";
+    for (int &axis : current)
+      if (overTP(axis))
+        axis = kNone;
+    locals =
+        conform(loc, v, current, v.stage, Task{v.stage, 0, Phase::Forward});
+  }
+  bool replicatedOverTP = llvm::none_of(current, overTP);
+  if (v.stage != stage && c.plannedTransfers && std::max(tp, fromTp) > 1 &&
+      (replicatedOverTP || fromDim >= 0)) {
+    // Each tensor-parallel group holds copies or parts: one resharding
+    // problem per group, planned once per distinct group (microbatches may
+    // share).
+    SmallVector<Value> out(n);
+    SmallVector<int64_t> shape(
+        cast<RankedTensorType>(locals.front().getType()).getShape());
+    if (fromDim >= 0)
+      shape[fromDim] *= fromTp;
+    for (int64_t g = 0; g < n; g += tp) {
+      int64_t d = replica(g, stage), m = microbatch(g, stage);
+      ArrayRef<Value> group =
+          ArrayRef(locals).slice(point(d, m, 0, v.stage), fromTp);
+      SmallVector<Value> &moved =
+          plannedMoves[{group.front().getAsOpaquePointer(), toDim}];
       if (moved.empty())
         moved = planStageTransfer(loc, group, g, stage, task,
-                                  splitsBatch(v.layout));
-      for (int64_t t = 0; t < c.tp; ++t)
-        locals[g + t] = moved[t];
+                                  splitsBatch(current), shape, fromDim, toDim);
+      for (int64_t t = 0; t < tp; ++t)
+        out[g + t] = moved[t];
     }
+    locals = std::move(out);
+    if (fromDim >= 0)
+      current[fromDim] = kNone;
+    if (toDim >= 0)
+      current[toDim] = kTensorAxis;
   } else if (v.stage != stage) {
-    // Move to the consumer's stage: one send per distinct local value.
-    DenseMap<Value, Value> moved;
-    for (auto [g, local] : llvm::enumerate(locals)) {
-      auto it = moved.find(local);
-      if (it == moved.end()) {
+    // Move to the consumer's stage: one send per distinct local value and
+    // receiving device, from the sender of the same replica, microbatch
+    // and tensor rank (modulo a smaller sending mesh; a larger one's other
+    // ranks hold the same replicated copies).
+    std::map<std::pair<const void *, int64_t>, Value> moved;
+    SmallVector<Value> out(n);
+    for (int64_t g = 0; g < n; ++g) {
+      Value local = locals[point(replica(g, stage), microbatch(g, stage),
+                                 tensorRank(g, stage) % fromTp, v.stage)];
+      int64_t to = deviceOf(g, stage);
+      Value &sent = moved[{local.getAsOpaquePointer(), to}];
+      if (!sent) {
         auto type = cast<RankedTensorType>(local.getType());
-        int64_t to = deviceOf(g, stage);
         auto send = SendOp::create(
             builder, loc, placed(type.getShape(), type.getElementType(), to),
             local);
         // Sent eagerly, as part of the producer's task.
         auto prod = producer.find(local);
         assign(send, prod != producer.end() ? prod->second : task);
-        it = moved.try_emplace(local, send.getResult()).first;
+        sent = send.getResult();
       }
-      local = it->second;
+      out[g] = sent;
     }
+    locals = std::move(out);
   }
 
-  Layout current = v.layout;
   for (auto [dim, axis] : llvm::enumerate(current)) {
     if (axis == kNone || axis == target[dim])
       continue;
@@ -767,7 +872,7 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
       locals = gatherBatch(loc, locals, dim, stage, task);
       // Point-major blocks back to group-major order (once per device).
       if (int64_t groups = groupsOf(axis); groups > 1) {
-        int64_t points = axisSize(axis);
+        int64_t points = axisSize(axis, stage);
         DenseMap<Value, Value> ordered;
         for (Value &local : locals) {
           Value &done = ordered[local];
@@ -791,15 +896,15 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
       // gradient) are gathered once, not once per microbatch.
       DenseMap<Value, int64_t> firstPoint;
       for (int64_t g = 0; g < n; ++g) {
-        if (tensorRank(g) != 0)
+        if (tensorRank(g, stage) != 0)
           continue;
         SmallVector<Value> group;
-        for (int64_t t = 0; t < c.tp; ++t)
+        for (int64_t t = 0; t < tp; ++t)
           group.push_back(locals[g + t]);
         auto [seen, isNew] = firstPoint.try_emplace(group.front(), g);
         if (!isNew &&
-            llvm::equal(ArrayRef(locals).slice(seen->second, c.tp), group)) {
-          for (int64_t t = 0; t < c.tp; ++t)
+            llvm::equal(ArrayRef(locals).slice(seen->second, tp), group)) {
+          for (int64_t t = 0; t < tp; ++t)
             gathered[g + t] = gathered[seen->second + t];
           continue;
         }
@@ -807,16 +912,16 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
             AllGatherOp::create(builder, loc, group, static_cast<int64_t>(dim));
         Task t0 = taskFor(task, g, group);
         assign(op, t0);
-        for (int64_t t = 0; t < c.tp; ++t) {
+        for (int64_t t = 0; t < tp; ++t) {
           gathered[g + t] = op.getResult(t);
           // Rank-major blocks back to group-major order.
           if (int64_t groups = groupsOf(axis); groups > 1) {
             auto type = cast<RankedTensorType>(gathered[g + t].getType());
-            int64_t block = type.getDimSize(dim) / (groups * c.tp);
+            int64_t block = type.getDimSize(dim) / (groups * tp);
             gathered[g + t] = gatherBlocks(
-                loc, gathered[g + t], dim, groups * c.tp, block,
+                loc, gathered[g + t], dim, groups * tp, block,
                 [&](int64_t i) {
-                  int64_t j = i / c.tp, r = i % c.tp;
+                  int64_t j = i / tp, r = i % tp;
                   return (r * groups + j) * block;
                 },
                 t0);
@@ -844,13 +949,13 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
     for (auto [dim, axis] : llvm::enumerate(target)) {
       if (axis == kNone || current[dim] == axis)
         continue;
-      blockKey.push_back(axisCoord(g, axis));
+      blockKey.push_back(axisCoord(g, axis, stage));
       if (groupsOf(axis) > 1) {
         groupedDims.emplace_back(dim, axis);
         continue;
       }
-      sizes[dim] /= axisSize(axis);
-      offsets[dim] = axisCoord(g, axis) * sizes[dim];
+      sizes[dim] /= axisSize(axis, stage);
+      offsets[dim] = axisCoord(g, axis, stage) * sizes[dim];
     }
     Value &done = sliced[{locals[g].getAsOpaquePointer(), blockKey}];
     if (done) {
@@ -870,9 +975,9 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
     for (auto [dim, axis] : groupedDims) {
       int64_t groups = groupsOf(axis);
       int64_t size = cast<RankedTensorType>(local.getType()).getDimSize(dim);
-      int64_t points = axisSize(axis);
+      int64_t points = axisSize(axis, stage);
       int64_t block = size / (groups * points);
-      int64_t r = axisCoord(g, axis);
+      int64_t r = axisCoord(g, axis, stage);
       local = gatherBlocks(
           loc, local, dim, groups, block,
           [&](int64_t j) { return (j * points + r) * block; }, t);
@@ -883,7 +988,8 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
 }
 
 void DTPRewriter::offsetIndices(Operation *clone, ArrayRef<int> loopAxis,
-                                ArrayRef<int64_t> ranges, int64_t g) {
+                                ArrayRef<int64_t> ranges, int64_t g,
+                                int64_t stage) {
   SmallVector<linalg::IndexOp> indices;
   clone->getRegion(0).walk([&](linalg::IndexOp index) {
     if (loopAxis[index.getDim()] != kNone)
@@ -891,8 +997,8 @@ void DTPRewriter::offsetIndices(Operation *clone, ArrayRef<int> loopAxis,
   });
   for (linalg::IndexOp index : indices) {
     int axis = loopAxis[index.getDim()];
-    int64_t offset =
-        axisCoord(g, axis) * (ranges[index.getDim()] / axisSize(axis));
+    int64_t offset = axisCoord(g, axis, stage) *
+                     (ranges[index.getDim()] / axisSize(axis, stage));
     if (offset == 0)
       continue;
     OpBuilder b(index.getContext());
@@ -906,24 +1012,26 @@ void DTPRewriter::offsetIndices(Operation *clone, ArrayRef<int> loopAxis,
 SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
                                        int axis, int64_t stage, Task task,
                                        ReductionKind kind) {
-  int64_t n = numPoints();
+  int64_t n = numPoints(stage), tp = tpOf(stage);
   SmallVector<Value> out(n);
   if (baseAxis(axis) == kTensorAxis) {
+    if (tp == 1)
+      return SmallVector<Value>(locals);
     // After a batch-axis reduction every microbatch of a replica holds the
     // same sums: such groups share one all-reduce instead of K copies.
     DenseMap<Value, AllReduceOp> reduced;
     for (int64_t g = 0; g < n; ++g) {
-      if (tensorRank(g) != 0)
+      if (tensorRank(g, stage) != 0)
         continue;
       SmallVector<Value> group;
-      for (int64_t t = 0; t < c.tp; ++t)
+      for (int64_t t = 0; t < tp; ++t)
         group.push_back(locals[g + t]);
       AllReduceOp &op = reduced[group.front()];
       if (!op || !llvm::equal(op.getOperands(), group)) {
         op = AllReduceOp::create(builder, loc, kind, group);
         assign(op, taskFor(task, g, group));
       }
-      for (int64_t t = 0; t < c.tp; ++t)
+      for (int64_t t = 0; t < tp; ++t)
         out[g + t] = op.getResult(t);
     }
     return out;
@@ -936,10 +1044,10 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
   if (c.k == 1)
     update = task;
   update = latest(update, locals);
-  for (int64_t t = 0; t < c.tp; ++t) {
+  for (int64_t t = 0; t < tp; ++t) {
     SmallVector<Value> group;
     for (int64_t d = 0; d < c.dp; ++d)
-      group.push_back(locals[point(d, c.k - 1, t)]);
+      group.push_back(locals[point(d, c.k - 1, t, stage)]);
     SmallVector<Value> reduced = group;
     if (c.dp > 1) {
       auto op = AllReduceOp::create(builder, loc, ReductionKind::Sum, group);
@@ -948,7 +1056,7 @@ SmallVector<Value> DTPRewriter::reduce(Location loc, ArrayRef<Value> locals,
     }
     for (int64_t d = 0; d < c.dp; ++d)
       for (int64_t m = 0; m < c.k; ++m)
-        out[point(d, m, t)] = reduced[d];
+        out[point(d, m, t, stage)] = reduced[d];
   }
   return out;
 }
@@ -1071,7 +1179,7 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
     return conform(loc, whole, target, stage, task);
   }
   bool perMicrobatch = splitsBatch(loopAxis);
-  int64_t n = numPoints();
+  int64_t n = numPoints(stage);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<SmallVector<Value>> operands(op->getNumOperands());
   for (OpOperand &operand : op->getOpOperands()) {
@@ -1091,8 +1199,8 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
   }
   SmallVector<Value> out(n);
   for (int64_t g = 0; g < n; ++g) {
-    if (!perMicrobatch && microbatch(g) != 0) {
-      out[g] = out[point(replica(g), 0, tensorRank(g))];
+    if (!perMicrobatch && microbatch(g, stage) != 0) {
+      out[g] = out[point(replica(g, stage), 0, tensorRank(g, stage), stage)];
       continue;
     }
     SmallVector<Value> inputs;
@@ -1107,7 +1215,7 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
     clone->getResult(0).setType(operands[op.getNumDpsInputs()][g].getType());
-    offsetIndices(clone, loopAxis, ranges, g);
+    offsetIndices(clone, loopAxis, ranges, g, stage);
     assign(clone, t);
     deferFreshOperands(clone, t);
     out[g] = clone->getResult(0);
@@ -1163,7 +1271,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   // over the tensor axis takes that split on its own loop, as Megatron's
   // vocabulary-parallel embedding: each device computes its block of rows
   // instead of the whole gradient.
-  if (c.tp > 1 && !axisUsed[kTensorAxis] && op->getNumResults() == 1 &&
+  if (tpOf(stage) > 1 && !axisUsed[kTensorAxis] && op->getNumResults() == 1 &&
       op->getResult(0).hasOneUse()) {
     auto user = dyn_cast<linalg::GenericOp>(*op->getResult(0).user_begin());
     AffineMap outMap = maps[op.getNumDpsInputs()];
@@ -1217,8 +1325,9 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   }
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (type && !divides(lookup(operand.get()).fullType,
-                         layoutFor(maps[operand.getOperandNumber()], type)))
+    if (type &&
+        !divides(lookup(operand.get()).fullType,
+                 layoutFor(maps[operand.getOperandNumber()], type), stage))
       llvm::fill(loopAxis, kNone);
   }
   bool perMicrobatch = splitsBatch(loopAxis);
@@ -1237,7 +1346,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
                   iterators[l] == utils::IteratorType::reduction;
 
   // 2. Operands in the layouts the loops imply, on this op's stage.
-  int64_t n = numPoints();
+  int64_t n = numPoints(stage);
   SmallVector<SmallVector<Value>> operands(op->getNumOperands());
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
@@ -1289,28 +1398,30 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
   });
   // The plan priced and reported this lookup as split: gathering its table
   // instead would be a silent departure from the plan.
-  if (planned && !splitTable)
+  // (A stage of degree 1 holds every table whole.)
+  if (planned && !splitTable && tpOf(stage) > 1)
     return op->emitOpError()
            << "dist-dtp: the plan splits this lookup's table by rows, but "
               "it does not arrive split by rows alone (tp="
-           << c.tp << ")";
+           << tpOf(stage) << ")";
 
   // 3. One op per grid point (per device when nothing depends on the
   // microbatch).
   SmallVector<SmallVector<Value>> results(op->getNumResults(),
                                           SmallVector<Value>(n));
   for (int64_t g = 0; g < n; ++g) {
-    if (!perMicrobatch && microbatch(g) != 0) {
+    if (!perMicrobatch && microbatch(g, stage) != 0) {
       for (auto &r : results)
-        r[g] = r[point(replica(g), 0, tensorRank(g))];
+        r[g] = r[point(replica(g, stage), 0, tensorRank(g, stage), stage)];
       continue;
     }
     // The previous microbatch's partial sums, accumulated into.
     SmallVector<Value> accumulators;
-    if (accumulate && microbatch(g) > 0)
+    if (accumulate && microbatch(g, stage) > 0)
       for (auto &r : results)
         accumulators.push_back(
-            r[point(replica(g), microbatch(g) - 1, tensorRank(g))]);
+            r[point(replica(g, stage), microbatch(g, stage) - 1,
+                    tensorRank(g, stage), stage)]);
     // This microbatch's task, but not before the operands' producers.
     SmallVector<Value> inputs;
     for (auto &ops : operands)
@@ -1331,10 +1442,10 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     clone->removeAttr("dist.layer");
     clone->removeAttr("dist.phase");
     if (!indexedLoops.empty())
-      offsetIndices(clone, loopAxis, ranges, g);
+      offsetIndices(clone, loopAxis, ranges, g, stage);
     if (splitTable)
       maskLookup(cast<linalg::LinalgOp>(clone), captured[splitTable][g],
-                 tableDim, axisCoord(g, kTensorAxis));
+                 tableDim, axisCoord(g, kTensorAxis, stage));
     assign(clone, t);
     deferFreshOperands(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
@@ -1360,7 +1471,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     for (OpOperand &init : op.getDpsInitsMutable())
       if (isZeroInit(lookup(init.get())))
         for (int64_t g = 0; g < n; ++g)
-          if (microbatch(g) == 0)
+          if (microbatch(g, stage) == 0)
             hoistToPrologue(operands[init.getOperandNumber()][g]);
 
   // 4. Results; partial results over split reduction loops (sums, maxima,
@@ -1374,7 +1485,8 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     // Every microbatch's value is the accumulated one (the last link).
     if (accumulate)
       for (int64_t g = 0; g < n; ++g)
-        locals[g] = results[i][point(replica(g), c.k - 1, tensorRank(g))];
+        locals[g] = results[i][point(replica(g, stage), c.k - 1,
+                                     tensorRank(g, stage), stage)];
     for (unsigned l = 0; l < numLoops; ++l)
       if (loopAxis[l] != kNone &&
           iterators[l] == utils::IteratorType::reduction)
@@ -1411,7 +1523,7 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
   int64_t stage = role->first;
   Phase phase = role->second;
   Task task{stage, phase == Phase::Update ? -1 : 0, phase};
-  int64_t n = numPoints();
+  int64_t n = numPoints(stage);
   SmallVector<SmallVector<Value>> operands;
   for (Value v : op->getOperands()) {
     if (auto type = dyn_cast<RankedTensorType>(v.getType()))
@@ -1423,9 +1535,9 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
   SmallVector<SmallVector<Value>> results(op->getNumResults(),
                                           SmallVector<Value>(n));
   for (int64_t g = 0; g < n; ++g) {
-    if (microbatch(g) != 0) {
+    if (microbatch(g, stage) != 0) {
       for (auto &r : results)
-        r[g] = r[point(replica(g), 0, tensorRank(g))];
+        r[g] = r[point(replica(g, stage), 0, tensorRank(g, stage), stage)];
       continue;
     }
     SmallVector<Value> inputs;
@@ -1475,11 +1587,13 @@ SmallVector<Value>
 DTPRewriter::instantiate(bool perMicrobatch, Task task,
                          ArrayRef<SmallVector<Value>> inputs,
                          function_ref<Value(int64_t)> build) {
-  int64_t n = numPoints();
+  int64_t stage = task.stage;
+  int64_t n = numPoints(stage);
   SmallVector<Value> results(n);
   for (int64_t g = 0; g < n; ++g) {
-    if (!perMicrobatch && microbatch(g) != 0) {
-      results[g] = results[point(replica(g), 0, tensorRank(g))];
+    if (!perMicrobatch && microbatch(g, stage) != 0) {
+      results[g] =
+          results[point(replica(g, stage), 0, tensorRank(g, stage), stage)];
       continue;
     }
     SmallVector<Value> at;
@@ -1609,7 +1723,7 @@ LogicalResult DTPRewriter::visitSlice(tensor::ExtractSliceOp op) {
         int64_t kept = sizes[d] / groupSize;
         layout[d] = groupedAxis(baseAxis(axis), kept);
         inLayout[d] = axis;
-        localOffsets[d] = offsets[d] / axisSize(axis);
+        localOffsets[d] = offsets[d] / axisSize(axis, stage);
       }
     }
   bool perMicrobatch = splitsBatch(layout);
@@ -1675,9 +1789,9 @@ LogicalResult DTPRewriter::visitInsertSlice(tensor::InsertSliceOp op) {
         continue;
       layout[d] = destAxis;
       srcLayout[d] = axis;
-      localOffsets[d] = offsets[d] / axisSize(axis);
+      localOffsets[d] = offsets[d] / axisSize(axis, stage);
     }
-  if (!divides(dest.fullType, layout)) {
+  if (!divides(dest.fullType, layout, stage)) {
     llvm::fill(layout, kNone);
     llvm::fill(srcLayout, kNone);
     localOffsets.assign(offsets.begin(), offsets.end());
@@ -1738,7 +1852,7 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
           if (groupsIn % outer != 0)
             break;
           int64_t groupsHere = groupsIn / outer;
-          if (size % (groupsHere * axisSize(axis)) == 0) {
+          if (size % (groupsHere * axisSize(axis, stage)) == 0) {
             srcLayout[g] = axis;
             outLayout[d] = groupedAxis(baseAxis(axis), groupsHere);
             break;
@@ -1760,7 +1874,7 @@ LogicalResult DTPRewriter::visitReshape(Operation *op) {
           continue;
         int axis = in.layout[splitDim];
         int merged = groupedAxis(baseAxis(axis), outerOfSplit * groupsOf(axis));
-        if (resultType.getDimSize(g) % blockCount(merged) == 0) {
+        if (resultType.getDimSize(g) % blockCount(merged, stage) == 0) {
           srcLayout[splitDim] = axis;
           outLayout[g] = merged;
         }
@@ -1949,8 +2063,21 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       cut.erase();
     }
     if (c.report)
-      for (const TensorParallelDecision &d : plan.decisions)
-        mlir::emitRemark(d.op->getLoc()) << "tp=" << c.tp << ": " << d.what;
+      for (const TensorParallelDecision &d : plan.decisions) {
+        // With stage-tp, each op's stage splits over its own degree.
+        auto layer = d.op->getAttrOfType<IntegerAttr>("dist.layer");
+        int64_t stage =
+            layer ? layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1) : 0;
+        InFlightDiagnostic remark = mlir::emitRemark(d.op->getLoc());
+        if (c.stageTp.empty())
+          remark << "tp=" << c.tp << ": " << d.what;
+        else if (tpOf(stage) == 1)
+          remark << "stage " << stage << " (tp=1) keeps its weights whole; "
+                 << "the plan for tp=" << c.tp << ": " << d.what;
+        else
+          remark << "stage " << stage << " tp=" << tpOf(stage)
+                 << " (plan for tp=" << c.tp << "): " << d.what;
+      }
     if (!plan.refused.empty()) {
       for (auto &[arg, why] : plan.refused)
         mlir::emitError(func.getArgument(arg).getLoc())
@@ -1991,16 +2118,16 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
     if (auto layer = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                         "dist.layer")) {
       stage = layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1);
-      if (c.tp > 1) {
+      if (int64_t tp = tpOf(stage); tp > 1) {
         if (type.getRank() != 2)
           return emitError(arg.getLoc())
                  << "tensor parallelism needs 2-D weights, argument #"
                  << arg.getArgNumber() << " is " << type;
         // Megatron: column split, then row split, alternating by layer.
         int64_t d = layer.getInt() % 2 == 0 ? 1 : 0;
-        if (type.getDimSize(d) % c.tp != 0)
+        if (type.getDimSize(d) % tp != 0)
           return emitError(arg.getLoc())
-                 << "tp=" << c.tp << " does not divide dimension " << d << " ("
+                 << "tp=" << tp << " does not divide dimension " << d << " ("
                  << type.getDimSize(d) << ") of weight argument #"
                  << arg.getArgNumber();
         layout[d] = kTensorAxis;
@@ -2017,6 +2144,11 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
           break;
         }
     }
+    // A stage of degree 1 (stage-tp) holds its weights whole.
+    if (tpOf(stage) == 1)
+      for (int &axis : layout)
+        if (baseAxis(axis) == kTensorAxis)
+          axis = kNone;
     argLayouts.push_back(layout);
     argStages.push_back(stage);
   }
@@ -2076,7 +2208,6 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
 
 void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
   Block &body = func.getBody().front();
-  int64_t n = numPoints();
   // The step function takes one local argument per (argument, replica,
   // tensor rank): batch inputs hold the replica's whole shard, split into
   // microbatches inside.
@@ -2087,16 +2218,18 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
       if (axis == kBatchAxis)
         shape[dim] /= c.dp;
       else if (baseAxis(axis) == kTensorAxis)
-        shape[dim] /= c.tp;
+        shape[dim] /= tpOf(s);
     return placed(shape, full.getElementType(), device(d, t, s));
   };
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     RankedTensorType full = fullArgType(arg);
+    firstStepArg.push_back(stepArgTypes.size());
     for (int64_t d = 0; d < c.dp; ++d)
-      for (int64_t t = 0; t < c.tp; ++t)
+      for (int64_t t = 0; t < tpOf(argStages[i]); ++t)
         stepArgTypes.push_back(
             replicaLayout(argLayouts[i], full, d, t, argStages[i]));
   }
+  firstStepArg.push_back(stepArgTypes.size());
   builder.setInsertionPoint(func);
   step = func::FuncOp::create(builder, func.getLoc(),
                               (func.getSymName() + "_dtp").str(),
@@ -2107,8 +2240,8 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     for (StringRef name : {"dist.batch_dim", "dist.optimizer_state"})
       if (auto attr = func.getArgAttr(i, name))
-        for (int64_t j = 0; j < c.dp * c.tp; ++j)
-          step.setArgAttr(i * c.dp * c.tp + j, name, attr);
+        for (unsigned at = firstStepArg[i]; at < firstStepArg[i + 1]; ++at)
+          step.setArgAttr(at, name, attr);
   // Whole replicas keep the argument's name, so that tools can bind them
   // to the model's weights (--weights-from); shards hold other values.
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
@@ -2119,8 +2252,7 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
     if (!name || (name.getValue().starts_with("arg") &&
                   llvm::all_of(name.getValue().drop_front(3), llvm::isDigit)))
       continue;
-    for (int64_t j = 0; j < c.dp * c.tp; ++j) {
-      unsigned at = i * c.dp * c.tp + j;
+    for (unsigned at = firstStepArg[i]; at < firstStepArg[i + 1]; ++at) {
       if (cast<RankedTensorType>(stepArgTypes[at]).getShape() ==
           cast<RankedTensorType>(arg.getType()).getShape())
         step.setArgAttr(at, "dist.name", name);
@@ -2134,10 +2266,11 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
     v.fullType = RankedTensorType::get(full.getShape(), full.getElementType());
     v.layout = argLayouts[i];
     v.stage = argStages[i];
-    v.locals.resize(n);
+    int64_t tp = tpOf(v.stage);
+    v.locals.resize(numPoints(v.stage));
     for (int64_t d = 0; d < c.dp; ++d)
-      for (int64_t t = 0; t < c.tp; ++t) {
-        Value shard = stepBody->getArgument(i * c.dp * c.tp + d * c.tp + t);
+      for (int64_t t = 0; t < tp; ++t) {
+        Value shard = stepBody->getArgument(firstStepArg[i] + d * tp + t);
         for (int64_t m = 0; m < c.k; ++m) {
           Value local = shard;
           int64_t batchDim = -1;
@@ -2160,7 +2293,7 @@ void DTPRewriter::createStep(SmallVector<Type> &stepArgTypes) {
                             offsets, sizes, strides),
                         task);
           }
-          v.locals[point(d, m, t)] = local;
+          v.locals[point(d, m, t, v.stage)] = local;
         }
       }
     values[arg] = v;
@@ -2269,11 +2402,12 @@ LogicalResult DTPRewriter::emitResults(ArrayRef<Type> stepArgTypes) {
       if (groupsOf(axis) > 1 && isBatchAxis(axis))
         axis = kNone;
     SmallVector<Value> locals = conform(ret.getLoc(), dv, layout, stage, last);
+    firstStepResult.push_back(stepResults.size());
     for (int64_t d = 0; d < c.dp; ++d)
-      for (int64_t t = 0; t < c.tp; ++t) {
+      for (int64_t t = 0; t < tpOf(stage); ++t) {
         SmallVector<Value> parts;
         for (int64_t m = 0; m < c.k; ++m)
-          parts.push_back(locals[point(d, m, t)]);
+          parts.push_back(locals[point(d, m, t, stage)]);
         int64_t batchDim = -1;
         for (auto [dim, axis] : llvm::enumerate(layout))
           if (axis == kBatchAxis)
@@ -2286,6 +2420,7 @@ LogicalResult DTPRewriter::emitResults(ArrayRef<Type> stepArgTypes) {
     resultLayouts.push_back(layout);
     resultStages.push_back(stage);
   }
+  firstStepResult.push_back(stepResults.size());
   func::ReturnOp::create(builder, ret.getLoc(), stepResults);
   step.setFunctionType(builder.getFunctionType(
       stepArgTypes, ValueRange(stepResults).getTypes()));
@@ -2345,8 +2480,7 @@ static Value takeBlocks(OpBuilder &b, Location loc, Value v, int64_t dim,
 /// Replaces the body of `func` by: distribute the inputs (broadcast from
 /// their device, keep each device's shard), call the step function, gather
 /// the results back to the device they were on.
-static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
-                           int64_t tp) {
+static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp) {
   Block &body = func.getBody().front();
   // (Padded results: the function's own result types, cut back to.)
   SmallVector<Type> resultTypes(func.getFunctionType().getResults());
@@ -2354,9 +2488,9 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
     op.erase();
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   Location loc = func.getLoc();
-  int64_t perArg = dp * tp;
   auto deviceOf = [](Type t) { return getDevice(t).getId(); };
-  auto coord = [&](int64_t j, int axis) {
+  // Shard j of a value on a mesh of dp x tp (its stage's).
+  auto coord = [&](int64_t j, int axis, int64_t tp) {
     return axis == kBatchAxis ? j / tp : j % tp;
   };
 
@@ -2377,9 +2511,11 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = cast<RankedTensorType>(arg.getType());
     RankedTensorType padded = r.paddedArgs.lookup(i);
+    unsigned first = r.firstStepArg[i];
+    int64_t perArg = r.firstStepArg[i + 1] - first, tp = perArg / dp;
     SmallVector<int64_t> devices;
     for (int64_t j = 0; j < perArg; ++j)
-      devices.push_back(deviceOf(r.step.getArgumentTypes()[i * perArg + j]));
+      devices.push_back(deviceOf(r.step.getArgumentTypes()[first + j]));
     SmallVector<Value> whole(perArg);
     if (perArg == 1 && devices[0] == deviceOf(type)) {
       whole[0] = arg;
@@ -2402,8 +2538,7 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
                                    type.getEncoding());
     }
     for (int64_t j = 0; j < perArg; ++j) {
-      auto local =
-          cast<RankedTensorType>(r.step.getArgumentTypes()[i * perArg + j]);
+      auto local = cast<RankedTensorType>(r.step.getArgumentTypes()[first + j]);
       if (local.getShape() == type.getShape()) {
         stepArgs.push_back(whole[j]);
         continue;
@@ -2418,7 +2553,7 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
           offsets.push_back(0);
           continue;
         }
-        offsets.push_back(axis == kNone ? 0 : coord(j, axis) * sizes[d]);
+        offsets.push_back(axis == kNone ? 0 : coord(j, axis, tp) * sizes[d]);
       }
       Value shard = whole[j];
       if (ArrayRef<int64_t>(sizes) != type.getShape())
@@ -2435,7 +2570,7 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
         // This rank's block of every group, in group order.
         int64_t block = cast<RankedTensorType>(shard.getType()).getDimSize(d) /
                         (groups * tp);
-        int64_t mine = coord(j, axis);
+        int64_t mine = coord(j, axis, tp);
         shard = takeBlocks(b, loc, shard, d, groups, block,
                            [&](int64_t g) { return (g * tp + mine) * block; });
       }
@@ -2447,16 +2582,18 @@ static void rewriteWrapper(func::FuncOp func, DTPRewriter &r, int64_t dp,
   SmallVector<Value> results;
   for (auto [ri, type] : llvm::enumerate(resultTypes)) {
     auto placedType = cast<RankedTensorType>(type);
+    unsigned first = r.firstStepResult[ri];
+    int64_t perArg = r.firstStepResult[ri + 1] - first, tp = perArg / dp;
     SmallVector<Value> locals;
     for (int64_t j = 0; j < perArg; ++j)
-      locals.push_back(call.getResult(ri * perArg + j));
+      locals.push_back(call.getResult(first + j));
     for (auto [d, axis] : llvm::enumerate(r.resultLayouts[ri])) {
       if (axis == kNone)
         continue;
       int64_t size = axis == kBatchAxis ? dp : tp;
       SmallVector<Value> next(perArg);
       for (int64_t j = 0; j < perArg; ++j) {
-        if (coord(j, axis) != 0)
+        if (coord(j, axis, tp) != 0)
           continue;
         SmallVector<Value> group;
         SmallVector<int64_t> members;
@@ -2548,25 +2685,30 @@ static ShardingAttr layoutSharding(MLIRContext *context, RankedTensorType type,
 /// annotate-shardings: each argument and result of the wrapper `func` gets
 /// the `dist.sharding` its values have in the step.
 static void annotateShardingAttrs(func::FuncOp func, DTPRewriter &r, int64_t dp,
-                                  int64_t tp, int64_t pp) {
-  int64_t perArg = dp * tp;
+                                  int64_t pp) {
   MLIRContext *context = func.getContext();
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    int64_t stage = r.argStages[i];
     func.setArgAttr(
         i, kShardingAttrName,
         layoutSharding(context,
                        cast<RankedTensorType>(func.getArgument(i).getType()),
                        r.argLayouts[i],
-                       r.step.getArgumentTypes().slice(i * perArg, perArg),
-                       r.argStages[i], dp, tp, pp));
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
+                       r.step.getArgumentTypes().slice(r.firstStepArg[i],
+                                                       dp * r.tpOf(stage)),
+                       stage, dp, r.tpOf(stage), pp));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    int64_t stage = r.resultStages[i];
     func.setResultAttr(
         i, kShardingAttrName,
         layoutSharding(context,
                        cast<RankedTensorType>(func.getResultTypes()[i]),
                        r.resultLayouts[i],
-                       r.step.getResultTypes().slice(i * perArg, perArg),
-                       r.resultStages[i], dp, tp, pp));
+                       r.step.getResultTypes().slice(r.firstStepResult[i],
+                                                     dp * r.tpOf(stage)),
+                       stage, dp, r.tpOf(stage), pp));
+  }
 }
 
 void DistDTPPass::runOnOperation() {
@@ -2579,10 +2721,45 @@ void DistDTPPass::runOnOperation() {
     return fail("dist-dtp degrees must be >= 1 (dp=" + Twine(dp) +
                 ", tp=" + Twine(tp) + ", pp=" + Twine(pp) +
                 ", microbatches=" + Twine(microbatches) + ")");
+  // stage-tp: a degree per stage. Equal degrees are plain tp; otherwise the
+  // plan is made for their least common multiple.
+  SmallVector<int64_t> stageDegrees(stageTp.begin(), stageTp.end());
+  int64_t planTp = tp, meshes = 0;
+  std::string product = "dp*tp*pp";
+  if (!stageDegrees.empty()) {
+    if (tp != 1)
+      return fail("dist-dtp: give tp or stage-tp, not both (tp=" + Twine(tp) +
+                  ")");
+    if (static_cast<int64_t>(stageDegrees.size()) != pp)
+      return fail("dist-dtp: stage-tp has " + Twine(stageDegrees.size()) +
+                  " degrees for pp=" + Twine(pp) + " stages");
+    if (mapping != "tp-inner" && mapping != "dp-inner")
+      return fail("dist-dtp: with stage-tp each stage's mesh follows the "
+                  "previous one's; mapping must be tp-inner or dp-inner (got "
+                  "'" +
+                  mapping + "')");
+    planTp = 1;
+    for (int64_t degree : stageDegrees) {
+      // (Degrees up to 2^20 keep the sum and the multiple in range.)
+      if (degree < 1 || degree > (int64_t(1) << 20))
+        return fail("dist-dtp: stage-tp degrees must be in 1 .. 2^20 (got " +
+                    Twine(degree) + ")");
+      meshes += degree;
+      planTp = std::lcm(planTp, degree);
+      if (planTp > (int64_t(1) << 20))
+        return fail("dist-dtp: the least common multiple of the stage-tp "
+                    "degrees exceeds 2^20");
+    }
+    if (llvm::all_equal(stageDegrees))
+      stageDegrees.clear();
+    else
+      product = "dp*(sum of stage-tp)";
+  } else if (llvm::MulOverflow(tp.getValue(), pp.getValue(), meshes)) {
+    meshes = -1;
+  }
   // Products of the degrees size the grid and the device count.
   int64_t used = 0, points = 0;
-  if (llvm::MulOverflow(dp.getValue(), tp.getValue(), used) ||
-      llvm::MulOverflow(used, pp.getValue(), used) ||
+  if (meshes < 0 || llvm::MulOverflow(dp.getValue(), meshes, used) ||
       llvm::MulOverflow(used, microbatches.getValue(), points))
     return fail("dist-dtp: dp=" + Twine(dp) + ", tp=" + Twine(tp) +
                 ", pp=" + Twine(pp) + ", microbatches=" + Twine(microbatches) +
@@ -2590,19 +2767,19 @@ void DistDTPPass::runOnOperation() {
   if (devices < 0)
     return fail("dist-dtp: devices=" + Twine(devices) + " is negative");
   if (devices > 0 && used != devices)
-    return fail("dist-dtp: dp*tp*pp = " + Twine(used) + " differs from the " +
-                Twine(devices) + " devices given (devices=" + Twine(devices) +
-                ")");
+    return fail("dist-dtp: " + product + " = " + Twine(used) +
+                " differs from the " + Twine(devices) +
+                " devices given (devices=" + Twine(devices) + ")");
   if (ClusterAttr cluster = getModuleCluster(module))
     if (used > cluster.getNumDevices())
-      return fail("dist-dtp: dp*tp*pp = " + Twine(used) + " exceeds the " +
-                  Twine(cluster.getNumDevices()) +
+      return fail("dist-dtp: " + product + " = " + Twine(used) +
+                  " exceeds the " + Twine(cluster.getNumDevices()) +
                   " devices of the attached "
                   "cluster '" +
                   cluster.getName() + "'");
   std::string orderError;
   std::optional<DeviceOrder> order =
-      parseDeviceOrder(mapping, dp, tp, pp, orderError);
+      parseDeviceOrder(mapping, dp, planTp, pp, orderError);
   if (!order)
     return fail("dist-dtp: " + orderError);
 
@@ -2671,21 +2848,22 @@ void DistDTPPass::runOnOperation() {
   // Tensor parallelism with a split batch (replicas or microbatches)
   // splits the batch and the heads: keep them in separate dimensions where
   // a reshape merges them.
-  if (tp > 1 && dp * microbatches > 1) {
+  if (planTp > 1 && dp * microbatches > 1) {
     FailureOr<UnflattenStats> stats = unflattenReshapes(func);
     if (failed(stats))
       return signalPassFailure();
     if (report && stats->sunk > 0)
       mlir::emitRemark(func.getLoc())
-          << "dp=" << dp.getValue() << " tp=" << tp.getValue()
+          << "dp=" << dp.getValue() << " tp=" << planTp
           << " microbatches=" << microbatches.getValue() << ": " << stats->sunk
           << " ops read the batch and the heads in separate dimensions ("
           << stats->refined << " reshapes through their finest shape: "
           << "dist-unflatten-reshapes)";
   }
   DTPRewriter rewriter(
-      func, Config{dp, tp, pp, microbatches, *order, schedule, annotateSchedule,
-                   report, std::move(plannedTransfers), transferStrategy});
+      func, Config{dp, planTp, pp, microbatches, *order, stageDegrees,
+                   mapping == "tp-inner", schedule, annotateSchedule, report,
+                   std::move(plannedTransfers), transferStrategy});
   if (failed(rewriter.run()))
     return signalPassFailure();
   if (rewriter.unforcedTransfers > 0)
@@ -2693,7 +2871,7 @@ void DistDTPPass::runOnOperation() {
                        << " does not apply to " << rewriter.unforcedTransfers
                        << " stage transfers (no dimension divides into "
                           "tp parts): they are sent point to point";
-  rewriteWrapper(func, rewriter, dp, tp);
+  rewriteWrapper(func, rewriter, dp);
   if (annotateShardings)
-    annotateShardingAttrs(func, rewriter, dp, tp, pp);
+    annotateShardingAttrs(func, rewriter, dp, pp);
 }

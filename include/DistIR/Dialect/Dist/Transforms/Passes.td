@@ -425,10 +425,27 @@ def DistDTPPass : Pass<"dist-dtp", "::mlir::ModuleOp"> {
     hierarchy: on 2 nodes of 8 devices, `tp:4,pp:2,dp:2` keeps tensor and
     pipeline parallelism inside a node and spreads data parallelism over
     the nodes. `distir-search` enumerates these matrices.
+
+    **Per-stage meshes** (`stage-tp=T0,T1,...`, one degree per stage, in
+    place of `tp`): stage s runs on its own mesh of `dp` x `Ts` devices, as
+    Alpa's submeshes; the meshes follow each other in device order (stage 0
+    on devices 0 .. dp*T0-1, ...), and inside a mesh `mapping` (`tp-inner`
+    or `dp-inner`) orders replicas and tensor ranks. The tensor-parallel
+    plan is made for the least common multiple of the degrees (a padded
+    width divides every stage's degree) and each stage splits what it
+    holds over its own degree; a stage of degree 1 keeps its weights whole.
+    A value that crosses stages of different degrees is gathered on its
+    stage when tensor-split, then moved as a replicated tensor: one send
+    per receiving rank from a sender of its replica (`stage-transfer=send`)
+    or the resharding planner's plan between the two meshes.
   }];
   let options = [
     Option<"dp", "dp", "int64_t", /*default=*/"1", "Data-parallel degree">,
     Option<"tp", "tp", "int64_t", /*default=*/"1", "Tensor-parallel degree">,
+    ListOption<"stageTp", "stage-tp", "int64_t",
+               "Tensor-parallel degree of each pipeline stage (pp entries, "
+               "instead of one tp): stage s runs on its own dp x tp_s mesh, "
+               "the stages' meshes one after the other in device order">,
     Option<"pp", "pp", "int64_t", /*default=*/"1",
            "Pipeline-parallel degree (stages)">,
     Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
