@@ -87,14 +87,22 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
     auto padded = [&](StringRef text) {
       return (text + std::string(mappingWidth - text.size(), ' ')).str();
     };
+    // So are per-stage degrees ("4,2,1,1"), right-aligned.
+    size_t tpWidth = 4;
+    for (size_t r = 0; r < rows; ++r)
+      tpWidth =
+          std::max(tpWidth, results[ranking[r]].config.getTPText().size());
+    auto tpColumn = [&](StringRef text) {
+      return (std::string(tpWidth - text.size(), ' ') + text).str();
+    };
     os << llvm::formatv("{0,4}  ", "rank");
     if (summary.batchSweep)
       os << llvm::formatv("{0,6}  ", "batch");
-    os << llvm::formatv("{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  "
+    os << llvm::formatv("{0,4} {1} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  "
                         "{7,12}  {8,14}  {9,6}  {10,12}  {11}\n",
-                        "D", "T", "P", "K", "schedule", padded("mapping"),
-                        "memory", "latency", "throughput/s", "MFU",
-                        "peak memory", "status");
+                        "D", tpColumn("T"), "P", "K", "schedule",
+                        padded("mapping"), "memory", "latency", "throughput/s",
+                        "MFU", "peak memory", "status");
     for (size_t r = 0; r < rows; ++r) {
       const ConfigResult &result = results[ranking[r]];
       const SearchConfig &c = result.config;
@@ -110,10 +118,11 @@ void search::printTable(llvm::raw_ostream &os, const SearchSummary &summary,
       if (memory.empty())
         memory = "-";
       os << llvm::formatv(
-          "{0,4} {1,4} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  {7,12}  {8,14}  "
+          "{0,4} {1} {2,4} {3,4}  {4,-10}  {5}  {6,-7}  {7,12}  {8,14}  "
           "{9,6}  {10,12}  {11}\n",
-          c.dp, c.getTPText(), c.pp, c.microbatches, scheduleOrDash(c),
-          padded(c.mapping), memory, formatSeconds(result.latency),
+          c.dp, tpColumn(c.getTPText()), c.pp, c.microbatches,
+          scheduleOrDash(c), padded(c.mapping), memory,
+          formatSeconds(result.latency),
           llvm::formatv("{0:f1}", result.throughput).str(),
           result.peakFlopsPerDevice > 0
               ? llvm::formatv("{0:f1}%", 100 * result.getMFU()).str()

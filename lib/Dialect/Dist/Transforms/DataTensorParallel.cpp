@@ -518,9 +518,10 @@ private:
   /// value used several times in one layout is gathered or sliced once.
   std::map<std::tuple<void *, std::vector<int>, int64_t>, SmallVector<Value>>
       conformCache;
-  /// planStageTransfer() results by the group's first copy and the
-  /// destination's split dimension.
-  std::map<std::pair<const void *, int64_t>, SmallVector<Value>> plannedMoves;
+  /// planStageTransfer() results by the group's first copy, the
+  /// destination stage and its split dimension.
+  std::map<std::tuple<const void *, int64_t, int64_t>, SmallVector<Value>>
+      plannedMoves;
 
 public:
   /// Stage transfers the forced strategy could not serve (sent point to
@@ -771,6 +772,12 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
   SmallVector<Value> locals = v.locals;
   Layout current = v.layout;
   auto overTP = [](int axis) { return baseAxis(axis) == kTensorAxis; };
+  // A split over one rank (an op of a degree-1 stage that read a split
+  // value) is the whole tensor.
+  if (v.stage != stage && fromTp == 1)
+    for (int &axis : current)
+      if (overTP(axis))
+        axis = kNone;
   // The one dimension a layout splits in contiguous blocks over the tensor
   // axis, -1 if none, -2 for anything else (grouped, several).
   auto plainTensorDim = [&](const Layout &layout) -> int64_t {
@@ -826,7 +833,7 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
       ArrayRef<Value> group =
           ArrayRef(locals).slice(point(d, m, 0, v.stage), fromTp);
       SmallVector<Value> &moved =
-          plannedMoves[{group.front().getAsOpaquePointer(), toDim}];
+          plannedMoves[{group.front().getAsOpaquePointer(), stage, toDim}];
       if (moved.empty())
         moved = planStageTransfer(loc, group, g, stage, task,
                                   splitsBatch(current), shape, fromDim, toDim);
@@ -890,7 +897,8 @@ SmallVector<Value> DTPRewriter::conformUncached(Location loc, DistValue &v,
           local = done;
         }
       }
-    } else {
+    } else if (tp > 1) {
+      // (Over one rank a tensor split is the whole tensor.)
       SmallVector<Value> gathered(n);
       // Groups whose locals every microbatch shares (an accumulated weight
       // gradient) are gathered once, not once per microbatch.
