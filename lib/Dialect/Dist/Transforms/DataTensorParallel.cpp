@@ -287,6 +287,10 @@ public:
   /// split. (Any other lookup whose table arrives split by rows alone is
   /// split too.)
   DenseSet<Operation *> plannedLookups;
+  /// Arguments the plan splits that a degree-1 stage holds whole
+  /// (stage-tp), with the planned layout: a planned lookup of one on a
+  /// stage of higher degree splits it there.
+  DenseMap<Value, Layout> wholeSplitTables;
   /// The step's arguments of argument i are firstStepArg[i] ..
   /// firstStepArg[i + 1] - 1 (dp x tp of its stage, replica-major); the
   /// same for results.
@@ -1387,15 +1391,21 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
           captured.count(operand))
         continue;
       DistValue &table = lookup(operand);
-      auto at = llvm::find(table.layout, kTensorAxis);
+      // A planned lookup of a table its degree-1 stage holds whole (a tied
+      // head's on the last stage, stage-tp) is split here as planned.
+      Layout wanted = table.layout;
+      if (auto whole = wholeSplitTables.find(operand);
+          planned && tpOf(stage) > 1 && whole != wholeSplitTables.end())
+        wanted = whole->second;
+      auto at = llvm::find(wanted, kTensorAxis);
       bool splittable =
-          !loopsUseTensorAxis && !table.fresh && at != table.layout.end() &&
-          llvm::count_if(table.layout, [](int a) { return a != kNone; }) == 1 &&
+          !loopsUseTensorAxis && !table.fresh && at != wanted.end() &&
+          llvm::count_if(wanted, [](int a) { return a != kNone; }) == 1 &&
           getLookupOf(op, operand);
       if (splittable) {
         splitTable = operand;
-        tableDim = at - table.layout.begin();
-        captured[operand] = conform(loc, table, table.layout, stage, task);
+        tableDim = at - wanted.begin();
+        captured[operand] = conform(loc, table, wanted, stage, task);
         continue;
       }
       captured[operand] = conform(
@@ -2153,10 +2163,14 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
         }
     }
     // A stage of degree 1 (stage-tp) holds its weights whole.
-    if (tpOf(stage) == 1)
+    if (tpOf(stage) == 1 && llvm::any_of(layout, [](int axis) {
+          return baseAxis(axis) == kTensorAxis;
+        })) {
+      wholeSplitTables[arg] = layout;
       for (int &axis : layout)
         if (baseAxis(axis) == kTensorAxis)
           axis = kNone;
+    }
     argLayouts.push_back(layout);
     argStages.push_back(stage);
   }
