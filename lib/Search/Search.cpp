@@ -673,11 +673,12 @@ double search::getStageTransferSeconds(const SearchConfig &config,
                                        const SimulationResult &sim) {
   std::map<int64_t, int64_t> stageOf;
   if (!config.stageTp.empty()) {
-    // Each stage's mesh after the previous one's.
-    int64_t device = 0;
-    for (auto [s, degree] : llvm::enumerate(config.stageTp))
-      for (int64_t i = 0; i < config.dp * degree; ++i)
-        stageOf[device++] = static_cast<int64_t>(s);
+    for (int64_t s = 0; s < config.pp; ++s)
+      for (int64_t d = 0; d < config.dp; ++d)
+        for (int64_t t = 0; t < config.stageTp[s]; ++t)
+          stageOf[dist::getStageMeshDeviceId(config.stageTp, config.dp,
+                                             config.mapping == "tp-inner", d, t,
+                                             s)] = s;
   } else {
     std::string error;
     std::optional<dist::DeviceOrder> order = dist::parseDeviceOrder(

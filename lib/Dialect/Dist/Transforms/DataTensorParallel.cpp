@@ -302,6 +302,10 @@ public:
     return cast<RankedTensorType>(arg.getType());
   }
 
+  /// The stage of layer `layer` (balanced contiguous groups of layers).
+  int64_t stageOfLayer(int64_t layer) const {
+    return layer * c.pp / std::max<int64_t>(numLayers, 1);
+  }
   /// Tensor-parallel degree of stage `s`.
   int64_t tpOf(int64_t s) const {
     return c.stageTp.empty() ? c.tp : c.stageTp[s];
@@ -320,10 +324,7 @@ public:
   int64_t device(int64_t d, int64_t t, int64_t s) const {
     if (c.stageTp.empty())
       return getDeviceId(c.order, d, t, s);
-    int64_t first = 0;
-    for (int64_t before = 0; before < s; ++before)
-      first += c.dp * c.stageTp[before];
-    return first + (c.tpInner ? d * tpOf(s) + t : t * c.dp + d);
+    return getStageMeshDeviceId(c.stageTp, c.dp, c.tpInner, d, t, s);
   }
   int64_t deviceOf(int64_t g, int64_t s) const {
     return device(replica(g, s), tensorRank(g, s), s);
@@ -564,7 +565,7 @@ FailureOr<std::pair<int64_t, Phase>> DTPRewriter::getRole(Operation *op) {
                          "from --build-mlp carry them)";
     return failure();
   }
-  int64_t stage = layer.getInt() * c.pp / numLayers;
+  int64_t stage = stageOfLayer(layer.getInt());
   Phase p = !phase                           ? Phase::Forward
             : phase.getValue() == "backward" ? Phase::Backward
             : phase.getValue() == "update"   ? Phase::Update
@@ -2084,8 +2085,7 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       for (const TensorParallelDecision &d : plan.decisions) {
         // With stage-tp, each op's stage splits over its own degree.
         auto layer = d.op->getAttrOfType<IntegerAttr>("dist.layer");
-        int64_t stage =
-            layer ? layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1) : 0;
+        int64_t stage = layer ? stageOfLayer(layer.getInt()) : 0;
         InFlightDiagnostic remark = mlir::emitRemark(d.op->getLoc());
         if (c.stageTp.empty())
           remark << "tp=" << c.tp << ": " << d.what;
@@ -2135,7 +2135,7 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
     int64_t stage = 0;
     if (auto layer = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                         "dist.layer")) {
-      stage = layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1);
+      stage = stageOfLayer(layer.getInt());
       if (int64_t tp = tpOf(stage); tp > 1) {
         if (type.getRank() != 2)
           return emitError(arg.getLoc())
@@ -2158,7 +2158,7 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       // Inputs live where they are first used.
       for (Operation *user : arg.getUsers())
         if (auto layer = user->getAttrOfType<IntegerAttr>("dist.layer")) {
-          stage = layer.getInt() * c.pp / std::max<int64_t>(numLayers, 1);
+          stage = stageOfLayer(layer.getInt());
           break;
         }
     }

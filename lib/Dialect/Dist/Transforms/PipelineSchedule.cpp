@@ -250,3 +250,12 @@ int64_t distir::dist::getDeviceId(const DeviceOrder &order, int64_t d,
   }
   return id;
 }
+
+int64_t distir::dist::getStageMeshDeviceId(ArrayRef<int64_t> stageTp,
+                                           int64_t dp, bool tpInner, int64_t d,
+                                           int64_t t, int64_t s) {
+  int64_t first = 0;
+  for (int64_t before = 0; before < s; ++before)
+    first += dp * stageTp[before];
+  return first + (tpInner ? d * stageTp[s] + t : t * dp + d);
+}

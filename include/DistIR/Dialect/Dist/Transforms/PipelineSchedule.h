@@ -80,6 +80,12 @@ std::optional<DeviceOrder> parseDeviceOrder(llvm::StringRef mapping, int64_t dp,
 /// Device of replica `d`, tensor rank `t` and stage `s`.
 int64_t getDeviceId(const DeviceOrder &order, int64_t d, int64_t t, int64_t s);
 
+/// The same with per-stage tensor-parallel degrees (dist-dtp's stage-tp):
+/// stage s's mesh of dp x stageTp[s] devices follows the earlier stages'
+/// meshes; inside it tensor ranks are fastest when `tpInner`.
+int64_t getStageMeshDeviceId(llvm::ArrayRef<int64_t> stageTp, int64_t dp,
+                             bool tpInner, int64_t d, int64_t t, int64_t s);
+
 } // namespace distir::dist
 
 #endif // DISTIR_DIALECT_DIST_TRANSFORMS_PIPELINESCHEDULE_H
