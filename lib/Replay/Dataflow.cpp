@@ -857,5 +857,5 @@ llvm::Error distir::replay::requireCpuJob(const DataflowGraph &graph) {
   if (!graph.hasGpuActivity())
     return llvm::Error::success();
   return fail("the job's compute runs on GPUs (its traces have CUDA "
-              "kernels): GPU jobs are replayed, not yet optimized");
+              "kernels): the memory what-ifs edit host ops only");
 }

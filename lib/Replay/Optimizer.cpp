@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 using distir::SimEvent;
@@ -29,18 +30,17 @@ static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-TransferModel
-distir::replay::fitTransferModel(const DataflowGraph &graph,
-                                 llvm::ArrayRef<double> transferTimes) {
+/// Fits time = latency + secondsPerElement * elements to (elements,
+/// seconds) samples.
+static TransferModel
+fitLinear(llvm::ArrayRef<std::pair<int64_t, double>> samples) {
   TransferModel model;
-  // One point per size: the median transfer time of the collectives of that
-  // size (one collective slowed down by the OS is not a bandwidth).
+  // One point per size: the median time of the samples of that size (one
+  // transfer slowed down by the OS is not a bandwidth).
   std::map<int64_t, std::vector<double>> bySize;
-  for (auto [collective, time] : llvm::zip(graph.collectives, transferTimes))
-    if (collective.elements > 0) {
-      bySize[collective.elements].push_back(time);
-      ++model.samples;
-    }
+  for (auto [elements, time] : samples)
+    bySize[elements].push_back(time);
+  model.samples = samples.size();
   std::vector<std::pair<double, double>> points;
   for (auto &[elements, times] : bySize) {
     llvm::sort(times);
@@ -87,12 +87,20 @@ distir::replay::fitTransferModel(const DataflowGraph &graph,
     }
   }
   double squares = 0;
-  for (auto [collective, time] : llvm::zip(graph.collectives, transferTimes))
-    if (collective.elements > 0)
-      squares += (model(collective.elements) - time) *
-                 (model(collective.elements) - time);
+  for (auto [elements, time] : samples)
+    squares += (model(elements) - time) * (model(elements) - time);
   model.residual = std::sqrt(squares / model.samples);
   return model;
+}
+
+TransferModel
+distir::replay::fitTransferModel(const DataflowGraph &graph,
+                                 llvm::ArrayRef<double> transferTimes) {
+  std::vector<std::pair<int64_t, double>> samples;
+  for (auto [collective, time] : llvm::zip(graph.collectives, transferTimes))
+    if (collective.elements > 0)
+      samples.push_back({collective.elements, time});
+  return fitLinear(samples);
 }
 
 std::vector<int64_t>
@@ -209,7 +217,7 @@ static double replayWithInterference(DataflowGraph graph,
     // A collective occupies a rank from its first step's start to its last
     // step's end, waits between steps included (as its traced span does).
     std::map<std::pair<int64_t, int64_t>, std::pair<double, double>> spans;
-    for (size_t i = graph.numComputeNodes; i < graph.nodes.size(); ++i) {
+    for (int64_t i = graph.numComputeNodes; i < graph.firstGpuNode(); ++i) {
       const Node &node = graph.nodes[i];
       const SimEvent &event = result.timeline.events[i];
       auto [it, inserted] = spans.try_emplace({node.collective, node.rank},
@@ -232,20 +240,153 @@ static double replayWithInterference(DataflowGraph graph,
   return predicted;
 }
 
-/// The graph with the traced collectives replaced by buckets of
-/// `counts[i]` gradients each (per iteration), priced by `model`.
+/// DDP's gradient all-reduces: sized all-reduces. Other collectives (a
+/// barrier, a broadcast of buffers) are kept as traced.
+static bool reducesGradients(const DataflowGraph &graph,
+                             const Collective &collective) {
+  return collective.elements > 0 &&
+         collective.steps == 2 * (graph.numRanks - 1);
+}
+
+namespace {
+/// The traced buckets, as the what-ifs need them.
+struct TracedBuckets {
+  /// Per collective: the index (in its iteration's ready order) of the last
+  /// gradient its bucket holds; -1 for collectives kept as traced.
+  std::vector<int64_t> lastGradient;
+  /// A GPU job's copies of the buckets to host memory (gloo reduces CUDA
+  /// tensors in pinned host memory): per collective and rank, the GPU node
+  /// the collective's first transfer waits for; empty for a CPU job.
+  std::vector<std::vector<int64_t>> copies;
+  TransferModel copyModel;
+  /// A GPU job's per rank: the median time its worker took, after the copy
+  /// ended, to start the transfers (waking from its wait for the copy).
+  std::vector<double> workerDelay;
+};
+} // namespace
+
+/// A GPU job's bucket copies (per gradient all-reduce and rank, the GPU
+/// node its first transfer waits for) and their duration model.
+static llvm::Error findBucketCopies(const DataflowGraph &graph,
+                                    TracedBuckets &traced) {
+  std::vector<std::vector<int64_t>> &copies = traced.copies;
+  copies.assign(graph.collectives.size(),
+                std::vector<int64_t>(graph.numRanks, -1));
+  std::vector<std::pair<int64_t, double>> samples;
+  std::vector<std::vector<double>> delays(graph.numRanks);
+  for (auto [k, collective] : llvm::enumerate(graph.collectives)) {
+    if (!reducesGradients(graph, collective))
+      continue;
+    for (int64_t r = 0; r < graph.numRanks; ++r) {
+      for (int64_t dependency :
+           graph.nodes[collective.firstTransfer[r]].dependencies)
+        if (dependency >= graph.firstGpuNode())
+          copies[k][r] = dependency;
+      if (copies[k][r] < 0)
+        return fail(llvm::formatv(
+            "rank {0}: {1} of iteration {2} reduces a bucket that was not "
+            "copied from the GPU: only DDP over gloo with CUDA tensors is "
+            "modelled",
+            r, collective.name, collective.iteration));
+      samples.push_back(
+          {collective.elements, graph.nodes[copies[k][r]].duration});
+      delays[r].push_back(graph.nodes[collective.firstTransfer[r]].gap);
+    }
+  }
+  traced.copyModel = fitLinear(samples);
+  for (std::vector<double> &rank : delays) {
+    llvm::sort(rank);
+    traced.workerDelay.push_back(rank.empty() ? 0 : rank[rank.size() / 2]);
+  }
+  return llvm::Error::success();
+}
+
+/// The graph with the traced gradient all-reduces replaced by buckets of
+/// `counts[i]` gradients each (per iteration), priced by `model`; other
+/// collectives are kept. In a GPU job each bucket is first copied to host
+/// memory on a stream of its own (as gloo does), priced by the traced
+/// copies' model, after the GPU work launched up to its last gradient.
 static DataflowGraph
 rebucket(const DataflowGraph &graph,
          llvm::ArrayRef<std::vector<int64_t>> countsPerIteration,
-         const TransferModel &model) {
-  DataflowGraph result = graph;
-  result.nodes.resize(graph.numComputeNodes);
-  result.collectives.clear();
-  for (Node &node : result.nodes)
-    llvm::erase_if(node.dependencies, [&](int64_t dependency) {
-      return dependency >= graph.numComputeNodes;
-    });
+         const TransferModel &model, const TracedBuckets &traced) {
   int64_t ranks = graph.numRanks;
+  int64_t computeCount = graph.numComputeNodes;
+  int64_t firstGpu = graph.firstGpuNode();
+  int64_t oldCount = graph.nodes.size();
+  bool gpu = graph.hasGpuActivity();
+  // Removed: the gradient all-reduces' transfers and their copies.
+  std::vector<bool> removed(oldCount, false);
+  std::set<int64_t> copyStreams;
+  for (auto [k, collective] : llvm::enumerate(graph.collectives)) {
+    if (!reducesGradients(graph, collective))
+      continue;
+    for (int64_t r = 0; r < ranks; ++r) {
+      for (int64_t step = 0; step < collective.steps; ++step)
+        removed[collective.firstTransfer[r] + step] = true;
+      if (gpu) {
+        removed[traced.copies[k][r]] = true;
+        copyStreams.insert(graph.nodes[traced.copies[k][r]].stream);
+      }
+    }
+  }
+  // Per iteration: the kept collectives traced before its first gradient
+  // all-reduce, the new buckets, the other kept collectives.
+  struct Item {
+    int64_t traced = -1;
+    int64_t iteration = 0, first = 0, count = 0;
+  };
+  std::vector<Item> items;
+  // Per iteration and gradient: the new bucket (ordinal) that holds it.
+  std::vector<std::vector<int64_t>> bucketOf(graph.numIterations);
+  int64_t newBuckets = 0, transferCount = 0;
+  for (int64_t it = 0; it < graph.numIterations; ++it) {
+    bool placed = false;
+    auto placeBuckets = [&] {
+      int64_t first = 0;
+      for (int64_t count : countsPerIteration[it]) {
+        items.push_back({-1, it, first, count});
+        bucketOf[it].insert(bucketOf[it].end(), count, newBuckets++);
+        transferCount += 2 * (ranks - 1) * ranks;
+        first += count;
+      }
+      placed = true;
+    };
+    for (auto [k, collective] : llvm::enumerate(graph.collectives)) {
+      if (collective.iteration != it)
+        continue;
+      if (reducesGradients(graph, collective)) {
+        if (!placed)
+          placeBuckets();
+        continue;
+      }
+      items.push_back({(int64_t)k, it});
+      transferCount += collective.steps * ranks;
+    }
+    if (!placed)
+      placeBuckets();
+  }
+  // New indices: compute nodes keep theirs; transfers follow in the items'
+  // order; then the kept GPU nodes and the new copies.
+  std::vector<int64_t> newIndex(oldCount, -1);
+  for (int64_t i = 0; i < computeCount; ++i)
+    newIndex[i] = i;
+  int64_t next = computeCount + transferCount;
+  for (int64_t i = firstGpu; i < oldCount; ++i)
+    if (!removed[i])
+      newIndex[i] = next++;
+  int64_t firstNewCopy = next;
+  auto newCopy = [&](int64_t bucket, int64_t rank) {
+    return firstNewCopy + bucket * ranks + rank;
+  };
+
+  DataflowGraph result = graph;
+  result.nodes.assign(graph.nodes.begin(), graph.nodes.begin() + computeCount);
+  result.collectives.clear();
+  // Nodes whose dependencies still name the traced graph's nodes.
+  std::vector<bool> oldDependencies(computeCount, true);
+  // Waits for the new buckets, added once the traced ones are remapped.
+  std::vector<std::pair<int64_t, int64_t>> syncs;
   // The process group's worker threads of each rank, used in turn.
   std::vector<std::vector<int64_t>> commStreams(ranks);
   for (auto [index, stream] : llvm::enumerate(graph.streams))
@@ -257,61 +398,181 @@ rebucket(const DataflowGraph &graph,
       result.streams.push_back({r, -1, true});
     }
   std::vector<int64_t> lastOfStream(result.streams.size(), -1);
-  for (int64_t it = 0; it < graph.numIterations; ++it) {
-    int64_t first = 0;
-    for (auto [k, count] : llvm::enumerate(countsPerIteration[it])) {
-      Collective collective;
-      collective.name = "bucket " + std::to_string(k);
-      collective.iteration = it;
-      collective.steps = 2 * (ranks - 1);
-      collective.elements = 0;
-      for (int64_t g = first; g < first + count; ++g)
-        collective.elements += graph.gradients[0][it][g].elements;
-      collective.modelledTransfer = model(collective.elements);
-      int64_t index = result.collectives.size();
+  auto appendTransfer = [&](Node node, bool old) {
+    node.previous = lastOfStream[node.stream];
+    lastOfStream[node.stream] = result.nodes.size();
+    result.nodes.push_back(std::move(node));
+    oldDependencies.push_back(old);
+  };
+  // Traced buckets by (iteration, last gradient).
+  std::map<std::pair<int64_t, int64_t>, int64_t> tracedEndingAt;
+  for (auto [k, collective] : llvm::enumerate(graph.collectives))
+    if (reducesGradients(graph, collective))
+      tracedEndingAt[{collective.iteration, traced.lastGradient[k]}] = k;
+  int64_t bucket = 0;
+  // Per new bucket: its collective in `result`.
+  std::vector<int64_t> bucketCollective;
+  std::vector<int64_t> bucketInIteration(graph.numIterations, 0);
+  for (const Item &item : items) {
+    if (item.traced >= 0) {
+      const Collective &old = graph.collectives[item.traced];
+      Collective collective = old;
       for (int64_t r = 0; r < ranks; ++r) {
-        collective.firstTransfer.push_back(result.nodes.size());
-        int64_t stream = commStreams[r][k % commStreams[r].size()];
-        for (int64_t step = 0; step < collective.steps; ++step) {
-          Node node;
-          node.name = collective.name;
-          node.stream = stream;
-          node.rank = r;
-          node.iteration = it;
-          node.communication = true;
-          node.collective = index;
-          node.step = step;
-          node.receiver = (r + 1) % ranks;
-          node.duration = -1;
-          node.previous = lastOfStream[stream];
-          lastOfStream[stream] = result.nodes.size();
-          if (step == 0)
-            node.dependencies.push_back(
-                graph.gradients[r][it][first + count - 1].node);
-          result.nodes.push_back(std::move(node));
+        collective.firstTransfer[r] = result.nodes.size();
+        for (int64_t step = 0; step < old.steps; ++step) {
+          int64_t index = old.firstTransfer[r] + step;
+          Node node = graph.nodes[index];
+          node.collective = result.collectives.size();
+          newIndex[index] = result.nodes.size();
+          appendTransfer(std::move(node), /*old=*/true);
         }
       }
-      for (int64_t r = 0; r < ranks; ++r) {
-        int64_t sender = (r + ranks - 1) % ranks;
-        for (int64_t step = 1; step < collective.steps; ++step)
-          result.nodes[collective.firstTransfer[r] + step]
-              .dependencies.push_back(collective.firstTransfer[sender] + step -
-                                      1);
-        // DDP waits for a bucket before copying out its first gradient
-        // (else, when the copies are not traced, after the backward pass).
-        llvm::ArrayRef<int64_t> copies = graph.copyNodes[r][it];
-        Node &sync =
-            result
-                .nodes[copies.empty() ? graph.syncNodes[r][it] : copies[first]];
-        sync.dependencies.push_back(collective.firstTransfer[r] +
-                                    collective.steps - 1);
-        sync.dependencies.push_back(collective.firstTransfer[sender] +
-                                    collective.steps - 1);
-      }
       result.collectives.push_back(std::move(collective));
-      first += count;
+      continue;
     }
+    int64_t it = item.iteration, k = bucketInIteration[it]++;
+    Collective collective;
+    collective.name = "bucket " + std::to_string(k);
+    collective.iteration = it;
+    collective.steps = 2 * (ranks - 1);
+    collective.elements = 0;
+    for (int64_t g = item.first; g < item.first + item.count; ++g)
+      collective.elements += graph.gradients[0][it][g].elements;
+    collective.modelledTransfer = model(collective.elements);
+    int64_t index = result.collectives.size();
+    for (int64_t r = 0; r < ranks; ++r) {
+      collective.firstTransfer.push_back(result.nodes.size());
+      int64_t stream = commStreams[r][k % commStreams[r].size()];
+      for (int64_t step = 0; step < collective.steps; ++step) {
+        Node node;
+        node.name = collective.name;
+        node.stream = stream;
+        node.rank = r;
+        node.iteration = it;
+        node.communication = true;
+        node.collective = index;
+        node.step = step;
+        node.receiver = (r + 1) % ranks;
+        node.duration = -1;
+        if (step == 0) {
+          node.dependencies.push_back(
+              graph.gradients[r][it][item.first + item.count - 1].node);
+          if (gpu) {
+            node.dependencies.push_back(newCopy(bucket, r));
+            node.gap = traced.workerDelay[r];
+          }
+        }
+        appendTransfer(std::move(node), /*old=*/false);
+      }
+    }
+    for (int64_t r = 0; r < ranks; ++r) {
+      int64_t sender = (r + ranks - 1) % ranks;
+      for (int64_t step = 1; step < collective.steps; ++step)
+        result.nodes[collective.firstTransfer[r] + step].dependencies.push_back(
+            collective.firstTransfer[sender] + step - 1);
+      // DDP waits for a bucket before copying out its first gradient
+      // (else, when the copies are not traced, after the backward pass).
+      llvm::ArrayRef<int64_t> copies = graph.copyNodes[r][it];
+      int64_t sync =
+          copies.empty() ? graph.syncNodes[r][it] : copies[item.first];
+      syncs.push_back(
+          {sync, collective.firstTransfer[r] + collective.steps - 1});
+      syncs.push_back(
+          {sync, collective.firstTransfer[sender] + collective.steps - 1});
+    }
+    bucketCollective.push_back(result.collectives.size());
+    result.collectives.push_back(std::move(collective));
+    ++bucket;
   }
+  for (int64_t i = firstGpu; i < oldCount; ++i) {
+    if (removed[i])
+      continue;
+    Node node = graph.nodes[i];
+    int64_t previous = node.previous;
+    while (previous >= 0 && removed[previous])
+      previous = graph.nodes[previous].previous;
+    node.previous = previous < 0 ? -1 : newIndex[previous];
+    result.nodes.push_back(std::move(node));
+    oldDependencies.push_back(true);
+  }
+  // Each new bucket's copy, on a stream of its own, after its last gradient's
+  // launch and the compute-stream work launched up to there.
+  auto launchPiece = [&](const Node &node) -> int64_t {
+    for (int64_t dependency : node.dependencies)
+      if (dependency < computeCount)
+        return dependency;
+    return -1;
+  };
+  int64_t copyBucket = 0;
+  for (const Item &item : items) {
+    if (!gpu || item.traced >= 0)
+      continue;
+    for (int64_t r = 0; r < ranks; ++r) {
+      int64_t it = item.iteration;
+      int64_t last = item.first + item.count - 1;
+      int64_t launch = graph.gradients[r][it][last].node;
+      // DDP's launch op (c10d::allreduce_) launches the copy; the graph keeps
+      // its host time where it was traced.
+      auto tracedLaunch = tracedEndingAt.find({it, last});
+      if (tracedLaunch != tracedEndingAt.end())
+        launch = std::max(
+            launch,
+            launchPiece(graph.nodes[traced.copies[tracedLaunch->second][r]]));
+      int64_t waitsFor = -1;
+      for (int64_t i = firstGpu; i < oldCount; ++i) {
+        const Node &work = graph.nodes[i];
+        if (!removed[i] && work.rank == r && !copyStreams.count(work.stream) &&
+            launchPiece(work) <= launch)
+          waitsFor = newIndex[i];
+      }
+      const Collective &collective =
+          result.collectives[bucketCollective[copyBucket]];
+      Node node;
+      node.name = "bucket copy to host (" + collective.name + ")";
+      node.duration = traced.copyModel(collective.elements);
+      node.rank = r;
+      node.iteration = it;
+      node.stream = result.streams.size();
+      result.streams.push_back({r, -1 - (int64_t)result.streams.size(),
+                                /*communication=*/false, /*gpu=*/true});
+      node.dependencies.push_back(launch);
+      if (waitsFor >= 0)
+        node.dependencies.push_back(waitsFor);
+      result.nodes.push_back(std::move(node));
+      oldDependencies.push_back(false);
+    }
+    ++copyBucket;
+  }
+  // The traced graph's edges in new indices: a wait for a removed copy
+  // waits for the new bucket that holds the copied bucket's last gradient;
+  // waits for removed transfers are replaced by the syncs.
+  auto remap = [&](int64_t dependency) -> int64_t {
+    if (!removed[dependency])
+      return newIndex[dependency];
+    const Node &old = graph.nodes[dependency];
+    if (old.communication)
+      return -1;
+    for (auto [k, collective] : llvm::enumerate(graph.collectives))
+      if (reducesGradients(graph, collective) &&
+          traced.copies[k][old.rank] == dependency)
+        return newCopy(bucketOf[collective.iteration][traced.lastGradient[k]],
+                       old.rank);
+    return -1;
+  };
+  for (auto [index, node] : llvm::enumerate(result.nodes)) {
+    if (!oldDependencies[index])
+      continue;
+    llvm::SmallVector<int64_t, 2> dependencies;
+    for (int64_t dependency : node.dependencies) {
+      int64_t mapped = remap(dependency);
+      if (mapped >= 0 && !llvm::is_contained(dependencies, mapped))
+        dependencies.push_back(mapped);
+    }
+    node.dependencies = std::move(dependencies);
+  }
+  for (auto [node, dependency] : syncs)
+    result.nodes[node].dependencies.push_back(dependency);
+  result.numGpuNodes = result.nodes.size() - (computeCount + transferCount);
   return result;
 }
 
@@ -319,8 +580,6 @@ llvm::Expected<BucketAdvice>
 distir::replay::adviseBucketSize(const DataflowGraph &graph,
                                  llvm::ArrayRef<double> offsets,
                                  int64_t ranksPerHost) {
-  if (llvm::Error err = requireCpuJob(graph))
-    return std::move(err);
   for (int64_t r = 0; r < graph.numRanks; ++r)
     for (int64_t it = 0; it < graph.numIterations; ++it) {
       if (graph.gradients[r][it].empty())
@@ -342,12 +601,12 @@ distir::replay::adviseBucketSize(const DataflowGraph &graph,
                                   "differ from rank 0's",
                                   r, it));
     }
-  // Every traced collective must be a bucket of these gradients.
+  // Every traced all-reduce must be a bucket of these gradients.
   for (int64_t it = 0; it < graph.numIterations; ++it) {
     int64_t reduced = 0, gradients = 0;
     for (const Collective &collective : graph.collectives)
-      if (collective.iteration == it)
-        reduced += std::max<int64_t>(0, collective.elements);
+      if (collective.iteration == it && reducesGradients(graph, collective))
+        reduced += collective.elements;
     for (const Gradient &g : graph.gradients[0][it])
       gradients += g.elements;
     if (reduced != gradients)
@@ -365,12 +624,14 @@ distir::replay::adviseBucketSize(const DataflowGraph &graph,
 
   // The traced buckets rebuilt and priced like every candidate, so that
   // all are compared under one model.
+  TracedBuckets traced;
+  traced.lastGradient.assign(graph.collectives.size(), -1);
   std::vector<std::vector<int64_t>> tracedCounts(graph.numIterations);
   for (int64_t it = 0; it < graph.numIterations; ++it) {
     llvm::ArrayRef<Gradient> gradients = graph.gradients[0][it];
     size_t next = 0;
-    for (const Collective &collective : graph.collectives) {
-      if (collective.iteration != it)
+    for (auto [k, collective] : llvm::enumerate(graph.collectives)) {
+      if (collective.iteration != it || !reducesGradients(graph, collective))
         continue;
       int64_t elements = 0, count = 0;
       while (next < gradients.size() && elements < collective.elements) {
@@ -383,14 +644,20 @@ distir::replay::adviseBucketSize(const DataflowGraph &graph,
             "the order they became ready (a bucket of {1} elements)",
             it, collective.elements));
       tracedCounts[it].push_back(count);
+      traced.lastGradient[k] = next - 1;
       if (it == 0)
         advice.tracedModelled.bucketElements.push_back(elements);
     }
   }
+  if (graph.hasGpuActivity()) {
+    if (llvm::Error err = findBucketCopies(graph, traced))
+      return std::move(err);
+    advice.copyModel = traced.copyModel;
+  }
   advice.interference = estimateInterference(graph, offsets, ranksPerHost);
-  advice.tracedModelled.predictedIteration =
-      replayWithInterference(rebucket(graph, tracedCounts, advice.model),
-                             advice.interference, offsets, ranksPerHost);
+  advice.tracedModelled.predictedIteration = replayWithInterference(
+      rebucket(graph, tracedCounts, advice.model, traced), advice.interference,
+      offsets, ranksPerHost);
   advice.modelError = std::abs(advice.tracedModelled.predictedIteration /
                                    measured.predictedIteration -
                                1);
@@ -405,11 +672,11 @@ distir::replay::adviseBucketSize(const DataflowGraph &graph,
       counts.push_back(
           assignBuckets(elements, kElementBytes, kFirstBucketBytes, capBytes));
     }
-    DataflowGraph candidate = rebucket(graph, counts, advice.model);
+    DataflowGraph candidate = rebucket(graph, counts, advice.model, traced);
     BucketCandidate row;
     row.capMB = capMB;
     for (const Collective &collective : candidate.collectives)
-      if (collective.iteration == 0)
+      if (collective.iteration == 0 && collective.modelledTransfer >= 0)
         row.bucketElements.push_back(collective.elements);
     row.predictedIteration = replayWithInterference(
         candidate, advice.interference, offsets, ranksPerHost);

@@ -67,8 +67,8 @@ static cl::opt<bool> optimize(
     "optimize",
     cl::desc("Price DDP bucket sizes (tensor fusion and partition of the "
              "gradient all-reduces) and op fusions on the critical path by "
-             "replay; recommend bucket_cap_mb and fusion groups (CPU jobs; "
-             "GPU jobs are replayed only)"),
+             "replay; recommend bucket_cap_mb and fusion groups (op fusion "
+             "on CPU jobs only: a GPU job gets bucket advice)"),
     cl::cat(category));
 
 static cl::opt<std::string> memoryBudget(
@@ -233,7 +233,7 @@ static json::Value toJSON(const BucketAdvice &advice) {
                                     : advice.candidates[advice.best];
   json::Object recommended = candidate(best);
   recommended["keep_traced"] = advice.keepTraced;
-  return json::Object{
+  json::Object result{
       {"transfer_model",
        json::Object{{"latency_s", advice.model.latency},
                     {"seconds_per_element", advice.model.secondsPerElement},
@@ -249,6 +249,13 @@ static json::Value toJSON(const BucketAdvice &advice) {
       {"recommended", std::move(recommended)},
       {"predicted_speedup",
        advice.tracedModelled.predictedIteration / best.predictedIteration}};
+  if (advice.copyModel)
+    result["copy_model"] = json::Object{
+        {"latency_s", advice.copyModel->latency},
+        {"seconds_per_element", advice.copyModel->secondsPerElement},
+        {"samples", advice.copyModel->samples},
+        {"residual_s", advice.copyModel->residual}};
+  return result;
 }
 
 static void printAdvice(const BucketAdvice &advice, double traced) {
@@ -261,6 +268,14 @@ static void printAdvice(const BucketAdvice &advice, double traced) {
                       model.latencySeparable
                           ? ""
                           : "; one bucket size traced, latency taken as 0");
+  if (advice.copyModel)
+    os << llvm::formatv("  GPU job: each bucket copied to host memory first "
+                        "({0} + {1:e2} s/element fitted to {2} copies, "
+                        "residual {3})\n",
+                        formatSeconds(advice.copyModel->latency),
+                        advice.copyModel->secondsPerElement,
+                        advice.copyModel->samples,
+                        formatSeconds(advice.copyModel->residual));
   os << llvm::formatv("  compute slowed down {0:f2}x while collectives run "
                       "({1}); model error on the traced buckets {2:f1}%\n",
                       advice.interference.slowdown,
@@ -331,6 +346,10 @@ static json::Value toJSON(const FusionAdvice &advice) {
       {"predicted_iteration_s", advice.predictedIteration},
       {"predicted_speedup", advice.baseline / advice.predictedIteration}};
 }
+
+/// Why a GPU job gets no op-fusion advice.
+static constexpr const char *kNoGpuFusion =
+    "a GPU job's ops launch kernels; fusing them is not modelled yet";
 
 static void printFusion(const FusionAdvice &advice) {
   llvm::raw_ostream &os = llvm::outs();
@@ -581,7 +600,7 @@ int main(int argc, char **argv) {
     advice = std::move(*advised);
   }
   std::optional<FusionAdvice> fusion;
-  if (optimize)
+  if (optimize && !graph->hasGpuActivity())
     fusion = adviseOpFusion(*graph, alignment.offsets);
   std::optional<MemoryAdvice> memory;
   if (budget) {
@@ -598,6 +617,9 @@ int main(int argc, char **argv) {
       (*report.getAsObject())["optimization"] = toJSON(*advice);
     if (fusion)
       (*report.getAsObject())["op_fusion"] = toJSON(*fusion);
+    else if (optimize)
+      (*report.getAsObject())["op_fusion"] =
+          json::Object{{"evaluated", false}, {"reason", kNoGpuFusion}};
     if (memory)
       (*report.getAsObject())["memory"] = toJSON(*memory);
     llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
@@ -608,6 +630,8 @@ int main(int argc, char **argv) {
     printAdvice(*advice, aligned.predictedIteration);
   if (fusion)
     printFusion(*fusion);
+  else if (optimize)
+    llvm::outs() << "op fusion: not evaluated (" << kNoGpuFusion << ")\n";
   if (memory)
     printMemory(*memory);
   return 0;

@@ -159,9 +159,9 @@ struct ClockAlignment {
 };
 ClockAlignment alignClocks(const DataflowGraph &graph);
 
-/// Fails with one line when `graph` is a GPU job's: the advisors' what-ifs
-/// edit host ops and take a gradient's readiness from AccumulateGrad on the
-/// host, which does not hold for GPU work.
+/// Fails with one line when `graph` is a GPU job's: the memory what-ifs
+/// (recomputation, gradient accumulation) scale and insert host ops, not
+/// the GPU work they launch.
 llvm::Error requireCpuJob(const DataflowGraph &graph);
 
 } // namespace distir::replay

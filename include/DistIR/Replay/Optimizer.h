@@ -18,6 +18,8 @@
 
 #include "DistIR/Replay/Replayer.h"
 
+#include <optional>
+
 namespace distir::replay {
 
 /// Transfer time of a collective of n elements: latency + n *
@@ -80,6 +82,9 @@ struct BucketCandidate {
 
 struct BucketAdvice {
   TransferModel model;
+  /// A GPU job's copies of each bucket to host memory (gloo reduces CUDA
+  /// tensors there), fitted to the traced copies like the transfers.
+  std::optional<TransferModel> copyModel;
   /// The traced buckets replayed with the model's transfer times (the
   /// model's own error against the measured-transfer replay).
   BucketCandidate tracedModelled;
@@ -96,9 +101,12 @@ struct BucketAdvice {
 };
 
 /// Prices DDP bucket caps from 0.25 MB to one bucket for everything.
-/// Fails with one line when the traces have no gradient shapes
-/// (record_shapes off, legacy exports) or no backward pass, or are a GPU
-/// job's.
+/// Collectives other than sized all-reduces (a barrier) are kept as traced.
+/// In a GPU job each bucket is copied to host memory first, on a stream of
+/// its own, after the GPU work launched up to its last gradient (gloo over
+/// CUDA tensors). Fails with one line when the traces have no gradient
+/// shapes (record_shapes off, legacy exports) or no backward pass, or a GPU
+/// job's all-reduce has no such copy (NCCL).
 llvm::Expected<BucketAdvice> adviseBucketSize(const DataflowGraph &graph,
                                               llvm::ArrayRef<double> offsets,
                                               int64_t ranksPerHost = 0);

@@ -10,6 +10,8 @@
                                             and J-th events named NAME
   edit_trace.py drop-name IN OUT NAME K     without the K-th event named NAME
   edit_trace.py scale-gpu IN OUT FACTOR     GPU kernels FACTOR times longer
+  edit_trace.py scale-copies IN OUT FACTOR  device-to-host copies FACTOR
+                                            times longer
   edit_trace.py check JSON MAX_ERROR        the replay report's relative error
                                             is within MAX_ERROR, fields present
 Output files are plain JSON (the replay reads .json and .json.gz alike).
@@ -50,6 +52,10 @@ def main():
     elif command == "scale-gpu":
         for event in events:
             if event.get("cat") == "kernel":
+                event["dur"] *= float(sys.argv[4])
+    elif command == "scale-copies":
+        for event in events:
+            if event.get("cat") == "gpu_memcpy" and "DtoH" in event["name"]:
                 event["dur"] *= float(sys.argv[4])
     elif command == "drop":
         collectives = [i for i, e in enumerate(events)
