@@ -496,6 +496,37 @@ TEST(MemoryAdvisor, NeedsMemoryEventsAndABackwardPass) {
             "functions) in the trace");
 }
 
+/// Writes one rank of a 2-rank GPU job's trace: host events, runtime calls
+/// (each with a new correlation id) and the GPU work they launch.
+struct GpuTraceBuilder {
+  RankTrace &trace;
+  int64_t correlation = 0;
+  GpuTraceBuilder(RankTrace &trace, llvm::StringRef name, int64_t rank)
+      : trace(trace) {
+    trace.path = (name + std::to_string(rank)).str();
+    trace.rank = rank;
+    trace.worldSize = 2;
+  }
+  TraceEvent &add(std::string name, double start, double end,
+                  bool runtime = false, int64_t thread = 1) {
+    TraceEvent event;
+    event.name = std::move(name);
+    event.thread = thread;
+    event.start = start;
+    event.duration = end - start;
+    event.runtimeCall = runtime;
+    event.correlation = runtime ? ++correlation : -1;
+    trace.events.push_back(std::move(event));
+    return trace.events.back();
+  }
+  void launch(std::string call, std::string work, double start, double end,
+              double workStart, double workEnd, int64_t stream = 7) {
+    add(std::move(call), start, end, /*runtime=*/true);
+    trace.gpu.push_back(
+        {std::move(work), stream, workStart, workEnd - workStart, correlation});
+  }
+};
+
 /// A GPU job of 2 ranks and 3 iterations of 6 ms: an op launches a 5 ms
 /// kernel, the host waits for it (`waitCall`), optionally copies
 /// synchronously to the host (a cudaMemcpy that waits for its own copy),
@@ -508,29 +539,9 @@ std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
                                   bool allReduce = false) {
   std::vector<RankTrace> traces(2);
   for (int64_t r = 0; r < 2; ++r) {
-    RankTrace &trace = traces[r];
-    trace.path = "gpu-rank" + std::to_string(r);
-    trace.rank = r;
-    trace.worldSize = 2;
-    int64_t correlation = 0;
-    auto add = [&](std::string name, double start, double end,
-                   bool runtime = false, int64_t thread = 1) {
-      TraceEvent event;
-      event.name = std::move(name);
-      event.thread = thread;
-      event.start = start;
-      event.duration = end - start;
-      event.runtimeCall = runtime;
-      event.correlation = runtime ? ++correlation : -1;
-      trace.events.push_back(std::move(event));
-    };
-    auto launch = [&](std::string call, std::string work, double start,
-                      double end, double workStart, double workEnd,
-                      int64_t stream = 7) {
-      add(std::move(call), start, end, /*runtime=*/true);
-      trace.gpu.push_back({std::move(work), stream, workStart,
-                           workEnd - workStart, correlation});
-    };
+    GpuTraceBuilder builder(traces[r], "gpu-rank", r);
+    auto add = [&](auto &&...args) { builder.add(args...); };
+    auto launch = [&](auto &&...args) { builder.launch(args...); };
     for (int64_t it = 0; it < 3; ++it) {
       double t = base + it * 6e-3;
       add("ProfilerStep#" + std::to_string(it), t, t + 6e-3);
@@ -552,7 +563,7 @@ std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
                t + 5.48e-3);
       add("Optimizer.step#SGD.step", t + 5.6e-3, t + 5.8e-3);
     }
-    llvm::sort(trace.events, [](const TraceEvent &a, const TraceEvent &b) {
+    llvm::sort(traces[r].events, [](const TraceEvent &a, const TraceEvent &b) {
       return a.start != b.start ? a.start < b.start : a.duration > b.duration;
     });
   }
@@ -679,79 +690,61 @@ std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true) {
   const int64_t elements = 262144;
   std::vector<RankTrace> traces(2);
   for (int64_t r = 0; r < 2; ++r) {
-    RankTrace &trace = traces[r];
-    trace.path = "gpu-ddp-rank" + std::to_string(r);
-    trace.rank = r;
-    trace.worldSize = 2;
-    int64_t correlation = 0;
-    auto add = [&](std::string name, double start, double end,
-                   std::vector<int64_t> inputElements = {},
-                   bool runtime = false, int64_t thread = 1) {
-      TraceEvent event;
-      event.name = std::move(name);
-      event.thread = thread;
-      event.start = start;
-      event.duration = end - start;
-      event.inputElements = std::move(inputElements);
-      event.runtimeCall = runtime;
-      event.correlation = runtime ? ++correlation : -1;
-      trace.events.push_back(std::move(event));
-    };
-    auto launch = [&](std::string call, std::string work, double start,
-                      double end, double workStart, double workEnd,
-                      int64_t stream) {
-      add(std::move(call), start, end, {}, /*runtime=*/true);
-      trace.gpu.push_back({std::move(work), stream, workStart,
-                           workEnd - workStart, correlation});
-    };
+    GpuTraceBuilder builder(traces[r], "gpu-ddp-rank", r);
     double kernelEnd = 0;
     for (int64_t it = 0; it < 3; ++it) {
       double t = 1.0 + it * 3.2e-3;
-      add("ProfilerStep#" + std::to_string(it), t, t + 3.2e-3);
-      add("aten::addmm", t + 0.1e-3, t + 0.3e-3);
-      launch("cudaLaunchKernel", "sgemm", t + 0.2e-3, t + 0.25e-3, t + 0.26e-3,
-             t + 0.26e-3 + kernel, 7);
+      builder.add("ProfilerStep#" + std::to_string(it), t, t + 3.2e-3);
+      builder.add("aten::addmm", t + 0.1e-3, t + 0.3e-3);
+      builder.launch("cudaLaunchKernel", "sgemm", t + 0.2e-3, t + 0.25e-3,
+                     t + 0.26e-3, t + 0.26e-3 + kernel, 7);
       kernelEnd = t + 0.26e-3 + kernel;
       double done = 0;
       for (int64_t g = 0; g < 2; ++g) {
         double s = t + 0.5e-3 + g * 1e-3;
-        add("autograd::engine::evaluate_function: AddmmBackward0", s,
-            s + 0.3e-3);
+        builder.add("autograd::engine::evaluate_function: AddmmBackward0", s,
+                    s + 0.3e-3);
         double start = std::max(kernelEnd, s + 0.11e-3);
-        launch("cudaLaunchKernel", "sgemm backward", s + 0.05e-3, s + 0.1e-3,
-               start, start + kernel, 7);
+        builder.launch("cudaLaunchKernel", "sgemm backward", s + 0.05e-3,
+                       s + 0.1e-3, start, start + kernel, 7);
         kernelEnd = start + kernel;
-        add("autograd::engine::evaluate_function: "
-            "torch::autograd::AccumulateGrad",
-            s + 0.3e-3, s + 0.55e-3);
-        add("torch::autograd::AccumulateGrad", s + 0.31e-3, s + 0.33e-3,
-            {elements});
-        add("c10d::allreduce_", s + 0.42e-3, s + 0.5e-3);
+        builder.add("autograd::engine::evaluate_function: "
+                    "torch::autograd::AccumulateGrad",
+                    s + 0.3e-3, s + 0.55e-3);
+        builder.add("torch::autograd::AccumulateGrad", s + 0.31e-3, s + 0.33e-3)
+            .inputElements = {elements};
+        builder.add("c10d::allreduce_", s + 0.42e-3, s + 0.5e-3);
         double copyEnd = s + 0.46e-3;
         if (copies) {
-          add("cudaStreamWaitEvent", s + 0.43e-3, s + 0.435e-3, {}, true);
+          builder.add("cudaStreamWaitEvent", s + 0.43e-3, s + 0.435e-3, true);
           double copyStart = std::max(kernelEnd, s + 0.451e-3);
           copyEnd = copyStart + 20e-6;
-          launch("cudaMemcpyAsync", "Memcpy DtoH", s + 0.44e-3, s + 0.45e-3,
-                 copyStart, copyEnd, 20 + 4 * (2 * it + g));
+          builder.launch("cudaMemcpyAsync", "Memcpy DtoH", s + 0.44e-3,
+                         s + 0.45e-3, copyStart, copyEnd,
+                         20 + 4 * (2 * it + g));
         }
         double end = copyEnd + 0.01e-3 + 0.5e-3;
-        add("gloo:all_reduce", s + 0.46e-3, end, {elements}, false, 2);
+        builder.add("gloo:all_reduce", s + 0.46e-3, end, false, 2)
+            .inputElements = {elements};
         if (copies)
-          add("cudaStreamSynchronize", s + 0.47e-3, copyEnd + 0.01e-3, {}, true,
-              2);
+          builder.add("cudaStreamSynchronize", s + 0.47e-3, copyEnd + 0.01e-3,
+                      true, 2);
         done = std::max(done, end);
       }
       // DDP copies each bucket out once the backward pass ended and the
       // bucket's collective did.
       double backwardEnd = t + 2.05e-3;
-      add("torch.distributed.ddp.reducer::copy_bucket_to_grad",
-          backwardEnd + 0.01e-3, backwardEnd + 0.02e-3, {elements});
-      add("torch.distributed.ddp.reducer::copy_bucket_to_grad", done + 0.05e-3,
-          done + 0.06e-3, {elements});
-      add("Optimizer.step#SGD.step", done + 0.1e-3, done + 0.2e-3);
+      builder
+          .add("torch.distributed.ddp.reducer::copy_bucket_to_grad",
+               backwardEnd + 0.01e-3, backwardEnd + 0.02e-3)
+          .inputElements = {elements};
+      builder
+          .add("torch.distributed.ddp.reducer::copy_bucket_to_grad",
+               done + 0.05e-3, done + 0.06e-3)
+          .inputElements = {elements};
+      builder.add("Optimizer.step#SGD.step", done + 0.1e-3, done + 0.2e-3);
     }
-    llvm::sort(trace.events, [](const TraceEvent &a, const TraceEvent &b) {
+    llvm::sort(traces[r].events, [](const TraceEvent &a, const TraceEvent &b) {
       return a.start != b.start ? a.start < b.start : a.duration > b.duration;
     });
   }
