@@ -93,12 +93,20 @@ fitLinear(llvm::ArrayRef<std::pair<int64_t, double>> samples) {
   return model;
 }
 
+/// DDP's gradient all-reduces: sized all-reduces. Other collectives (a
+/// barrier, a broadcast of buffers) are kept as traced.
+static bool reducesGradients(const DataflowGraph &graph,
+                             const Collective &collective) {
+  return collective.elements > 0 &&
+         collective.steps == 2 * (graph.numRanks - 1);
+}
+
 TransferModel
 distir::replay::fitTransferModel(const DataflowGraph &graph,
                                  llvm::ArrayRef<double> transferTimes) {
   std::vector<std::pair<int64_t, double>> samples;
   for (auto [collective, time] : llvm::zip(graph.collectives, transferTimes))
-    if (collective.elements > 0)
+    if (reducesGradients(graph, collective))
       samples.push_back({collective.elements, time});
   return fitLinear(samples);
 }
@@ -238,14 +246,6 @@ static double replayWithInterference(DataflowGraph graph,
     }
   }
   return predicted;
-}
-
-/// DDP's gradient all-reduces: sized all-reduces. Other collectives (a
-/// barrier, a broadcast of buffers) are kept as traced.
-static bool reducesGradients(const DataflowGraph &graph,
-                             const Collective &collective) {
-  return collective.elements > 0 &&
-         collective.steps == 2 * (graph.numRanks - 1);
 }
 
 namespace {
@@ -496,13 +496,37 @@ rebucket(const DataflowGraph &graph,
     oldDependencies.push_back(true);
   }
   // Each new bucket's copy, on a stream of its own, after its last gradient's
-  // launch and the compute-stream work launched up to there.
+  // launch and the work launched up to there onto the streams the traced
+  // copies waited for (the compute stream).
   auto launchPiece = [&](const Node &node) -> int64_t {
     for (int64_t dependency : node.dependencies)
       if (dependency < computeCount)
         return dependency;
     return -1;
   };
+  std::set<int64_t> waitedStreams;
+  for (const std::vector<int64_t> &ranksCopies : traced.copies)
+    for (int64_t copy : ranksCopies)
+      if (copy >= 0)
+        for (int64_t dependency : graph.nodes[copy].dependencies)
+          if (dependency >= firstGpu)
+            waitedStreams.insert(graph.nodes[dependency].stream);
+  // Per rank: the GPU work a new copy may wait for, by launch piece, with
+  // the latest (new) index launched up to each.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> waitable(ranks);
+  for (int64_t i = firstGpu; i < oldCount; ++i) {
+    const Node &work = graph.nodes[i];
+    if (!removed[i] && !copyStreams.count(work.stream) &&
+        (waitedStreams.empty() || waitedStreams.count(work.stream)))
+      waitable[work.rank].push_back({launchPiece(work), newIndex[i]});
+  }
+  for (auto &work : waitable) {
+    llvm::sort(work);
+    for (size_t k = 1; k < work.size(); ++k)
+      work[k].second = std::max(work[k].second, work[k - 1].second);
+  }
+  // Per new bucket and rank: the piece that launches its copy.
+  std::vector<int64_t> copyLaunch;
   int64_t copyBucket = 0;
   for (const Item &item : items) {
     if (!gpu || item.traced >= 0)
@@ -518,13 +542,11 @@ rebucket(const DataflowGraph &graph,
         launch = std::max(
             launch,
             launchPiece(graph.nodes[traced.copies[tracedLaunch->second][r]]));
-      int64_t waitsFor = -1;
-      for (int64_t i = firstGpu; i < oldCount; ++i) {
-        const Node &work = graph.nodes[i];
-        if (!removed[i] && work.rank == r && !copyStreams.count(work.stream) &&
-            launchPiece(work) <= launch)
-          waitsFor = newIndex[i];
-      }
+      auto upTo = llvm::partition_point(
+          waitable[r], [&](const auto &work) { return work.first <= launch; });
+      int64_t waitsFor =
+          upTo == waitable[r].begin() ? -1 : std::prev(upTo)->second;
+      copyLaunch.push_back(launch);
       const Collective &collective =
           result.collectives[bucketCollective[copyBucket]];
       Node node;
@@ -544,27 +566,37 @@ rebucket(const DataflowGraph &graph,
     ++copyBucket;
   }
   // The traced graph's edges in new indices: a wait for a removed copy
-  // waits for the new bucket that holds the copied bucket's last gradient;
-  // waits for removed transfers are replaced by the syncs.
-  auto remap = [&](int64_t dependency) -> int64_t {
+  // waits for the new bucket that holds the copied bucket's last gradient,
+  // if that copy is launched before the waiting work (else the syncs order
+  // them: an edge to a later launch would be a cycle); waits for removed
+  // transfers are replaced by the syncs.
+  std::map<int64_t, int64_t> copyOf;
+  if (gpu)
+    for (auto [k, collective] : llvm::enumerate(graph.collectives))
+      if (reducesGradients(graph, collective))
+        for (int64_t r = 0; r < ranks; ++r)
+          copyOf[traced.copies[k][r]] =
+              bucketOf[collective.iteration][traced.lastGradient[k]] * ranks +
+              r;
+  auto remap = [&](int64_t dependency, int64_t launchedBy) -> int64_t {
     if (!removed[dependency])
       return newIndex[dependency];
-    const Node &old = graph.nodes[dependency];
-    if (old.communication)
+    auto copy = copyOf.find(dependency);
+    if (copy == copyOf.end() || launchedBy < 0 ||
+        copyLaunch[copy->second] > launchedBy)
       return -1;
-    for (auto [k, collective] : llvm::enumerate(graph.collectives))
-      if (reducesGradients(graph, collective) &&
-          traced.copies[k][old.rank] == dependency)
-        return newCopy(bucketOf[collective.iteration][traced.lastGradient[k]],
-                       old.rank);
-    return -1;
+    return firstNewCopy + copy->second;
   };
   for (auto [index, node] : llvm::enumerate(result.nodes)) {
     if (!oldDependencies[index])
       continue;
+    // Where the node is launched: itself on the host, else its launch piece.
+    int64_t launchedBy = (int64_t)index < computeCount ? (int64_t)index
+                         : node.communication          ? -1
+                                                       : launchPiece(node);
     llvm::SmallVector<int64_t, 2> dependencies;
     for (int64_t dependency : node.dependencies) {
-      int64_t mapped = remap(dependency);
+      int64_t mapped = remap(dependency, launchedBy);
       if (mapped >= 0 && !llvm::is_contained(dependencies, mapped))
         dependencies.push_back(mapped);
     }
@@ -574,6 +606,33 @@ rebucket(const DataflowGraph &graph,
     result.nodes[node].dependencies.push_back(dependency);
   result.numGpuNodes = result.nodes.size() - (computeCount + transferCount);
   return result;
+}
+
+/// Whether every node of `graph` can be replayed (no dependency cycle).
+static bool isAcyclic(const DataflowGraph &graph) {
+  std::vector<int64_t> pending(graph.nodes.size(), 0);
+  std::vector<std::vector<int64_t>> users(graph.nodes.size());
+  for (auto [index, node] : llvm::enumerate(graph.nodes)) {
+    for (int64_t dependency : node.dependencies)
+      users[dependency].push_back(index);
+    if (node.previous >= 0)
+      users[node.previous].push_back(index);
+    pending[index] = node.dependencies.size() + (node.previous >= 0);
+  }
+  std::vector<int64_t> ready;
+  for (auto [index, count] : llvm::enumerate(pending))
+    if (count == 0)
+      ready.push_back(index);
+  size_t done = 0;
+  while (!ready.empty()) {
+    int64_t index = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int64_t user : users[index])
+      if (--pending[user] == 0)
+        ready.push_back(user);
+  }
+  return done == graph.nodes.size();
 }
 
 llvm::Expected<BucketAdvice>
@@ -655,9 +714,21 @@ distir::replay::adviseBucketSize(const DataflowGraph &graph,
     advice.copyModel = traced.copyModel;
   }
   advice.interference = estimateInterference(graph, offsets, ranksPerHost);
+  // The rewrite keeps every traced edge it cannot place out of the graph; a
+  // cycle left would abort the replay, so it is one error instead.
+  auto rewrite = [&](llvm::ArrayRef<std::vector<int64_t>> counts,
+                     llvm::StringRef what) -> llvm::Expected<DataflowGraph> {
+    DataflowGraph candidate = rebucket(graph, counts, advice.model, traced);
+    if (!isAcyclic(candidate))
+      return fail(what + ": the rewritten graph has a dependency cycle");
+    return candidate;
+  };
+  llvm::Expected<DataflowGraph> rebuilt =
+      rewrite(tracedCounts, "the traced buckets");
+  if (!rebuilt)
+    return rebuilt.takeError();
   advice.tracedModelled.predictedIteration = replayWithInterference(
-      rebucket(graph, tracedCounts, advice.model, traced), advice.interference,
-      offsets, ranksPerHost);
+      *rebuilt, advice.interference, offsets, ranksPerHost);
   advice.modelError = std::abs(advice.tracedModelled.predictedIteration /
                                    measured.predictedIteration -
                                1);
@@ -672,7 +743,11 @@ distir::replay::adviseBucketSize(const DataflowGraph &graph,
       counts.push_back(
           assignBuckets(elements, kElementBytes, kFirstBucketBytes, capBytes));
     }
-    DataflowGraph candidate = rebucket(graph, counts, advice.model, traced);
+    llvm::Expected<DataflowGraph> rewritten =
+        rewrite(counts, llvm::formatv("bucket_cap_mb={0}", capMB).str());
+    if (!rewritten)
+      return rewritten.takeError();
+    DataflowGraph &candidate = *rewritten;
     BucketCandidate row;
     row.capMB = capMB;
     for (const Collective &collective : candidate.collectives)

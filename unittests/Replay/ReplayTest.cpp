@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <random>
+#include <set>
 
 using namespace distir::replay;
 
@@ -679,28 +680,32 @@ TEST(GpuReplay, WaitsOnLongUptimeClocks) {
     EXPECT_EQ(graph->nodes[wait].dependencies.size(), 1u);
 }
 
-/// DDP over gloo on GPUs, 2 ranks, 3 iterations of 3.2 ms: a forward op,
-/// then per gradient (262144 elements each, one bucket each) a backward op
-/// that launches a `kernel`-second kernel, AccumulateGrad and DDP's launch
-/// op, which makes its own stream wait for the kernels and copies the
-/// bucket to host memory there (20 us); the worker waits for the copy and
-/// reduces for 0.5 ms. Then DDP copies the buckets out and the optimizer
-/// steps. Without `copies` the launch op copies nothing (as with NCCL).
-std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true) {
+/// DDP over gloo on GPUs, 2 ranks, 3 iterations of `gradients` + 1.2 ms: a
+/// forward op, then per gradient (262144 elements each, one bucket each) a
+/// backward op that launches a `kernel`-second kernel, AccumulateGrad and
+/// DDP's launch op, which makes its own stream wait for the kernels and
+/// copies the bucket to host memory there (20 us); the worker waits for the
+/// copy and reduces for 0.5 ms. Then DDP copies each bucket out (a
+/// device-to-device copy after a cross-stream wait, which the graph links to
+/// the last bucket's copy to the host) and the optimizer steps. Without
+/// `copies` the launch op copies nothing (as with NCCL).
+std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true,
+                                     int64_t gradients = 2) {
   const int64_t elements = 262144;
   std::vector<RankTrace> traces(2);
   for (int64_t r = 0; r < 2; ++r) {
     GpuTraceBuilder builder(traces[r], "gpu-ddp-rank", r);
     double kernelEnd = 0;
+    const double period = (gradients + 1.2) * 1e-3;
     for (int64_t it = 0; it < 3; ++it) {
-      double t = 1.0 + it * 3.2e-3;
-      builder.add("ProfilerStep#" + std::to_string(it), t, t + 3.2e-3);
+      double t = 1.0 + it * period;
+      builder.add("ProfilerStep#" + std::to_string(it), t, t + period);
       builder.add("aten::addmm", t + 0.1e-3, t + 0.3e-3);
       builder.launch("cudaLaunchKernel", "sgemm", t + 0.2e-3, t + 0.25e-3,
                      t + 0.26e-3, t + 0.26e-3 + kernel, 7);
       kernelEnd = t + 0.26e-3 + kernel;
-      double done = 0;
-      for (int64_t g = 0; g < 2; ++g) {
+      std::vector<double> ends;
+      for (int64_t g = 0; g < gradients; ++g) {
         double s = t + 0.5e-3 + g * 1e-3;
         builder.add("autograd::engine::evaluate_function: AddmmBackward0", s,
                     s + 0.3e-3);
@@ -721,7 +726,7 @@ std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true) {
           copyEnd = copyStart + 20e-6;
           builder.launch("cudaMemcpyAsync", "Memcpy DtoH", s + 0.44e-3,
                          s + 0.45e-3, copyStart, copyEnd,
-                         20 + 4 * (2 * it + g));
+                         20 + 4 * (gradients * it + g));
         }
         double end = copyEnd + 0.01e-3 + 0.5e-3;
         builder.add("gloo:all_reduce", s + 0.46e-3, end, false, 2)
@@ -729,20 +734,25 @@ std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true) {
         if (copies)
           builder.add("cudaStreamSynchronize", s + 0.47e-3, copyEnd + 0.01e-3,
                       true, 2);
-        done = std::max(done, end);
+        ends.push_back(end);
       }
       // DDP copies each bucket out once the backward pass ended and the
       // bucket's collective did.
-      double backwardEnd = t + 2.05e-3;
-      builder
-          .add("torch.distributed.ddp.reducer::copy_bucket_to_grad",
-               backwardEnd + 0.01e-3, backwardEnd + 0.02e-3)
-          .inputElements = {elements};
-      builder
-          .add("torch.distributed.ddp.reducer::copy_bucket_to_grad",
-               done + 0.05e-3, done + 0.06e-3)
-          .inputElements = {elements};
-      builder.add("Optimizer.step#SGD.step", done + 0.1e-3, done + 0.2e-3);
+      double at = t + 0.5e-3 + (gradients - 1) * 1e-3 + 0.55e-3;
+      for (double end : ends) {
+        at = std::max(at, end) + 0.01e-3;
+        builder
+            .add("torch.distributed.ddp.reducer::copy_bucket_to_grad", at,
+                 at + 0.01e-3)
+            .inputElements = {elements};
+        builder.add("cudaStreamWaitEvent", at + 0.001e-3, at + 0.002e-3, true);
+        double start = std::max(kernelEnd, at + 0.007e-3);
+        builder.launch("cudaMemcpyAsync", "Memcpy DtoD", at + 0.003e-3,
+                       at + 0.006e-3, start, start + 5e-6, 7);
+        kernelEnd = start + 5e-6;
+        at += 0.01e-3;
+      }
+      builder.add("Optimizer.step#SGD.step", at + 0.05e-3, at + 0.15e-3);
     }
     llvm::sort(traces[r].events, [](const TraceEvent &a, const TraceEvent &b) {
       return a.start != b.start ? a.start < b.start : a.duration > b.duration;
@@ -759,22 +769,41 @@ std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true) {
 // its three kernels and the last transfer (without the copy's wait it would
 // be the kernels alone).
 TEST(GpuOptimizer, BucketsWaitForTheirGradientsKernels) {
+  const int64_t gradients = 6;
+  const double period = 7.2e-3;
   llvm::Expected<DataflowGraph> graph =
-      buildDataflowGraph(makeGpuDdpJob(0.3e-3), {});
+      buildDataflowGraph(makeGpuDdpJob(0.3e-3, true, gradients), {});
   ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
-  ASSERT_EQ(graph->collectives.size(), 6u);
+  ASSERT_EQ(graph->collectives.size(), 18u);
+  // The copies out wait (cross-stream) for the last bucket's copy.
+  int64_t waitsForCopy = 0;
+  for (const Node &node : graph->nodes)
+    if (node.name == "Memcpy DtoD")
+      for (int64_t dependency : node.dependencies)
+        waitsForCopy += graph->nodes[dependency].name == "Memcpy DtoH";
+  EXPECT_EQ(waitsForCopy, 2 * 3 * gradients);
   std::vector<double> offsets = alignClocks(*graph).offsets;
   llvm::Expected<BucketAdvice> advice = adviseBucketSize(*graph, offsets);
   ASSERT_TRUE(!!advice) << llvm::toString(advice.takeError());
   ASSERT_TRUE(advice->copyModel.has_value());
-  EXPECT_EQ(advice->copyModel->samples, 12);
+  EXPECT_EQ(advice->copyModel->samples, 2 * 3 * gradients);
   EXPECT_NEAR((*advice->copyModel)(262144), 20e-6, 1e-9);
   EXPECT_NEAR(advice->model(262144), 0.5e-3, 1e-6);
   EXPECT_EQ(advice->tracedModelled.bucketElements,
-            (std::vector<int64_t>{262144, 262144}));
+            std::vector<int64_t>(gradients, 262144));
   EXPECT_LT(advice->modelError, 0.001);
-  for (const BucketCandidate &row : advice->candidates)
-    EXPECT_LT(row.predictedIteration, 3.2e-3);
+  // DDP's 1 MiB first bucket, then pairs (2 MB) or the rest (5 MB and up).
+  // Transfers cost per element: merged buckets overlap less of the backward
+  // pass (the last one, up to 5 gradients, runs after it), so the traced
+  // layout is the fastest.
+  std::set<size_t> layouts;
+  for (const BucketCandidate &row : advice->candidates) {
+    layouts.insert(row.bucketElements.size());
+    EXPECT_LT(row.predictedIteration, period + 5 * 0.5e-3);
+  }
+  EXPECT_EQ(layouts, (std::set<size_t>{2, 4, 6}));
+  EXPECT_EQ(advice->candidates[advice->best].bucketElements.size(), 6u);
+  EXPECT_LT(advice->candidates[advice->best].predictedIteration, period);
 
   const double kernel = 3e-3;
   for (Node &node : graph->nodes)
@@ -783,8 +812,9 @@ TEST(GpuOptimizer, BucketsWaitForTheirGradientsKernels) {
   advice = adviseBucketSize(*graph, offsets);
   ASSERT_TRUE(!!advice) << llvm::toString(advice.takeError());
   for (const BucketCandidate &row : advice->candidates) {
-    EXPECT_GE(row.predictedIteration, 3 * kernel + 0.5e-3);
-    EXPECT_LT(row.predictedIteration, 3 * kernel + 3.2e-3);
+    EXPECT_GE(row.predictedIteration, (gradients + 1) * kernel + 0.5e-3);
+    EXPECT_LT(row.predictedIteration,
+              (gradients + 1) * kernel + period + 5 * 0.5e-3);
   }
 }
 

@@ -41,6 +41,8 @@ struct TransferModel {
     return latency + secondsPerElement * elements;
   }
 };
+/// Fitted to the sized all-reduces (DDP's gradient buckets) among the
+/// traced collectives.
 TransferModel fitTransferModel(const DataflowGraph &graph,
                                llvm::ArrayRef<double> transferTimes);
 
