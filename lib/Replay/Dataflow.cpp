@@ -69,6 +69,8 @@ struct Piece {
   double start, end;
   int64_t iteration;
   bool backward;
+  /// The top-level op it is part of (index among the rank's).
+  int64_t op;
   /// Allocated bytes at the piece's start over the level at its
   /// iteration's start, and the largest single allocation it made.
   int64_t memoryAtStart = 0, largestAllocation = 0;
@@ -446,16 +448,16 @@ static llvm::Error cutPieces(const RankTrace &trace, RankPlan &plan) {
     splits.push_back(comm.launch);
   llvm::sort(splits);
   splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
-  for (auto [event, iteration] : llvm::zip(topLevel, topIteration)) {
+  for (auto [op, event, iteration] : llvm::enumerate(topLevel, topIteration)) {
     double start = event->start;
     for (auto split = llvm::upper_bound(splits, start);
          split != splits.end() && *split < event->end(); ++split) {
-      plan.pieces.push_back(
-          {event->name, start, *split, iteration, isBackward(event->name)});
+      plan.pieces.push_back({event->name, start, *split, iteration,
+                             isBackward(event->name), (int64_t)op});
       start = *split;
     }
-    plan.pieces.push_back(
-        {event->name, start, event->end(), iteration, isBackward(event->name)});
+    plan.pieces.push_back({event->name, start, event->end(), iteration,
+                           isBackward(event->name), (int64_t)op});
   }
   // Pieces are sorted by start: a launch belongs to the piece that ends
   // where it returns (the last one starting before), a wait to the piece
@@ -657,6 +659,7 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
       node.duration = piece.end - piece.start;
       node.measuredStart = piece.start;
       node.backward = piece.backward;
+      node.op = piece.op;
       node.memoryAtStart = piece.memoryAtStart;
       node.largestAllocation = piece.largestAllocation;
       append(std::move(node));

@@ -12,6 +12,7 @@
 #include <cassert>
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace distir::replay;
 
@@ -67,12 +68,33 @@ static std::vector<int> fusablePass(const DataflowGraph &graph) {
 
 /// Whether compute node `b` may join the node before it: both model ops of
 /// the same pass, and `b` waits for nothing else.
+/// Whether node `b` can join the node before it into one op: both model
+/// ops of the same pass, two different ops (pieces of one op, split where
+/// it launches work, are one already), `b` waiting for nothing else.
 static bool canFuseWithPrevious(const DataflowGraph &graph,
                                 llvm::ArrayRef<int> pass, int64_t b) {
   const Node &node = graph.nodes[b];
   return pass[b] >= 0 && node.previous >= 0 &&
          node.previous < graph.numComputeNodes &&
-         pass[node.previous] == pass[b] && node.dependencies.empty();
+         pass[node.previous] == pass[b] && node.dependencies.empty() &&
+         (node.op < 0 || graph.nodes[node.previous].op != node.op);
+}
+
+/// The op (not piece) identity of each compute node: the k-th op of its name
+/// in the iteration on its rank, whatever pieces launches cut it into.
+static std::vector<OpIdentity> identifyWholeOps(const DataflowGraph &graph) {
+  std::vector<OpIdentity> ids(graph.numComputeNodes);
+  std::map<std::tuple<int64_t, int64_t, std::string>, int64_t> seen;
+  for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
+    const Node &node = graph.nodes[i];
+    const Node *before = node.previous >= 0 && node.previous < i
+                             ? &graph.nodes[node.previous]
+                             : nullptr;
+    int64_t &count = seen[{node.rank, node.iteration, node.name}];
+    bool samePiece = before && before->op == node.op && node.op >= 0;
+    ids[i] = {node.name, samePiece ? count - 1 : count++};
+  }
+  return ids;
 }
 
 /// `graph` with every pair of `fused` merged wherever it runs back to back.
@@ -91,17 +113,16 @@ static DataflowGraph fuse(const DataflowGraph &graph,
 
 FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
                                             llvm::ArrayRef<double> offsets) {
-  assert(!graph.hasGpuActivity() &&
-         "op fusion edits host ops of CPU jobs; callers refuse GPU jobs");
   FusionAdvice advice;
   ReplayResult base = replay(graph, offsets);
   advice.baseline = advice.predictedIteration = base.predictedIteration;
-  std::vector<OpIdentity> ids = identifyOps(graph);
+  std::vector<OpIdentity> ids = identifyWholeOps(graph);
   std::vector<int> pass = fusablePass(graph);
-  // Compute nodes after which a collective is launched.
+  // Compute nodes after which a collective or GPU work is launched (a GPU
+  // node depends on the piece that ends where its launch returns).
   std::vector<bool> launches(graph.numComputeNodes, false);
-  for (size_t i = graph.numComputeNodes; i < graph.nodes.size(); ++i)
-    if (graph.nodes[i].step == 0)
+  for (int64_t i = graph.numComputeNodes; i < (int64_t)graph.nodes.size(); ++i)
+    if (graph.nodes[i].step == 0 || i >= graph.firstGpuNode())
       for (int64_t dependency : graph.nodes[i].dependencies)
         if (dependency < graph.numComputeNodes)
           launches[dependency] = true;

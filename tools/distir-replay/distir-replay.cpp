@@ -67,8 +67,7 @@ static cl::opt<bool> optimize(
     "optimize",
     cl::desc("Price DDP bucket sizes (tensor fusion and partition of the "
              "gradient all-reduces) and op fusions on the critical path by "
-             "replay; recommend bucket_cap_mb and fusion groups (op fusion "
-             "on CPU jobs only: a GPU job gets bucket advice)"),
+             "replay; recommend bucket_cap_mb and fusion groups"),
     cl::cat(category));
 
 static cl::opt<std::string> memoryBudget(
@@ -347,10 +346,6 @@ static json::Value toJSON(const FusionAdvice &advice) {
       {"predicted_speedup", advice.baseline / advice.predictedIteration}};
 }
 
-/// Why a GPU job gets no op-fusion advice.
-static constexpr const char *kNoGpuFusion =
-    "a GPU job's ops launch kernels; fusing them is not modelled yet";
-
 static void printFusion(const FusionAdvice &advice) {
   llvm::raw_ostream &os = llvm::outs();
   os << llvm::formatv("op fusion (pairs back to back on the critical path; "
@@ -600,7 +595,7 @@ int main(int argc, char **argv) {
     advice = std::move(*advised);
   }
   std::optional<FusionAdvice> fusion;
-  if (optimize && !graph->hasGpuActivity())
+  if (optimize)
     fusion = adviseOpFusion(*graph, alignment.offsets);
   std::optional<MemoryAdvice> memory;
   if (budget) {
@@ -617,9 +612,6 @@ int main(int argc, char **argv) {
       (*report.getAsObject())["optimization"] = toJSON(*advice);
     if (fusion)
       (*report.getAsObject())["op_fusion"] = toJSON(*fusion);
-    else if (optimize)
-      (*report.getAsObject())["op_fusion"] =
-          json::Object{{"evaluated", false}, {"reason", kNoGpuFusion}};
     if (memory)
       (*report.getAsObject())["memory"] = toJSON(*memory);
     llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
@@ -630,8 +622,6 @@ int main(int argc, char **argv) {
     printAdvice(*advice, aligned.predictedIteration);
   if (fusion)
     printFusion(*fusion);
-  else if (optimize)
-    llvm::outs() << "op fusion: not evaluated (" << kNoGpuFusion << ")\n";
   if (memory)
     printMemory(*memory);
   return 0;

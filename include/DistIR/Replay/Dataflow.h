@@ -78,6 +78,9 @@ struct Node {
   /// Compute nodes: part of the backward pass (an autograd engine
   /// function).
   bool backward = false;
+  /// Compute nodes: the top-level op the piece is part of (its index among
+  /// the rank's top-level ops; pieces of one op share it).
+  int64_t op = -1;
   /// Compute nodes, when the trace has memory events: allocated bytes at
   /// the node's start over the level at its iteration's start, and the
   /// largest single allocation the node made.
