@@ -855,10 +855,3 @@ distir::replay::buildDataflowGraph(llvm::ArrayRef<RankTrace> traces,
   }
   return graph;
 }
-
-llvm::Error distir::replay::requireCpuJob(const DataflowGraph &graph) {
-  if (!graph.hasGpuActivity())
-    return llvm::Error::success();
-  return fail("the job's compute runs on GPUs (its traces have CUDA "
-              "kernels): the memory what-ifs edit host ops only");
-}

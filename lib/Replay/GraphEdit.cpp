@@ -15,14 +15,16 @@ using namespace distir::replay;
 
 ComputeEdit::ComputeEdit(const DataflowGraph &graph)
     : graph(graph), insertedBefore(graph.numComputeNodes),
+      insertedLaunches(graph.numComputeNodes),
       mergedInto(graph.numComputeNodes, -1) {
-  for (int64_t i = 0; i < graph.numComputeNodes; ++i) {
-    duration.push_back(graph.nodes[i].duration);
+  for (const Node &node : graph.nodes)
+    duration.push_back(node.duration);
+  for (int64_t i = 0; i < graph.numComputeNodes; ++i)
     gap.push_back(graph.nodes[i].gap);
-  }
 }
 
-void ComputeEdit::insertBefore(int64_t before, Node node) {
+void ComputeEdit::insertBefore(int64_t before, Node node,
+                               std::vector<Node> launches) {
   // Before a merged node is before the node it joined.
   if (mergedInto[before] >= 0)
     before = mergedInto[before];
@@ -33,7 +35,15 @@ void ComputeEdit::insertBefore(int64_t before, Node node) {
   node.communication = false;
   node.collective = node.step = node.receiver = -1;
   node.dependencies.clear();
+  for (Node &work : launches) {
+    work.rank = at.rank;
+    work.iteration = at.iteration;
+    work.communication = false;
+    work.collective = work.step = work.receiver = -1;
+    work.dependencies.clear();
+  }
   insertedBefore[before].push_back(std::move(node));
+  insertedLaunches[before].push_back(std::move(launches));
 }
 
 bool ComputeEdit::mergeIntoPrevious(int64_t node) {
@@ -49,58 +59,112 @@ bool ComputeEdit::mergeIntoPrevious(int64_t node) {
   return true;
 }
 
+/// The compute node whose end launched GPU work `node` (-1: none traced).
+static int64_t launcherOf(const DataflowGraph &graph, const Node &node) {
+  for (int64_t dependency : node.dependencies)
+    if (dependency < graph.numComputeNodes)
+      return dependency;
+  return -1;
+}
+
 DataflowGraph ComputeEdit::apply() const {
   int64_t computeCount = graph.numComputeNodes;
+  int64_t firstGpu = graph.firstGpuNode();
+  int64_t oldCount = graph.nodes.size();
   // Where each old node goes: compute nodes keep their order with the
-  // inserted ones before them, transfers follow; a merged node is its
-  // target (an earlier node of its stream, already placed).
-  std::vector<int64_t> newIndex(graph.nodes.size(), -1);
+  // inserted ones before them, transfers follow, then the GPU work; a
+  // merged node is its target (an earlier node of its stream, already
+  // placed).
+  std::vector<int64_t> newIndex(oldCount, -1);
+  std::vector<std::vector<int64_t>> insertedIndex(computeCount);
   int64_t next = 0;
   for (int64_t i = 0; i < computeCount; ++i) {
-    next += insertedBefore[i].size();
+    for (size_t k = 0; k < insertedBefore[i].size(); ++k)
+      insertedIndex[i].push_back(next++);
     newIndex[i] = mergedInto[i] >= 0 ? newIndex[mergedInto[i]] : next++;
   }
   int64_t newComputeCount = next;
-  for (size_t i = computeCount; i < graph.nodes.size(); ++i)
+  for (int64_t i = computeCount; i < firstGpu; ++i)
     newIndex[i] = next++;
+  // GPU work in launch order: the traced work keeps its order; the work an
+  // inserted node launches follows the traced work launched up to that
+  // node. Keys: (launching node's new index, traced before inserted, order).
+  struct GpuWork {
+    int64_t key, inserted, order;
+    const Node *node;
+    int64_t old, launcher;
+  };
+  std::vector<GpuWork> work;
+  int64_t key = -1;
+  for (int64_t i = firstGpu; i < oldCount; ++i) {
+    int64_t launcher = launcherOf(graph, graph.nodes[i]);
+    if (launcher >= 0)
+      key = std::max(key, newIndex[launcher]);
+    work.push_back({key, 0, i, &graph.nodes[i], i, -1});
+  }
+  int64_t order = 0;
+  for (int64_t i = 0; i < computeCount; ++i)
+    for (auto [index, launches] :
+         llvm::zip(insertedIndex[i], insertedLaunches[i]))
+      for (const Node &launched : launches)
+        work.push_back({index, 1, order++, &launched, -1, index});
+  llvm::sort(work, [](const GpuWork &a, const GpuWork &b) {
+    return std::tie(a.key, a.inserted, a.order) <
+           std::tie(b.key, b.inserted, b.order);
+  });
+  for (const GpuWork &w : work)
+    if (w.old >= 0)
+      newIndex[w.old] = next + (&w - work.data());
   auto remap = [&](int64_t index) {
     return index < 0 ? index : newIndex[index];
+  };
+  // A dependency list in new indices; an edge to a merged pair once.
+  auto remapAll = [&](const llvm::SmallVector<int64_t, 2> &dependencies) {
+    llvm::SmallVector<int64_t, 2> result;
+    for (int64_t dependency : dependencies)
+      if (!llvm::is_contained(result, remap(dependency)))
+        result.push_back(remap(dependency));
+    return result;
   };
 
   DataflowGraph result = graph;
   result.nodes.clear();
-  result.nodes.reserve(next);
+  result.nodes.reserve(next + work.size());
   std::vector<int64_t> lastOfStream(graph.streams.size(), -1);
-  auto appendCompute = [&](Node node) {
+  auto appendOnStream = [&](Node node) {
     node.previous = lastOfStream[node.stream];
     lastOfStream[node.stream] = result.nodes.size();
     result.nodes.push_back(std::move(node));
   };
   for (int64_t i = 0; i < computeCount; ++i) {
     for (const Node &extra : insertedBefore[i])
-      appendCompute(extra);
+      appendOnStream(extra);
     if (mergedInto[i] >= 0)
       continue;
     Node copy = graph.nodes[i];
     copy.duration = duration[i];
     copy.gap = gap[i];
-    for (int64_t &dependency : copy.dependencies)
-      dependency = remap(dependency);
-    appendCompute(std::move(copy));
+    copy.dependencies = remapAll(copy.dependencies);
+    appendOnStream(std::move(copy));
   }
   result.numComputeNodes = newComputeCount;
-  for (size_t i = computeCount; i < graph.nodes.size(); ++i) {
+  for (int64_t i = computeCount; i < firstGpu; ++i) {
     Node copy = graph.nodes[i];
     copy.previous = remap(copy.previous);
-    // A transfer launched after two merged nodes waits for the merged node
-    // once.
-    llvm::SmallVector<int64_t, 2> dependencies;
-    for (int64_t dependency : copy.dependencies)
-      if (!llvm::is_contained(dependencies, remap(dependency)))
-        dependencies.push_back(remap(dependency));
-    copy.dependencies = std::move(dependencies);
+    copy.dependencies = remapAll(copy.dependencies);
     result.nodes.push_back(std::move(copy));
   }
+  for (const GpuWork &w : work) {
+    Node copy = *w.node;
+    if (w.old >= 0) {
+      copy.duration = duration[w.old];
+      copy.dependencies = remapAll(copy.dependencies);
+    } else {
+      copy.dependencies = {w.launcher};
+    }
+    appendOnStream(std::move(copy));
+  }
+  result.numGpuNodes = work.size();
   for (Collective &collective : result.collectives)
     for (int64_t &first : collective.firstTransfer)
       first = remap(first);

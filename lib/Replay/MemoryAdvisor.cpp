@@ -10,6 +10,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace distir::replay;
 
@@ -62,6 +63,19 @@ findPasses(const DataflowGraph &graph) {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Per compute node: the GPU work its end launched (a GPU job's).
+static std::vector<std::vector<int64_t>>
+launchedWork(const DataflowGraph &graph) {
+  std::vector<std::vector<int64_t>> launched(graph.numComputeNodes);
+  for (int64_t i = graph.firstGpuNode(); i < (int64_t)graph.nodes.size(); ++i)
+    for (int64_t dependency : graph.nodes[i].dependencies)
+      if (dependency < graph.numComputeNodes) {
+        launched[dependency].push_back(i);
+        break;
+      }
+  return launched;
+}
+
 /// Every forward and backward op run k times on 1/k of the batch, each run
 /// taking 1/k of the traced time (`scale`) or all of it; the collectives
 /// follow the last microbatch, as under DDP's no_sync.
@@ -69,18 +83,30 @@ static DataflowGraph accumulate(const DataflowGraph &graph,
                                 llvm::ArrayRef<Passes> passes, int64_t k,
                                 bool scale) {
   double factor = scale ? 1.0 / k : 1.0;
+  std::vector<std::vector<int64_t>> launched = launchedWork(graph);
   ComputeEdit edit(graph);
   for (const Passes &p : passes) {
     std::vector<int64_t> ops = p.forward;
     ops.insert(ops.end(), p.backward.begin(), p.backward.end());
-    for (int64_t i : ops)
+    for (int64_t i : ops) {
       edit.duration[i] = graph.nodes[i].duration * factor;
+      for (int64_t work : launched[i])
+        edit.duration[work] = graph.nodes[work].duration * factor;
+    }
     for (int64_t micro = 1; micro < k; ++micro)
       for (int64_t i : ops) {
+        std::string suffix = llvm::formatv(" (microbatch {0})", micro - 1);
         Node copy = graph.nodes[i];
         copy.duration *= factor;
-        copy.name += llvm::formatv(" (microbatch {0})", micro - 1).str();
-        edit.insertBefore(ops.front(), std::move(copy));
+        copy.name += suffix;
+        // A GPU job's op launches its kernels again, on 1/k of the batch.
+        std::vector<Node> launches;
+        for (int64_t work : launched[i]) {
+          launches.push_back(graph.nodes[work]);
+          launches.back().duration *= factor;
+          launches.back().name += suffix;
+        }
+        edit.insertBefore(ops.front(), std::move(copy), std::move(launches));
       }
   }
   return edit.apply();
@@ -91,15 +117,39 @@ static DataflowGraph accumulate(const DataflowGraph &graph,
 static DataflowGraph recompute(const DataflowGraph &graph,
                                llvm::ArrayRef<Passes> passes,
                                int64_t segments) {
+  std::vector<std::vector<int64_t>> launched = launchedWork(graph);
   ComputeEdit edit(graph);
   for (const Passes &p : passes) {
     double forward = 0, gaps = 0, backward = 0;
+    // A GPU job's forward kernels, run again by each segment on the stream
+    // that ran most of them.
+    double kernels = 0;
+    std::map<int64_t, double> byStream;
     for (int64_t i : p.forward) {
       forward += graph.nodes[i].duration;
       gaps += graph.nodes[i].gap;
+      for (int64_t work : launched[i]) {
+        kernels += graph.nodes[work].duration;
+        byStream[graph.nodes[work].stream] += graph.nodes[work].duration;
+      }
     }
+    int64_t kernelStream = -1;
+    for (auto [stream, time] : byStream)
+      if (kernelStream < 0 || time > byStream[kernelStream])
+        kernelStream = stream;
+    // The backward pass's progress: its ops' time, or on a GPU job the time
+    // of the kernels they launch.
+    bool onGpu = kernelStream >= 0;
+    auto weight = [&](int64_t i) {
+      if (!onGpu)
+        return graph.nodes[i].duration;
+      double time = 0;
+      for (int64_t work : launched[i])
+        time += graph.nodes[work].duration;
+      return time;
+    };
     for (int64_t i : p.backward)
-      backward += graph.nodes[i].duration;
+      backward += weight(i);
     double done = 0;
     int64_t inserted = 0;
     auto insertBefore = [&](int64_t i) {
@@ -109,13 +159,26 @@ static DataflowGraph recompute(const DataflowGraph &graph,
                       .str();
       node.duration = forward / segments;
       node.gap = gaps / segments;
-      edit.insertBefore(i, std::move(node));
+      std::vector<Node> launches;
+      if (kernelStream >= 0) {
+        Node work;
+        work.name = node.name + " (kernels)";
+        work.stream = kernelStream;
+        work.duration = kernels / segments;
+        launches.push_back(std::move(work));
+      }
+      edit.insertBefore(i, std::move(node), std::move(launches));
       ++inserted;
     };
     for (int64_t i : p.backward) {
-      while (inserted < segments && done >= backward * inserted / segments)
+      // On a GPU job a segment runs before the op whose kernels its share of
+      // the backward starts in (their launch comes before the op ends).
+      double reached = onGpu ? done + weight(i) : done;
+      while (inserted < segments &&
+             (onGpu ? reached > backward * inserted / segments
+                    : reached >= backward * inserted / segments))
         insertBefore(i);
-      done += graph.nodes[i].duration;
+      done += weight(i);
     }
     // Segments whose share of the backward starts inside its last op (e.g.
     // fewer backward ops than segments): before that op.
@@ -129,8 +192,6 @@ llvm::Expected<MemoryAdvice>
 distir::replay::adviseMemory(const DataflowGraph &graph,
                              llvm::ArrayRef<double> offsets,
                              int64_t budgetBytes) {
-  if (llvm::Error err = requireCpuJob(graph))
-    return std::move(err);
   llvm::Expected<std::vector<Passes>> passes = findPasses(graph);
   if (!passes)
     return passes.takeError();

@@ -76,7 +76,7 @@ static cl::opt<std::string> memoryBudget(
              "at its start (bytes; B, K/KB, M/MB, G/GB, KiB, MiB, GiB "
              "suffixes): price "
              "gradient accumulation and recomputation by replay and "
-             "recommend the fastest that fits (CPU jobs)"),
+             "recommend the fastest that fits"),
     cl::value_desc("BYTES"), cl::cat(category));
 
 static cl::opt<int64_t> ranksPerHost(

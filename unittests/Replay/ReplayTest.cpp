@@ -498,7 +498,8 @@ TEST(MemoryAdvisor, NeedsMemoryEventsAndABackwardPass) {
 }
 
 /// Writes one rank of a 2-rank GPU job's trace: host events, runtime calls
-/// (each with a new correlation id) and the GPU work they launch.
+/// (each with a new correlation id) and the GPU work they launch; sorts the
+/// events by start (enclosing ones first) when done.
 struct GpuTraceBuilder {
   RankTrace &trace;
   int64_t correlation = 0;
@@ -507,6 +508,11 @@ struct GpuTraceBuilder {
     trace.path = (name + std::to_string(rank)).str();
     trace.rank = rank;
     trace.worldSize = 2;
+  }
+  ~GpuTraceBuilder() {
+    llvm::sort(trace.events, [](const TraceEvent &a, const TraceEvent &b) {
+      return a.start != b.start ? a.start < b.start : a.duration > b.duration;
+    });
   }
   TraceEvent &add(std::string name, double start, double end,
                   bool runtime = false, int64_t thread = 1) {
@@ -564,9 +570,6 @@ std::vector<RankTrace> makeGpuJob(double base, llvm::StringRef waitCall,
                t + 5.48e-3);
       add("Optimizer.step#SGD.step", t + 5.6e-3, t + 5.8e-3);
     }
-    llvm::sort(traces[r].events, [](const TraceEvent &a, const TraceEvent &b) {
-      return a.start != b.start ? a.start < b.start : a.duration > b.duration;
-    });
   }
   return traces;
 }
@@ -754,9 +757,6 @@ std::vector<RankTrace> makeGpuDdpJob(double kernel, bool copies = true,
       }
       builder.add("Optimizer.step#SGD.step", at + 0.05e-3, at + 0.15e-3);
     }
-    llvm::sort(traces[r].events, [](const TraceEvent &a, const TraceEvent &b) {
-      return a.start != b.start ? a.start < b.start : a.duration > b.duration;
-    });
   }
   return traces;
 }
@@ -837,9 +837,6 @@ TEST(GpuOptimizer, FusesOpsThatLaunchKernels) {
                      t + 0.47e-3, t + 0.48e-3, t + 0.49e-3);
       builder.add("cudaDeviceSynchronize", t + 0.6e-3, t + 0.62e-3, true);
     }
-    llvm::sort(traces[r].events, [](const TraceEvent &a, const TraceEvent &b) {
-      return a.start != b.start ? a.start < b.start : a.duration > b.duration;
-    });
   }
   llvm::Expected<DataflowGraph> graph = buildDataflowGraph(traces, {});
   ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
@@ -850,6 +847,56 @@ TEST(GpuOptimizer, FusesOpsThatLaunchKernels) {
             (std::vector<OpIdentity>{{"aten::mm", 0}, {"aten::relu", 0}}));
   EXPECT_NEAR(advice.groups[0].estimatedSaving, 0.1e-3, 1e-9);
   EXPECT_NEAR(advice.baseline - advice.predictedIteration, 0.1e-3, 1e-6);
+}
+
+// Memory advice on a GPU-bound job: a forward op launches a 3 ms kernel
+// and allocates 1 MB of activations, a backward op launches a 4 ms kernel
+// and frees them, the host waits for the GPU. Accumulating gradients over
+// two microbatches runs every kernel twice (on half the batch at best: the
+// range is 7 to 14 ms of kernels); recomputation runs the forward kernels
+// again before the backward ones.
+TEST(GpuOptimizer, MemoryOptionsRunTheirKernels) {
+  std::vector<RankTrace> traces(2);
+  for (int64_t r = 0; r < 2; ++r) {
+    GpuTraceBuilder builder(traces[r], "gpu-memory-rank", r);
+    for (int64_t it = 0; it < 3; ++it) {
+      double t = 1.0 + it * 8e-3;
+      builder.add("ProfilerStep#" + std::to_string(it), t, t + 8e-3);
+      builder.add("aten::mm", t + 0.1e-3, t + 0.2e-3);
+      builder.launch("cudaLaunchKernel", "forward kernel", t + 0.15e-3,
+                     t + 0.16e-3, t + 0.17e-3, t + 3.17e-3);
+      traces[r].memory.push_back({t + 0.18e-3, 1000000});
+      builder.add("autograd::engine::evaluate_function: MmBackward0",
+                  t + 0.3e-3, t + 0.4e-3);
+      builder.launch("cudaLaunchKernel", "backward kernel", t + 0.35e-3,
+                     t + 0.36e-3, t + 3.17e-3, t + 7.17e-3);
+      traces[r].memory.push_back({t + 0.38e-3, -1000000});
+      builder.add("cudaDeviceSynchronize", t + 0.5e-3, t + 7.2e-3, true);
+      builder.add("Optimizer.step#SGD.step", t + 7.3e-3, t + 7.4e-3);
+    }
+  }
+  llvm::Expected<DataflowGraph> graph = buildDataflowGraph(traces, {});
+  ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
+  llvm::Expected<MemoryAdvice> advice =
+      adviseMemory(*graph, {0.0, 0.0}, 600000);
+  ASSERT_TRUE(!!advice) << llvm::toString(advice.takeError());
+  EXPECT_EQ(advice->activationBytes, 1000000);
+  ASSERT_EQ(advice->options.size(), 3u);
+  const MemoryOption &traced = advice->options[0];
+  const MemoryOption &accumulation = advice->options[1];
+  const MemoryOption &recomputation = advice->options[2];
+  EXPECT_NEAR(traced.predictedIteration, 8e-3, 1e-6);
+  EXPECT_FALSE(traced.fits);
+  ASSERT_EQ(accumulation.kind, MemoryOption::Kind::Accumulation);
+  EXPECT_EQ(accumulation.microbatches, 2);
+  EXPECT_TRUE(accumulation.fits);
+  EXPECT_GE(accumulation.predictedIteration, 7e-3);
+  EXPECT_GE(accumulation.predictedIterationUpper, 14e-3);
+  EXPECT_LT(accumulation.predictedIterationUpper, 16e-3);
+  ASSERT_EQ(recomputation.kind, MemoryOption::Kind::Recomputation);
+  EXPECT_GE(recomputation.predictedIteration, 8e-3 + 3e-3 - 1e-6);
+  EXPECT_LT(recomputation.predictedIteration, 11.5e-3);
+  EXPECT_EQ(advice->best, 1);
 }
 
 TEST(GpuOptimizer, NeedsTheBucketCopies) {

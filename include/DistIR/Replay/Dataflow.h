@@ -162,11 +162,6 @@ struct ClockAlignment {
 };
 ClockAlignment alignClocks(const DataflowGraph &graph);
 
-/// Fails with one line when `graph` is a GPU job's: the memory what-ifs
-/// (recomputation, gradient accumulation) scale and insert host ops, not
-/// the GPU work they launch.
-llvm::Error requireCpuJob(const DataflowGraph &graph);
-
 } // namespace distir::replay
 
 #endif // DISTIR_REPLAY_DATAFLOW_H

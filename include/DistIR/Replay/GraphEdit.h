@@ -30,8 +30,10 @@ public:
 
   /// Runs `node` right before compute node `before` on its stream (its
   /// stream, rank and iteration are taken from `before`; it depends on
-  /// nothing but the node before it on the stream).
-  void insertBefore(int64_t before, Node node);
+  /// nothing but the node before it on the stream). `launches` is the GPU
+  /// work it launches: each on the stream it names, after the work launched
+  /// before it there, with its gap as the launch latency.
+  void insertBefore(int64_t before, Node node, std::vector<Node> launches = {});
 
   /// Merges compute node `node` into the node before it on its stream (or
   /// into what that node was merged into): its duration is added there,
@@ -41,7 +43,8 @@ public:
   /// iteration.
   bool mergeIntoPrevious(int64_t node);
 
-  /// Per compute node: its duration and gap after the edit.
+  /// Per node: its duration after the edit (compute nodes and GPU work;
+  /// transfers are priced at replay). Per compute node: its gap.
   std::vector<double> duration, gap;
 
   /// The graph with the edit applied.
@@ -50,6 +53,8 @@ public:
 private:
   const DataflowGraph &graph;
   std::vector<std::vector<Node>> insertedBefore;
+  /// Parallel to insertedBefore: the GPU work each inserted node launches.
+  std::vector<std::vector<std::vector<Node>>> insertedLaunches;
   /// -1, or the node it was merged into.
   std::vector<int64_t> mergedInto;
 };
