@@ -95,12 +95,14 @@ DataflowGraph ComputeEdit::apply() const {
     int64_t old, launcher;
   };
   std::vector<GpuWork> work;
-  int64_t key = -1;
+  // Per stream: the latest launcher so far (launches are in order).
+  std::map<int64_t, int64_t> key;
   for (int64_t i = firstGpu; i < oldCount; ++i) {
     int64_t launcher = launcherOf(graph, graph.nodes[i]);
+    auto [at, inserted] = key.try_emplace(graph.nodes[i].stream, -1);
     if (launcher >= 0)
-      key = std::max(key, newIndex[launcher]);
-    work.push_back({key, 0, i, &graph.nodes[i], i, -1});
+      at->second = std::max(at->second, newIndex[launcher]);
+    work.push_back({at->second, 0, i, &graph.nodes[i], i, -1});
   }
   int64_t order = 0;
   for (int64_t i = 0; i < computeCount; ++i)
@@ -180,6 +182,32 @@ DataflowGraph ComputeEdit::apply() const {
       for (int64_t &node : iteration)
         node = remap(node);
   return result;
+}
+
+bool distir::replay::isAcyclic(const DataflowGraph &graph) {
+  std::vector<int64_t> pending(graph.nodes.size(), 0);
+  std::vector<std::vector<int64_t>> users(graph.nodes.size());
+  for (auto [index, node] : llvm::enumerate(graph.nodes)) {
+    for (int64_t dependency : node.dependencies)
+      users[dependency].push_back(index);
+    if (node.previous >= 0)
+      users[node.previous].push_back(index);
+    pending[index] = node.dependencies.size() + (node.previous >= 0);
+  }
+  std::vector<int64_t> ready;
+  for (auto [index, count] : llvm::enumerate(pending))
+    if (count == 0)
+      ready.push_back(index);
+  size_t done = 0;
+  while (!ready.empty()) {
+    int64_t index = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int64_t user : users[index])
+      if (--pending[user] == 0)
+        ready.push_back(user);
+  }
+  return done == graph.nodes.size();
 }
 
 std::vector<OpIdentity>

@@ -63,16 +63,24 @@ findPasses(const DataflowGraph &graph) {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Per compute node: the GPU work its end launched (a GPU job's).
+/// Per compute node: the GPU work its end launched (a GPU job's), but for
+/// the collectives' bucket copies (a transfer waits for them): DDP copies
+/// full buckets once, after the last microbatch.
 static std::vector<std::vector<int64_t>>
 launchedWork(const DataflowGraph &graph) {
+  std::vector<bool> bucketCopy(graph.nodes.size(), false);
+  for (int64_t i = graph.numComputeNodes; i < graph.firstGpuNode(); ++i)
+    for (int64_t dependency : graph.nodes[i].dependencies)
+      if (dependency >= graph.firstGpuNode())
+        bucketCopy[dependency] = true;
   std::vector<std::vector<int64_t>> launched(graph.numComputeNodes);
   for (int64_t i = graph.firstGpuNode(); i < (int64_t)graph.nodes.size(); ++i)
-    for (int64_t dependency : graph.nodes[i].dependencies)
-      if (dependency < graph.numComputeNodes) {
-        launched[dependency].push_back(i);
-        break;
-      }
+    if (!bucketCopy[i])
+      for (int64_t dependency : graph.nodes[i].dependencies)
+        if (dependency < graph.numComputeNodes) {
+          launched[dependency].push_back(i);
+          break;
+        }
   return launched;
 }
 
@@ -235,17 +243,21 @@ distir::replay::adviseMemory(const DataflowGraph &graph,
     return peak;
   };
   auto add = [&](MemoryOption option, const DataflowGraph &replayed,
-                 const DataflowGraph *unscaled = nullptr) {
+                 const DataflowGraph *unscaled = nullptr) -> llvm::Error {
+    if (!isAcyclic(replayed) || (unscaled && !isAcyclic(*unscaled)))
+      return fail("the rewritten graph of an option has a dependency cycle");
     option.predictedIteration = replay(replayed, offsets).predictedIteration;
     option.predictedIterationUpper =
         unscaled ? replay(*unscaled, offsets).predictedIteration
                  : option.predictedIteration;
     option.fits = option.peakBytes <= budgetBytes;
     advice.options.push_back(option);
+    return llvm::Error::success();
   };
   MemoryOption traced;
   traced.peakBytes = advice.tracedPeakBytes;
-  add(traced, graph);
+  if (llvm::Error err = add(traced, graph))
+    return std::move(err);
   // Fewer microbatches are faster: stop at the first that fits. Powers of
   // two, since the microbatches must divide the batch, which the trace does
   // not record.
@@ -256,7 +268,9 @@ distir::replay::adviseMemory(const DataflowGraph &graph,
     option.peakBytes =
         peakWith([&](const Passes &p) { return ceilDiv(p.activations, k); });
     DataflowGraph unscaled = accumulate(graph, *passes, k, false);
-    add(option, accumulate(graph, *passes, k, true), &unscaled);
+    if (llvm::Error err =
+            add(option, accumulate(graph, *passes, k, true), &unscaled))
+      return std::move(err);
     if (option.peakBytes <= budgetBytes)
       break;
   }
@@ -274,7 +288,9 @@ distir::replay::adviseMemory(const DataflowGraph &graph,
       recomputation.peakBytes = peak;
     }
   }
-  add(recomputation, recompute(graph, *passes, recomputation.segments));
+  if (llvm::Error err =
+          add(recomputation, recompute(graph, *passes, recomputation.segments)))
+    return std::move(err);
   for (auto [index, option] : llvm::enumerate(advice.options))
     if (option.fits &&
         (advice.best < 0 ||

@@ -66,8 +66,6 @@ static std::vector<int> fusablePass(const DataflowGraph &graph) {
   return pass;
 }
 
-/// Whether compute node `b` may join the node before it: both model ops of
-/// the same pass, and `b` waits for nothing else.
 /// Whether node `b` can join the node before it into one op: both model
 /// ops of the same pass, two different ops (pieces of one op, split where
 /// it launches work, are one already), `b` waiting for nothing else.
@@ -158,8 +156,11 @@ FusionAdvice distir::replay::adviseOpFusion(const DataflowGraph &graph,
   std::set<OpPair> kept;
   for (const auto &[saving, pair] : accepted) {
     kept.insert(pair);
-    double predicted =
-        replay(fuse(graph, ids, pass, kept), offsets).predictedIteration;
+    // A fusion that would order work in a cycle is not a faster replay.
+    DataflowGraph fused = fuse(graph, ids, pass, kept);
+    double predicted = isAcyclic(fused)
+                           ? replay(fused, offsets).predictedIteration
+                           : advice.predictedIteration;
     if (predicted < advice.predictedIteration * (1 - 1e-9)) {
       advice.predictedIteration = predicted;
     } else {

@@ -608,33 +608,6 @@ rebucket(const DataflowGraph &graph,
   return result;
 }
 
-/// Whether every node of `graph` can be replayed (no dependency cycle).
-static bool isAcyclic(const DataflowGraph &graph) {
-  std::vector<int64_t> pending(graph.nodes.size(), 0);
-  std::vector<std::vector<int64_t>> users(graph.nodes.size());
-  for (auto [index, node] : llvm::enumerate(graph.nodes)) {
-    for (int64_t dependency : node.dependencies)
-      users[dependency].push_back(index);
-    if (node.previous >= 0)
-      users[node.previous].push_back(index);
-    pending[index] = node.dependencies.size() + (node.previous >= 0);
-  }
-  std::vector<int64_t> ready;
-  for (auto [index, count] : llvm::enumerate(pending))
-    if (count == 0)
-      ready.push_back(index);
-  size_t done = 0;
-  while (!ready.empty()) {
-    int64_t index = ready.back();
-    ready.pop_back();
-    ++done;
-    for (int64_t user : users[index])
-      if (--pending[user] == 0)
-        ready.push_back(user);
-  }
-  return done == graph.nodes.size();
-}
-
 llvm::Expected<BucketAdvice>
 distir::replay::adviseBucketSize(const DataflowGraph &graph,
                                  llvm::ArrayRef<double> offsets,

@@ -899,6 +899,67 @@ TEST(GpuOptimizer, MemoryOptionsRunTheirKernels) {
   EXPECT_EQ(advice->best, 1);
 }
 
+// ComputeEdit on a GPU job: without edits the graph comes back as it was
+// (stream order, dependencies, times); a node inserted before a backward op
+// launches its GPU work onto the compute stream between the work launched
+// before it and the work launched after.
+TEST(GpuOptimizer, EditsKeepTheStreamsInLaunchOrder) {
+  llvm::Expected<DataflowGraph> graph =
+      buildDataflowGraph(makeGpuDdpJob(0.3e-3, true, 3), {});
+  ASSERT_TRUE(!!graph) << llvm::toString(graph.takeError());
+  DataflowGraph same = ComputeEdit(*graph).apply();
+  ASSERT_EQ(same.nodes.size(), graph->nodes.size());
+  EXPECT_EQ(same.numGpuNodes, graph->numGpuNodes);
+  for (auto [a, b] : llvm::zip(graph->nodes, same.nodes)) {
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.stream, b.stream);
+    EXPECT_EQ(a.previous, b.previous);
+    EXPECT_EQ(a.dependencies, b.dependencies);
+    EXPECT_EQ(a.duration, b.duration);
+  }
+
+  // Before rank 0's first backward op: work that runs after the forward
+  // kernel and before the backward kernel on stream 7.
+  int64_t backward = -1;
+  for (int64_t i = 0; i < graph->numComputeNodes && backward < 0; ++i)
+    if (graph->nodes[i].backward)
+      backward = i;
+  ASSERT_GE(backward, 0);
+  int64_t computeStream = graph->nodes[graph->firstGpuNode()].stream;
+  ComputeEdit edit(*graph);
+  Node host, work;
+  host.name = "inserted";
+  host.duration = 1e-4;
+  work.name = "inserted kernel";
+  work.stream = computeStream;
+  work.duration = 1e-3;
+  edit.insertBefore(backward, host, {work});
+  DataflowGraph edited = edit.apply();
+  ASSERT_EQ(edited.nodes.size(), graph->nodes.size() + 2);
+  auto find = [&](llvm::StringRef name) {
+    for (auto [index, node] : llvm::enumerate(edited.nodes))
+      if (node.name == name && node.rank == 0)
+        return (int64_t)index;
+    return (int64_t)-1;
+  };
+  int64_t kernel = find("inserted kernel");
+  ASSERT_GE(kernel, edited.firstGpuNode());
+  EXPECT_EQ(edited.nodes[kernel].dependencies,
+            (llvm::SmallVector<int64_t, 2>{find("inserted")}));
+  EXPECT_EQ(edited.nodes[edited.nodes[kernel].previous].name, "sgemm");
+  int64_t after = -1;
+  for (auto [index, node] : llvm::enumerate(edited.nodes))
+    if (node.previous == kernel)
+      after = index;
+  ASSERT_GE(after, 0);
+  EXPECT_EQ(edited.nodes[after].name, "sgemm backward");
+  ASSERT_TRUE(isAcyclic(edited));
+  // The backward kernel waits behind the inserted 1 ms on the stream.
+  ReplayResult result = replay(edited, {0.0, 0.0});
+  EXPECT_GE(result.timeline.events[after].start,
+            result.timeline.events[kernel].end);
+}
+
 TEST(GpuOptimizer, NeedsTheBucketCopies) {
   llvm::Expected<DataflowGraph> graph =
       buildDataflowGraph(makeGpuDdpJob(0.3e-3, /*copies=*/false), {});

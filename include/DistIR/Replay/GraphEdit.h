@@ -6,10 +6,11 @@
 //
 // The what-if changes of dPRO's optimizer (op fusion, gradient accumulation,
 // recomputation) rewrite the compute nodes of a dataflow graph: new nodes on
-// a rank's main thread, other durations and gaps, a node merged into the one
-// before it. A ComputeEdit collects such changes (only valid ones: see each
-// method) and builds the rewritten graph with every index (dependencies,
-// stream order, collectives, gradients, waits) renumbered.
+// a rank's main thread (with the GPU work they launch, in a GPU job), other
+// durations and gaps, a node merged into the one before it. A ComputeEdit
+// collects such changes (only valid ones: see each method) and builds the
+// rewritten graph with every index (dependencies, stream order, collectives,
+// gradients, waits) renumbered.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +73,10 @@ struct OpIdentity {
     return name == other.name && occurrence == other.occurrence;
   }
 };
+
+/// Whether every node of `graph` can be replayed: no dependency cycle (the
+/// replay aborts on one).
+bool isAcyclic(const DataflowGraph &graph);
 
 /// The identity of every compute node (OpIdentity per node index).
 std::vector<OpIdentity> identifyOps(const DataflowGraph &graph);
