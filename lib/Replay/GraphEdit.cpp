@@ -59,8 +59,8 @@ bool ComputeEdit::mergeIntoPrevious(int64_t node) {
   return true;
 }
 
-/// The compute node whose end launched GPU work `node` (-1: none traced).
-static int64_t launcherOf(const DataflowGraph &graph, const Node &node) {
+int64_t distir::replay::launcherOf(const DataflowGraph &graph,
+                                   const Node &node) {
   for (int64_t dependency : node.dependencies)
     if (dependency < graph.numComputeNodes)
       return dependency;

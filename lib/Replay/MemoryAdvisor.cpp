@@ -75,12 +75,9 @@ launchedWork(const DataflowGraph &graph) {
         bucketCopy[dependency] = true;
   std::vector<std::vector<int64_t>> launched(graph.numComputeNodes);
   for (int64_t i = graph.firstGpuNode(); i < (int64_t)graph.nodes.size(); ++i)
-    if (!bucketCopy[i])
-      for (int64_t dependency : graph.nodes[i].dependencies)
-        if (dependency < graph.numComputeNodes) {
-          launched[dependency].push_back(i);
-          break;
-        }
+    if (int64_t launcher = launcherOf(graph, graph.nodes[i]);
+        !bucketCopy[i] && launcher >= 0)
+      launched[launcher].push_back(i);
   return launched;
 }
 

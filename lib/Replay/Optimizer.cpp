@@ -498,12 +498,7 @@ rebucket(const DataflowGraph &graph,
   // Each new bucket's copy, on a stream of its own, after its last gradient's
   // launch and the work launched up to there onto the streams the traced
   // copies waited for (the compute stream).
-  auto launchPiece = [&](const Node &node) -> int64_t {
-    for (int64_t dependency : node.dependencies)
-      if (dependency < computeCount)
-        return dependency;
-    return -1;
-  };
+  auto launchPiece = [&](const Node &node) { return launcherOf(graph, node); };
   std::set<int64_t> waitedStreams;
   for (const std::vector<int64_t> &ranksCopies : traced.copies)
     for (int64_t copy : ranksCopies)

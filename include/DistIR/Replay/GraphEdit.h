@@ -74,6 +74,10 @@ struct OpIdentity {
   }
 };
 
+/// The compute node whose end launched GPU work `node` (its first
+/// dependency among the compute nodes; -1: none traced).
+int64_t launcherOf(const DataflowGraph &graph, const Node &node);
+
 /// Whether every node of `graph` can be replayed: no dependency cycle (the
 /// replay aborts on one).
 bool isAcyclic(const DataflowGraph &graph);
