@@ -2155,12 +2155,19 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       layout[it->second.dim] = groupedTensorAxis(it->second.groups);
     }
     if (!func.getArgAttr(arg.getArgNumber(), "dist.layer") && c.pp > 1) {
-      // Inputs live where they are first used.
-      for (Operation *user : arg.getUsers())
-        if (auto layer = user->getAttrOfType<IntegerAttr>("dist.layer")) {
+      // An input lives with its last reader in program order (a weight
+      // several stages read, such as a tied embedding, goes to the last of
+      // them). Program order, not use-list order: rewrites that recreate
+      // readers (dist-unflatten-reshapes) reorder the use list.
+      Operation *last = nullptr;
+      for (Operation *user : arg.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        auto layer = user->getAttrOfType<IntegerAttr>("dist.layer");
+        if (top && layer && (!last || last->isBeforeInBlock(top))) {
+          last = top;
           stage = stageOfLayer(layer.getInt());
-          break;
         }
+      }
     }
     // A stage of degree 1 (stage-tp) holds its weights whole.
     if (tpOf(stage) == 1 && llvm::any_of(layout, [](int axis) {

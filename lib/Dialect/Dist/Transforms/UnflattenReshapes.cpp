@@ -168,21 +168,20 @@ struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
   }
 };
 
-/// Whether `operand` of a linalg.generic is a merging collapse whose merged
+/// Whether `operand` of a linalg op is a merging collapse whose merged
 /// dimensions are parallel loops of the op (rows it treats independently).
 /// A reduction over merged rows (a bias gradient over [S * B]) keeps them
 /// merged: its zero-filled init is what makes a split of it partial sums.
-bool readsMergedRows(OpOperand *operand) {
+bool readsMergedRowsOf(linalg::LinalgOp op, OpOperand *operand) {
   auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
-  auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
-  if (!collapse || !generic || !mergesDims(collapse))
+  if (!collapse || !mergesDims(collapse))
     return false;
   // Upstream rewrites a linalg.index of an expanded loop into affine.apply,
   // which the reference executor does not run.
-  if (!generic.getBody()->getOps<linalg::IndexOp>().empty())
+  if (!op.getBlock()->getOps<linalg::IndexOp>().empty())
     return false;
-  AffineMap map = generic.getMatchingIndexingMap(operand);
-  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
   for (auto [d, group] : llvm::enumerate(collapse.getReassociationIndices())) {
     if (llvm::count_if(group, [&](int64_t i) { return shape[i] != 1; }) < 2)
@@ -193,6 +192,103 @@ bool readsMergedRows(OpOperand *operand) {
   }
   return true;
 }
+
+/// The control of upstream's fold-by-expansion: generics only, and not one
+/// annotated with a `dist.sharding` (the annotation names its dimensions,
+/// which the expansion would change).
+bool readsMergedRows(OpOperand *operand) {
+  auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  return generic && !generic->hasAttr(kShardingAttrName) &&
+         readsMergedRowsOf(generic, operand);
+}
+
+/// When `operand` is a collapse that merges both dimensions `op` reads as
+/// rows (parallel loops) and dimensions it reduces over
+/// (nn.MultiheadAttention's out-projection reads [S, B, H, D] as [S * B, H *
+/// D]), splits it in two: first the reduced groups, then the rows, so that the
+/// rows can be sunk alone. Returns whether it split.
+bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
+                        PatternRewriter &rewriter) {
+  auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !mergesDims(collapse))
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  // First: the reduced groups merged, every other source dim alone.
+  SmallVector<ReassociationIndices> first, second;
+  SmallVector<int64_t> midShape;
+  bool rows = false, reduced = false;
+  for (auto [d, group] : llvm::enumerate(groups)) {
+    bool merges =
+        llvm::count_if(group, [&](int64_t i) { return shape[i] != 1; }) > 1;
+    auto loop = dyn_cast<AffineDimExpr>(map.getResult(d));
+    bool parallel =
+        loop && iterators[loop.getPosition()] == utils::IteratorType::parallel;
+    rows |= merges && parallel;
+    reduced |= merges && !parallel;
+    ReassociationIndices outer;
+    if (merges && parallel) {
+      for (int64_t i : group) {
+        outer.push_back(static_cast<int64_t>(first.size()));
+        first.push_back({i});
+        midShape.push_back(shape[i]);
+      }
+    } else {
+      int64_t size = 1;
+      for (int64_t i : group)
+        size *= shape[i];
+      outer.push_back(static_cast<int64_t>(first.size()));
+      first.push_back(group);
+      midShape.push_back(size);
+    }
+    second.push_back(std::move(outer));
+  }
+  if (!rows || !reduced)
+    return false;
+  Location loc = collapse.getLoc();
+  rewriter.setInsertionPoint(collapse);
+  auto inner = tensor::CollapseShapeOp::create(
+      rewriter, loc, withShape(collapse.getResultType(), midShape),
+      collapse.getSrc(), first);
+  auto outer = tensor::CollapseShapeOp::create(
+      rewriter, loc, collapse.getResultType(), inner.getResult(), second);
+  rewriter.modifyOpInPlace(op, [&] { operand->set(outer.getResult()); });
+  return true;
+}
+
+/// linalg.matmul over merged rows (nn.MultiheadAttention's projections of
+/// [S * B, E]) => the same contraction as a linalg.generic, which
+/// fold-by-expansion then sinks the collapse through: the rows stay
+/// [S, B] apart, so a batch split reaches the projections. The generic
+/// keeps the matmul's body and attributes. A matmul annotated with a
+/// `dist.sharding` keeps its form (the annotation names its dimensions).
+struct GeneralizeMergedRowsMatmul : OpRewritePattern<linalg::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->hasAttr(kShardingAttrName))
+      return failure();
+    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+    bool split = false;
+    for (OpOperand *operand : op.getDpsInputOperands())
+      split |= splitReducedGroups(linalgOp, operand, rewriter);
+    if (!llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+          return readsMergedRowsOf(linalgOp, operand);
+        }))
+      return success(split);
+    rewriter.setInsertionPoint(op);
+    SmallVector<NamedAttribute> attrs(op->getDiscardableAttrs());
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, linalgOp);
+    if (failed(generic))
+      return failure();
+    for (const NamedAttribute &attr : attrs)
+      (*generic)->setAttr(attr.getName(), attr.getValue());
+    return success();
+  }
+};
 
 /// expand(fill(empty)) -> fill(empty) of the expanded shape: an init stays
 /// a fresh tensor (which makes a split reduction into it partial sums).
@@ -339,7 +435,8 @@ FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func,
   // dimension as independent rows; an expand with the same groups folds it.
   MLIRContext *context = func.getContext();
   RewritePatternSet patterns(context);
-  patterns.add<SinkThroughTranspose, SinkThroughSoftmax, FoldExpandOfCollapse,
+  patterns.add<SinkThroughTranspose, SinkThroughSoftmax,
+               GeneralizeMergedRowsMatmul, FoldExpandOfCollapse,
                ExpandFreshInit, FoldIdentityReshape<tensor::ExpandShapeOp>,
                FoldIdentityReshape<tensor::CollapseShapeOp>>(context);
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, readsMergedRows);

@@ -95,7 +95,7 @@ func.func @row_sum(%x: !x, %y: tensor<4x1x8xf32, #dist.device<0>>) -> (tensor<8x
 // run).
 !x = tensor<4x2x8xf32, #dist.device<0>>
 !r = tensor<8x8xf32, #dist.device<0>>
-// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 1 ops reading the merged dimensions apart
+// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 3 ops reading the merged dimensions apart
 // CHECK-LABEL: func.func @tags
 func.func @tags(%x: !x, %w: !r) -> (!r, !r, !r) {
   %c = tensor.collapse_shape %x [[0, 1], [2]] {dist.layer = 0 : i64, dist.phase = "forward"} : !x into !r
@@ -127,5 +127,46 @@ func.func @tags(%x: !x, %w: !r) -> (!r, !r, !r) {
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x2x8xf32, #dist.device<0>>) outs(%[[E]] : tensor<4x2x8xf32, #dist.device<0>>) attrs =  {dist.layer = 0 : i64, dist.phase = "forward"}
 // CHECK: math.exp %{{[a-z_0-9]+}} : f32
 // CHECK: tensor.collapse_shape {{.*}} {dist.layer = 0 : i64, dist.phase = "forward"} : tensor<4x2x8xf32, #dist.device<0>> into tensor<8x8xf32, #dist.device<0>>
+// The matmuls read the rows apart too (generics of the same contraction),
+// each with its own tags.
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} {{.*}} attrs =  {dist.layer = 1 : i64, dist.phase = "forward"}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} {{.*}} attrs =  {dist.layer = 0 : i64, dist.phase = "backward"}
 // CHECK: linalg.index 0
 // CHECK: } -> tensor<8x8xf32
+
+// -----
+
+// nn.MultiheadAttention's out-projection reads [S, B, H, D] as
+// [S * B, H * D] rows: the collapse is split in two (the heads it reduces
+// over merged first, then the rows), and the matmul becomes the same
+// contraction as a linalg.generic over [S, B] rows, up to the expand back
+// (folded away). A matmul that reduces over merged rows (a weight gradient
+// dY^T X) keeps them merged (its [H * D] columns are read apart), and one
+// annotated with a dist.sharding keeps its form.
+!x = tensor<4x2x2x4xf32, #dist.device<0>>
+!r = tensor<8x8xf32, #dist.device<0>>
+// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 2 ops reading the merged dimensions apart
+// CHECK-LABEL: func.func @projection
+func.func @projection(%x: !x, %w: !r, %dy: !r) -> (tensor<4x2x8xf32, #dist.device<0>>, !r, !r) {
+  %c = tensor.collapse_shape %x [[0, 1], [2, 3]] : !x into !r
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : !r
+  %z = linalg.fill ins(%zero : f32) outs(%e : !r) -> !r
+  %y = linalg.matmul ins(%c, %w : !r, !r) outs(%z : !r) -> !r
+  %back = tensor.expand_shape %y [[0, 1], [2]] output_shape [4, 2, 8] : !r into tensor<4x2x8xf32, #dist.device<0>>
+  %e1 = tensor.empty() : !r
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : !r) -> !r
+  %dyt = linalg.transpose ins(%dy : !r) outs(%e1 : !r) permutation = [1, 0]
+  %dw = linalg.matmul ins(%dyt, %c : !r, !r) outs(%z1 : !r) -> !r
+  %e2 = tensor.empty() : !r
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : !r) -> !r
+  %a = linalg.matmul {dist.sharding = #dist.sharding<mesh = <shape = [2]>, split = [[0]]>} ins(%c, %w : !r, !r) outs(%z2 : !r) -> !r
+  return %back, %dw, %a : tensor<4x2x8xf32, #dist.device<0>>, !r, !r
+}
+// CHECK: %[[HEADS:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0], [1], [2, 3]] : tensor<4x2x2x4xf32, #dist.device<0>> into tensor<4x2x8xf32, #dist.device<0>>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[HEADS]], %arg1 : tensor<4x2x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>)
+// CHECK: arith.mulf
+// CHECK: %[[DW:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<8x8xf32, #dist.device<0>>, tensor<8x2x4xf32, #dist.device<0>>)
+// CHECK: tensor.collapse_shape %[[DW]] {{\[\[}}0], [1, 2]]
+// CHECK: linalg.matmul {dist.sharding = {{.*}}} ins(%{{.*}}, %arg1 : tensor<8x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>)
+// CHECK: return %[[Y]],
