@@ -189,6 +189,19 @@ public:
   }
 
 private:
+  /// `loc` as text, printed once per distinct location: the ops of a
+  /// distributed program are clones that share their source's locations,
+  /// and printing one builds an AsmState.
+  const std::string &locationText(Location loc) {
+    auto [it, inserted] = locationTexts.try_emplace(loc);
+    if (inserted) {
+      llvm::raw_string_ostream os(it->second);
+      loc.print(os);
+    }
+    return it->second;
+  }
+  DenseMap<Location, std::string> locationTexts;
+
   FailureOr<int64_t> getDeviceOf(Operation *op, Type type) {
     auto device = dist::getDevice(type);
     if (!device) {
@@ -543,8 +556,7 @@ int64_t Simulation::schedule(Operation *op, ArrayRef<int64_t> group,
   SimEvent event;
   if (options.describeEvents) {
     event.name = op->getName().getStringRef().str();
-    llvm::raw_string_ostream os(event.location);
-    op->getLoc().print(os);
+    event.location = locationText(op->getLoc());
   }
   event.devices.assign(group.begin(), group.end());
   event.isCommunication = isComm;
