@@ -2161,8 +2161,11 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
       // readers (dist-unflatten-reshapes) reorder the use list.
       Operation *last = nullptr;
       for (Operation *user : arg.getUsers()) {
+        // (A reader inside a body, such as a lookup's tensor.extract, counts
+        // with the op around it.)
         Operation *top = body.findAncestorOpInBlock(*user);
-        auto layer = user->getAttrOfType<IntegerAttr>("dist.layer");
+        auto layer =
+            top ? top->getAttrOfType<IntegerAttr>("dist.layer") : nullptr;
         if (top && layer && (!last || last->isBeforeInBlock(top))) {
           last = top;
           stage = stageOfLayer(layer.getInt());

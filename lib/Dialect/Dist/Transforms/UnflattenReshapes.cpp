@@ -100,7 +100,8 @@ struct SinkThroughTranspose : OpRewritePattern<linalg::TransposeOp> {
   LogicalResult matchAndRewrite(linalg::TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     auto collapse = op.getInput().getDefiningOp<tensor::CollapseShapeOp>();
-    if (!collapse || !mergesDims(collapse) || op->getNumResults() != 1)
+    if (!collapse || !mergesDims(collapse) || op->getNumResults() != 1 ||
+        op->hasAttr(kShardingAttrName))
       return failure();
     RankedTensorType srcType = collapse.getSrcType();
     SmallVector<ReassociationIndices> groups =
@@ -136,7 +137,7 @@ struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
   LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
                                 PatternRewriter &rewriter) const override {
     auto collapse = op.getInput().getDefiningOp<tensor::CollapseShapeOp>();
-    if (!collapse || !mergesDims(collapse))
+    if (!collapse || !mergesDims(collapse) || op->hasAttr(kShardingAttrName))
       return failure();
     RankedTensorType srcType = collapse.getSrcType();
     SmallVector<ReassociationIndices> groups =
@@ -247,14 +248,18 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
   }
   if (!rows || !reduced)
     return false;
+  // At the reader: the new collapses take its stage tags (Recorder).
   Location loc = collapse.getLoc();
-  rewriter.setInsertionPoint(collapse);
+  rewriter.setInsertionPoint(op);
   auto inner = tensor::CollapseShapeOp::create(
       rewriter, loc, withShape(collapse.getResultType(), midShape),
       collapse.getSrc(), first);
   auto outer = tensor::CollapseShapeOp::create(
       rewriter, loc, collapse.getResultType(), inner.getResult(), second);
   rewriter.modifyOpInPlace(op, [&] { operand->set(outer.getResult()); });
+  // (The driver does not revisit the old collapse once unused.)
+  if (collapse->use_empty())
+    rewriter.eraseOp(collapse);
   return true;
 }
 
@@ -262,13 +267,20 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
 /// [S * B, E]) => the same contraction as a linalg.generic, which
 /// fold-by-expansion then sinks the collapse through: the rows stay
 /// [S, B] apart, so a batch split reaches the projections. The generic
-/// keeps the matmul's body and attributes. A matmul annotated with a
-/// `dist.sharding` keeps its form (the annotation names its dimensions).
+/// keeps the matmul's body and stage tags (the expanded generic that
+/// replaces it gets the tags again from the Recorder). A matmul annotated
+/// with a `dist.sharding` keeps its form (the annotation names its
+/// dimensions), and so does one of a training step's backward pass or
+/// update: a weight gradient's rows are the weight's, and reading them
+/// apart would carry the expansion into the optimizer update, whose state
+/// then no longer matches its weight's split in dist-dtp.
 struct GeneralizeMergedRowsMatmul : OpRewritePattern<linalg::MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op->hasAttr(kShardingAttrName))
+    auto phase = op->getAttrOfType<StringAttr>(kPhaseAttrName);
+    if (op->hasAttr(kShardingAttrName) ||
+        (phase && phase.getValue() != "forward"))
       return failure();
     auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
     bool split = false;
@@ -283,7 +295,7 @@ struct GeneralizeMergedRowsMatmul : OpRewritePattern<linalg::MatmulOp> {
     FailureOr<linalg::GenericOp> generic =
         linalg::generalizeNamedOp(rewriter, linalgOp);
     if (failed(generic))
-      return failure();
+      return success(split);
     for (const NamedAttribute &attr : attrs)
       (*generic)->setAttr(attr.getName(), attr.getValue());
     return success();
