@@ -2166,7 +2166,7 @@ LogicalResult DTPRewriter::chooseArgumentLayouts() {
         Operation *top = body.findAncestorOpInBlock(*user);
         auto layer =
             top ? top->getAttrOfType<IntegerAttr>("dist.layer") : nullptr;
-        if (top && layer && (!last || last->isBeforeInBlock(top))) {
+        if (layer && (!last || last->isBeforeInBlock(top))) {
           last = top;
           stage = stageOfLayer(layer.getInt());
         }

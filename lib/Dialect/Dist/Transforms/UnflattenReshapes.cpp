@@ -77,15 +77,20 @@ SmallVector<ReassociationIndices> groupsOf(ArrayRef<int64_t> coarse,
   return groups;
 }
 
+/// Whether `group` of a reshape of `shape` merges two dimensions of size
+/// > 1.
+bool mergesGroup(ArrayRef<int64_t> shape, ArrayRef<int64_t> group) {
+  return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1;
+}
+
 /// Whether `collapse` merges two dimensions of size > 1 (static shapes
 /// only).
 bool mergesDims(tensor::CollapseShapeOp collapse) {
   if (!collapse.getSrcType().hasStaticShape())
     return false;
   ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-  return llvm::any_of(collapse.getReassociationIndices(), [&](auto &group) {
-    return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1;
-  });
+  return llvm::any_of(collapse.getReassociationIndices(),
+                      [&](auto &group) { return mergesGroup(shape, group); });
 }
 
 RankedTensorType withShape(RankedTensorType like, ArrayRef<int64_t> shape) {
@@ -185,7 +190,7 @@ bool readsMergedRowsOf(linalg::LinalgOp op, OpOperand *operand) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
   for (auto [d, group] : llvm::enumerate(collapse.getReassociationIndices())) {
-    if (llvm::count_if(group, [&](int64_t i) { return shape[i] != 1; }) < 2)
+    if (!mergesGroup(shape, group))
       continue;
     auto loop = dyn_cast<AffineDimExpr>(map.getResult(d));
     if (!loop || iterators[loop.getPosition()] != utils::IteratorType::parallel)
@@ -222,8 +227,7 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
   SmallVector<int64_t> midShape;
   bool rows = false, reduced = false;
   for (auto [d, group] : llvm::enumerate(groups)) {
-    bool merges =
-        llvm::count_if(group, [&](int64_t i) { return shape[i] != 1; }) > 1;
+    bool merges = mergesGroup(shape, group);
     auto loop = dyn_cast<AffineDimExpr>(map.getResult(d));
     bool parallel =
         loop && iterators[loop.getPosition()] == utils::IteratorType::parallel;
@@ -267,8 +271,8 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
 /// [S * B, E]) => the same contraction as a linalg.generic, which
 /// fold-by-expansion then sinks the collapse through: the rows stay
 /// [S, B] apart, so a batch split reaches the projections. The generic
-/// keeps the matmul's body and stage tags (the expanded generic that
-/// replaces it gets the tags again from the Recorder). A matmul annotated
+/// keeps the matmul's body; the Recorder gives it, and the expanded generic
+/// that replaces it, the matmul's stage tags. A matmul annotated
 /// with a `dist.sharding` keeps its form (the annotation names its
 /// dimensions), and so does one of a training step's backward pass or
 /// update: a weight gradient's rows are the weight's, and reading them
@@ -291,14 +295,8 @@ struct GeneralizeMergedRowsMatmul : OpRewritePattern<linalg::MatmulOp> {
         }))
       return success(split);
     rewriter.setInsertionPoint(op);
-    SmallVector<NamedAttribute> attrs(op->getDiscardableAttrs());
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, linalgOp);
-    if (failed(generic))
-      return success(split);
-    for (const NamedAttribute &attr : attrs)
-      (*generic)->setAttr(attr.getName(), attr.getValue());
-    return success();
+    bool generalized = succeeded(linalg::generalizeNamedOp(rewriter, linalgOp));
+    return success(split || generalized);
   }
 };
 
