@@ -2,10 +2,13 @@
 """Checks that dist-pase{emit=true} preserves semantics: the optimal strategy
 and N random strategies (one random configuration per op) for each device
 count, each run by distir-run on the same pseudo-random inputs as the
-sequential program, must give the same outputs.
+sequential program, must give the same outputs. The sequential outputs are
+those of --reference when given (the program before a rewrite that produced
+P, which is then checked too), else of P.
 
 usage: check-pase-equivalence.py --program P.mlir --entry NAME --work DIR
        --cluster C [--devices 2,4,8] [--random 4] [--seed 3]
+       [--reference R.mlir]
 """
 
 import argparse
@@ -24,10 +27,11 @@ def main():
     p.add_argument("--devices", default="2,4,8")
     p.add_argument("--random", type=int, default=4)
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--reference", default=None)
     a = p.parse_args()
     seed = str(a.seed)
     ref_dir = os.path.join(a.work, "sequential")
-    run(["distir-run", a.program, "--entry", a.entry, "--random-inputs", seed,
+    run(["distir-run", a.reference or a.program, "--entry", a.entry, "--random-inputs", seed,
          "--output-dir", ref_dir])
     reference = outputs(ref_dir)
     total = equal = 0

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -174,11 +175,64 @@ struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
   }
 };
 
+bool hasPhase(Operation *op, StringRef phase) {
+  auto attr = op->getAttrOfType<StringAttr>(kPhaseAttrName);
+  return attr && attr.getValue() == phase;
+}
+
+/// Whether `op` is of a training step's backward pass or update (untagged
+/// ops are an inference program's forward pass).
+bool isBackwardOrUpdate(Operation *op) {
+  auto attr = op->getAttrOfType<StringAttr>(kPhaseAttrName);
+  return attr && attr.getValue() != "forward";
+}
+
+/// Whether `op`'s results reach the optimizer update or the function's
+/// results through ops that only move or combine elements (element-wise
+/// generics, transposes, collapses): a weight gradient, whose dimensions
+/// are its weight's. An expand_shape stops the walk: an expansion of the
+/// rows folds into it rather than carrying past it (an input gradient
+/// going back to [S, B, E]).
+bool feedsUpdate(Operation *op) {
+  SmallVector<Operation *> work = {op};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    for (Operation *user : work.pop_back_val()->getUsers()) {
+      if (isa<func::ReturnOp>(user) || hasPhase(user, "update"))
+        return true;
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+      bool moves = isa<tensor::CollapseShapeOp>(user) ||
+                   (linalgOp && linalgOp.getNumReductionLoops() == 0);
+      if (moves && seen.insert(user).second)
+        work.push_back(user);
+    }
+  }
+  return false;
+}
+
+/// Which merged groups of its operands `op` reads apart. The rows of any
+/// pass (parallel loops: [S * B] of the attention's projections); in the
+/// backward pass also the reductions (a weight or bias gradient summing
+/// over [S * B]; the forward pass's reductions over merged dims are the
+/// heads' features, which tensor parallelism splits as one dimension). A
+/// weight gradient keeps its parallel groups merged: they are its weight's
+/// dimensions, and reading them apart would carry the expansion into the
+/// optimizer update, whose state then no longer matches its weight's
+/// layout.
+struct ApartKinds {
+  bool parallel = false, reduction = false;
+};
+ApartKinds apartKinds(Operation *op) {
+  if (hasPhase(op, "update"))
+    return {};
+  if (!isBackwardOrUpdate(op))
+    return {/*parallel=*/true, /*reduction=*/false};
+  return {/*parallel=*/!feedsUpdate(op), /*reduction=*/true};
+}
+
 /// Whether `operand` of a linalg op is a merging collapse whose merged
-/// dimensions are parallel loops of the op (rows it treats independently).
-/// A reduction over merged rows (a bias gradient over [S * B]) keeps them
-/// merged: its zero-filled init is what makes a split of it partial sums.
-bool readsMergedRowsOf(linalg::LinalgOp op, OpOperand *operand) {
+/// dimensions are all loops of the kinds `op` reads apart (apartKinds).
+bool readsMergedDimsApart(linalg::LinalgOp op, OpOperand *operand) {
   auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || !mergesDims(collapse))
     return false;
@@ -189,11 +243,18 @@ bool readsMergedRowsOf(linalg::LinalgOp op, OpOperand *operand) {
   AffineMap map = op.getMatchingIndexingMap(operand);
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  std::optional<ApartKinds> kinds;
   for (auto [d, group] : llvm::enumerate(collapse.getReassociationIndices())) {
     if (!mergesGroup(shape, group))
       continue;
     auto loop = dyn_cast<AffineDimExpr>(map.getResult(d));
-    if (!loop || iterators[loop.getPosition()] != utils::IteratorType::parallel)
+    if (!loop)
+      return false;
+    if (!kinds)
+      kinds = apartKinds(op);
+    bool parallel =
+        iterators[loop.getPosition()] == utils::IteratorType::parallel;
+    if (!(parallel ? kinds->parallel : kinds->reduction))
       return false;
   }
   return true;
@@ -205,16 +266,16 @@ bool readsMergedRowsOf(linalg::LinalgOp op, OpOperand *operand) {
 bool readsMergedRows(OpOperand *operand) {
   auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
   return generic && !generic->hasAttr(kShardingAttrName) &&
-         readsMergedRowsOf(generic, operand);
+         readsMergedDimsApart(generic, operand);
 }
 
-/// When `operand` is a collapse that merges both dimensions `op` reads as
-/// rows (parallel loops) and dimensions it reduces over
-/// (nn.MultiheadAttention's out-projection reads [S, B, H, D] as [S * B, H *
-/// D]), splits it in two: first the reduced groups, then the rows, so that the
-/// rows can be sunk alone. Returns whether it split.
-bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
-                        PatternRewriter &rewriter) {
+/// When `operand` is a collapse that merges both groups `op` reads apart
+/// and groups it keeps merged (apartKinds; nn.MultiheadAttention's
+/// out-projection reads [S, B, H, D] as [S * B, H * D], rows and reduced
+/// heads' features), splits it in two: first the groups kept merged, then
+/// the others, so that those can be sunk alone. Returns whether it split.
+bool splitMergedGroups(linalg::LinalgOp op, OpOperand *operand,
+                       ApartKinds kinds, PatternRewriter &rewriter) {
   auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || !mergesDims(collapse))
     return false;
@@ -222,19 +283,20 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
   SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
-  // First: the reduced groups merged, every other source dim alone.
+  // First: the groups kept merged, every other source dim alone.
   SmallVector<ReassociationIndices> first, second;
   SmallVector<int64_t> midShape;
-  bool rows = false, reduced = false;
+  bool apart = false, kept = false;
   for (auto [d, group] : llvm::enumerate(groups)) {
     bool merges = mergesGroup(shape, group);
     auto loop = dyn_cast<AffineDimExpr>(map.getResult(d));
     bool parallel =
         loop && iterators[loop.getPosition()] == utils::IteratorType::parallel;
-    rows |= merges && parallel;
-    reduced |= merges && !parallel;
+    bool readApart = loop && (parallel ? kinds.parallel : kinds.reduction);
+    apart |= merges && readApart;
+    kept |= merges && !readApart;
     ReassociationIndices outer;
-    if (merges && parallel) {
+    if (merges && readApart) {
       for (int64_t i : group) {
         outer.push_back(static_cast<int64_t>(first.size()));
         first.push_back({i});
@@ -250,7 +312,7 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
     }
     second.push_back(std::move(outer));
   }
-  if (!rows || !reduced)
+  if (!apart || !kept)
     return false;
   // At the reader: the new collapses take its stage tags (Recorder).
   Location loc = collapse.getLoc();
@@ -268,35 +330,53 @@ bool splitReducedGroups(linalg::LinalgOp op, OpOperand *operand,
 }
 
 /// linalg.matmul over merged rows (nn.MultiheadAttention's projections of
-/// [S * B, E]) => the same contraction as a linalg.generic, which
+/// [S * B, E], and in a training step their gradients, which also sum over
+/// [S * B]) => the same contraction as a linalg.generic, which
 /// fold-by-expansion then sinks the collapse through: the rows stay
 /// [S, B] apart, so a batch split reaches the projections. The generic
 /// keeps the matmul's body; the Recorder gives it, and the expanded generic
 /// that replaces it, the matmul's stage tags. A matmul annotated
 /// with a `dist.sharding` keeps its form (the annotation names its
-/// dimensions), and so does one of a training step's backward pass or
-/// update: a weight gradient's rows are the weight's, and reading them
-/// apart would carry the expansion into the optimizer update, whose state
-/// then no longer matches its weight's split in dist-dtp.
+/// dimensions).
 struct GeneralizeMergedRowsMatmul : OpRewritePattern<linalg::MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    auto phase = op->getAttrOfType<StringAttr>(kPhaseAttrName);
-    if (op->hasAttr(kShardingAttrName) ||
-        (phase && phase.getValue() != "forward"))
+    ApartKinds kinds = apartKinds(op);
+    if (op->hasAttr(kShardingAttrName) || (!kinds.parallel && !kinds.reduction))
       return failure();
     auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
     bool split = false;
     for (OpOperand *operand : op.getDpsInputOperands())
-      split |= splitReducedGroups(linalgOp, operand, rewriter);
+      split |= splitMergedGroups(linalgOp, operand, kinds, rewriter);
     if (!llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
-          return readsMergedRowsOf(linalgOp, operand);
+          return readsMergedDimsApart(linalgOp, operand);
         }))
       return success(split);
     rewriter.setInsertionPoint(op);
     bool generalized = succeeded(linalg::generalizeNamedOp(rewriter, linalgOp));
     return success(split || generalized);
+  }
+};
+
+/// The same split for a generic's operands (a contraction generalized
+/// before a transpose below it was sunk, a batched contraction from the
+/// importer), so that fold-by-expansion can sink the outer collapse.
+struct SplitGenericOperands : OpRewritePattern<linalg::GenericOp> {
+  SplitGenericOperands(MLIRContext *context) : OpRewritePattern(context) {
+    setDebugName(kName);
+  }
+  static constexpr llvm::StringLiteral kName = "SplitGenericOperands";
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->hasAttr(kShardingAttrName) ||
+        !op.getBlock()->getOps<linalg::IndexOp>().empty())
+      return failure();
+    ApartKinds kinds = apartKinds(op);
+    bool split = false;
+    for (OpOperand *operand : op.getDpsInputOperands())
+      split |= splitMergedGroups(op, operand, kinds, rewriter);
+    return success(split);
   }
 };
 
@@ -360,10 +440,11 @@ struct Recorder : RewriterBase::Listener {
   SmallVector<NamedAttribute, 2> tags;
   Attribute encoding;
   int64_t sunk = 0;
-  void notifyPatternBegin(const Pattern &, Operation *op) override {
+  void notifyPatternBegin(const Pattern &pattern, Operation *op) override {
     inPattern = true;
     sinking =
-        isa<linalg::GenericOp, linalg::TransposeOp, linalg::SoftmaxOp>(op);
+        isa<linalg::GenericOp, linalg::TransposeOp, linalg::SoftmaxOp>(op) &&
+        pattern.getDebugName() != SplitGenericOperands::kName;
     encoding = encodingOf(op);
     tags.clear();
     for (StringRef name : {kLayerAttrName, kPhaseAttrName})
@@ -445,10 +526,14 @@ FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func,
   // dimension as independent rows; an expand with the same groups folds it.
   MLIRContext *context = func.getContext();
   RewritePatternSet patterns(context);
-  patterns.add<SinkThroughTranspose, SinkThroughSoftmax,
-               GeneralizeMergedRowsMatmul, FoldExpandOfCollapse,
-               ExpandFreshInit, FoldIdentityReshape<tensor::ExpandShapeOp>,
-               FoldIdentityReshape<tensor::CollapseShapeOp>>(context);
+  patterns.add<
+      SinkThroughTranspose, SinkThroughSoftmax, GeneralizeMergedRowsMatmul,
+      SplitGenericOperands, FoldExpandOfCollapse,
+      // An expansion reaching a collapse it partly undoes (a
+      // transpose sunk after its reader was expanded).
+      ComposeExpandOfCollapseOp<tensor::ExpandShapeOp, tensor::CollapseShapeOp>,
+      ExpandFreshInit, FoldIdentityReshape<tensor::ExpandShapeOp>,
+      FoldIdentityReshape<tensor::CollapseShapeOp>>(context);
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, readsMergedRows);
   SmallVector<Operation *> roots;
   func.walk([&](tensor::CollapseShapeOp op) {

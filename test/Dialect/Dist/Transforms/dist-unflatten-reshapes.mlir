@@ -95,7 +95,7 @@ func.func @row_sum(%x: !x, %y: tensor<4x1x8xf32, #dist.device<0>>) -> (tensor<8x
 // run).
 !x = tensor<4x2x8xf32, #dist.device<0>>
 !r = tensor<8x8xf32, #dist.device<0>>
-// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 2 ops reading the merged dimensions apart
+// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 3 ops reading the merged dimensions apart
 // CHECK-LABEL: func.func @tags
 func.func @tags(%x: !x, %w: !r) -> (!r, !r, !r) {
   %c = tensor.collapse_shape %x [[0, 1], [2]] {dist.layer = 0 : i64, dist.phase = "forward"} : !x into !r
@@ -124,13 +124,14 @@ func.func @tags(%x: !x, %w: !r) -> (!r, !r, !r) {
   return %f, %b, %i : !r, !r, !r
 }
 // CHECK: %[[E:.*]] = tensor.empty() {dist.layer = 0 : i64, dist.phase = "forward"} : tensor<4x2x8xf32, #dist.device<0>>
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x2x8xf32, #dist.device<0>>) outs(%[[E]] : tensor<4x2x8xf32, #dist.device<0>>) attrs =  {dist.layer = 0 : i64, dist.phase = "forward"}
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x2x8xf32, #dist.device<0>>) outs(%[[E]] : tensor<4x2x8xf32, #dist.device<0>>) attrs =  {dist.layer = 0 : i64, dist.phase = "forward"}
 // CHECK: math.exp %{{[a-z_0-9]+}} : f32
-// CHECK: tensor.collapse_shape {{.*}} {dist.layer = 0 : i64, dist.phase = "forward"} : tensor<4x2x8xf32, #dist.device<0>> into tensor<8x8xf32, #dist.device<0>>
 // The forward matmul reads the rows apart too (a generic of the same
-// contraction, with its own tags); the backward one keeps its form.
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} {{.*}} attrs =  {dist.layer = 1 : i64, dist.phase = "forward"}
-// CHECK: linalg.matmul {dist.layer = 0 : i64, dist.phase = "backward"}
+// contraction, with its own tags); the backward one, which sums over the
+// merged rows, reads them apart as two reductions: no reader of the exp's
+// rows needs them merged any more.
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[G]], %arg1 : {{.*}} attrs =  {dist.layer = 1 : i64, dist.phase = "forward"}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %[[G]] : tensor<8x4x2xf32, #dist.device<0>>, tensor<4x2x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.layer = 0 : i64, dist.phase = "backward"}
 // CHECK: linalg.index 0
 // CHECK: } -> tensor<8x8xf32
 
@@ -207,3 +208,46 @@ func.func @out_projection(%x: !x, %w: !r, %y: tensor<4x2x8xf32, #dist.device<0>>
 // CHECK: %[[CY:.*]] = tensor.collapse_shape %arg2 {{\[\[}}0, 1], [2]]
 // CHECK: linalg.generic {{.*}} ins(%[[CY]] : tensor<8x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.sharding
 // CHECK: linalg.transpose ins(%[[CY]] : tensor<8x8xf32, #dist.device<0>>) {{.*}} {dist.sharding
+
+// -----
+
+// A training step's backward pass through the out-projection: the weight
+// gradient dW = X^T dY sums over the [S * B] rows, which it reads apart
+// (two reductions), while its [H * D] rows, its weight's, stay merged (the
+// collapse is split: the heads first, then the rows it sums over), so the
+// optimizer update keeps the weight's layout. The input gradient dX = dY W
+// reads the rows apart up to the expand back. The update itself is never
+// rewritten.
+!x = tensor<4x2x2x4xf32, #dist.device<0>>
+!y = tensor<4x2x8xf32, #dist.device<0>>
+!r = tensor<8x8xf32, #dist.device<0>>
+// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 3 ops reading the merged dimensions apart
+// CHECK-LABEL: func.func @weight_gradient
+func.func @weight_gradient(%x: !x, %dy: !y, %w: !r, %m: !r) -> (!y, !r, !r) {
+  %zero = arith.constant {dist.phase = "backward"} 0.0 : f32
+  %cx = tensor.collapse_shape %x [[0, 1], [2, 3]] {dist.phase = "backward"} : !x into !r
+  %cdy = tensor.collapse_shape %dy [[0, 1], [2]] {dist.phase = "backward"} : !y into !r
+  %e0 = tensor.empty() {dist.phase = "backward"} : !r
+  %z0 = linalg.fill {dist.phase = "backward"} ins(%zero : f32) outs(%e0 : !r) -> !r
+  %dx = linalg.matmul {dist.phase = "backward"} ins(%cdy, %w : !r, !r) outs(%z0 : !r) -> !r
+  %dxb = tensor.expand_shape %dx [[0, 1], [2]] output_shape [4, 2, 8] {dist.phase = "backward"} : !r into !y
+  %e1 = tensor.empty() {dist.phase = "backward"} : !r
+  %xt = linalg.transpose ins(%cx : !r) outs(%e1 : !r) permutation = [1, 0] {dist.phase = "backward"}
+  %e2 = tensor.empty() {dist.phase = "backward"} : !r
+  %z2 = linalg.fill {dist.phase = "backward"} ins(%zero : f32) outs(%e2 : !r) -> !r
+  %dw = linalg.matmul {dist.phase = "backward"} ins(%xt, %cdy : !r, !r) outs(%z2 : !r) -> !r
+  %e3 = tensor.empty() {dist.phase = "update"} : !r
+  %mu = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %dw : !r, !r) outs(%e3 : !r) attrs = {dist.phase = "update"} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> !r
+  return %dxb, %dw, %mu : !y, !r, !r
+}
+// CHECK: %[[DX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg1, %arg2 : tensor<4x2x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.phase = "backward"}
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<4x2x2x4xf32, #dist.device<0>>) {{.*}} permutation = [2, 3, 0, 1]
+// CHECK: %[[HEADS:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2], [3]] {dist.phase = "backward"} : tensor<2x4x4x2xf32, #dist.device<0>> into tensor<8x4x2xf32, #dist.device<0>>
+// CHECK: %[[DW:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[HEADS]], %arg1 : tensor<8x4x2xf32, #dist.device<0>>, tensor<4x2x8xf32, #dist.device<0>>) outs(%{{.*}} : tensor<8x8xf32, #dist.device<0>>) attrs =  {dist.phase = "backward"}
+// CHECK: %[[MU:.*]] = linalg.generic {{.*}} ins(%arg3, %[[DW]] : tensor<8x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.phase = "update"}
+// CHECK: return %[[DX]], %[[DW]], %[[MU]] :

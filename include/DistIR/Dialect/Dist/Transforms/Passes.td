@@ -656,13 +656,19 @@ def DistUnflattenReshapesPass
     consumers: `linalg.generic` ops by upstream linalg's fold-by-expansion
     (element-wise ops, batched contractions), `linalg.transpose` and
     `linalg.softmax` (when the normalized dimension is one source
-    dimension) by patterns of their own; a forward `linalg.matmul` that
-    reads merged rows (the attention's projections of `[S * B, E]`)
-    becomes the same contraction as a `linalg.generic`, which is then sunk
-    through. A collapse stops at the expand that splits it again (folded
-    away) or at an op that needs the merged form (a reduction over merged
-    rows, a matmul of the backward pass or the update, an op annotated
-    with `dist.sharding`). Semantics are
+    dimension) by patterns of their own; a `linalg.matmul` that reads
+    merged rows (the attention's projections of `[S * B, E]`, and in a
+    training step their gradients) becomes the same contraction as a
+    `linalg.generic`, which is then sunk through. In the backward pass a
+    reduction over merged rows (a weight or bias gradient summing over
+    `[S * B]`) becomes two reductions; a weight gradient keeps its own
+    dimensions merged (they are its weight's, and the optimizer update
+    keeps the weight's layout), and an operand merging both is split into
+    two collapses first. A collapse stops at the expand that splits it
+    again (folded away) or at an op that needs the merged form (a forward
+    reduction over merged dimensions: the heads' features, which tensor
+    parallelism splits as one; the update; an op annotated with
+    `dist.sharding`). Semantics are
     unchanged. New ops take `dist.layer` / `dist.phase` from the
     op they replace. `dist-dtp` runs this rewrite itself when `tp` > 1
     and the batch is split too (`dp` > 1 or `microbatches` > 1).
