@@ -4,7 +4,7 @@ and N random strategies (one random configuration per op) for each device
 count, each run by distir-run on the same pseudo-random inputs as the
 sequential program, must give the same outputs. The sequential outputs are
 those of --reference when given (the program before a rewrite that produced
-P, which is then checked too), else of P.
+P: the partitioned programs of P are compared with it), else of P.
 
 usage: check-pase-equivalence.py --program P.mlir --entry NAME --work DIR
        --cluster C [--devices 2,4,8] [--random 4] [--seed 3]

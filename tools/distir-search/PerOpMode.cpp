@@ -13,6 +13,7 @@
 
 #include "PerOpMode.h"
 
+#include "DistIR/Dialect/Dist/Transforms/PerOpSearch.h"
 #include "DistIR/Search/PerOp.h"
 #include "DistIR/Tools/ToolUtils.h"
 
@@ -117,16 +118,13 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   }
 
   auto start = Clock::now();
-  FailureOr<pase::PerOpProblem> problem =
-      pase::buildPerOpProblem(function, request.cluster, options, record);
-  if (failed(problem))
+  FailureOr<dist::PerOpSearch> search =
+      dist::searchPerOp(function, request.cluster, options,
+                        /*breadthFirst=*/false, request.unflatten, record);
+  if (failed(search))
     return error.empty() ? 1 : fail(error);
-  std::vector<unsigned> order = pase::generateSeq(problem->graph);
-  FailureOr<pase::Strategy> strategy =
-      pase::solve(problem->graph, order, options.maxTableSize, record,
-                  function.getContext());
-  if (failed(strategy))
-    return fail(error);
+  pase::PerOpProblem *problem = &search->problem;
+  pase::Strategy *strategy = &search->strategy;
   double searchSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -164,6 +162,8 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                       .str();
   out << "  replicated (no split rule): "
       << (replicated.empty() ? "none" : replicated) << "\n";
+  if (std::string form = dist::describeForm(*search); !form.empty())
+    out << "  form: " << StringRef(form).drop_front(2) << "\n";
   if (problem->truncatedOps)
     out << llvm::formatv("  configurations cut to the {0} cheapest on {1} "
                          "ops\n",
@@ -225,6 +225,10 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                  {"predicted_step_s", baselines[1].outcome.predicted},
                  {"simulated_step_s", baselines[1].outcome.simulated}}}},
         {"largest_dependent_set", strategy->maxDependentSet},
+        {"unflattened", search->unflattened},
+        {"other_form_predicted_step_s",
+         search->otherCost ? llvm::json::Value(*search->otherCost)
+                           : llvm::json::Value(nullptr)},
         {"search_s", searchSeconds},
         {"ops", std::move(ops)}};
     if (failed(writeFile(

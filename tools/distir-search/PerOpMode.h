@@ -23,6 +23,8 @@ struct PerOpRequest {
   SimulatorOptions simulator;
   unsigned top = 10;
   std::string emitBest, traceBest, jsonFile;
+  /// Also search the program with merged dimensions read apart.
+  bool unflatten = true;
 };
 
 /// Builds the model's program, chooses its per-op strategy (dist-pase),

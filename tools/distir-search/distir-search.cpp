@@ -214,6 +214,13 @@ struct Options {
                "split per op by PaSE's dynamic program (dist-pase), emitted "
                "and simulated"),
       cl::init("grid"), cl::cat(category)};
+  cl::opt<bool> perOpUnflatten{
+      "per-op-unflatten",
+      cl::desc("With --strategy per-op: also search the program with merged "
+               "dimensions read apart (dist-unflatten-reshapes: the batch "
+               "and the sequence of nn.MultiheadAttention's projections) and "
+               "keep the cheaper form (default true)"),
+      cl::init(true), cl::cat(category)};
   cl::opt<bool> distirPrograms{
       "distir-programs",
       cl::desc("With --model mlp:..., --training and --cost-model "
@@ -379,8 +386,10 @@ static LogicalResult checkSearchOptions(const Options &opts) {
         return report("--" + grid->ArgStr +
                       " belongs to the grid search; --strategy per-op takes "
                       "--model, --batch, --training, --cluster, --devices, "
-                      "--cost-model, --algo, --top, --json, --emit-best and "
-                      "--trace-best");
+                      "--cost-model, --algo, --top, --json, --emit-best, "
+                      "--trace-best and --per-op-unflatten");
+  } else if (opts.perOpUnflatten.getNumOccurrences()) {
+    return report("--per-op-unflatten belongs to --strategy per-op");
   }
 
   if (opts.fast && opts.overlap)
@@ -693,6 +702,7 @@ int main(int argc, char **argv) {
     request.emitBest = opts.emitBest;
     request.traceBest = opts.traceBest;
     request.jsonFile = opts.jsonFile;
+    request.unflatten = opts.perOpUnflatten;
     return runPerOpStrategy(request, context.get());
   }
   // Progress bar on a terminal.

@@ -6,6 +6,7 @@
 
 #include "DistIR/Dialect/Dist/IR/DistCluster.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
+#include "DistIR/Dialect/Dist/Transforms/PerOpSearch.h"
 #include "DistIR/Search/PerOp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,19 +76,14 @@ struct DistPerOpStrategyPass
       auto functionError = [&](const Twine &msg) {
         function.emitError() << "dist-pase: " << msg;
       };
-      FailureOr<pase::PerOpProblem> problem =
-          pase::buildPerOpProblem(function, *resolved, options, functionError);
-      if (failed(problem))
+      // The baselines and random picks are of the program as written.
+      FailureOr<dist::PerOpSearch> search = dist::searchPerOp(
+          function, *resolved, options, order == dist::EliminationOrder::BFS,
+          unflatten && !baseline && !seed, functionError);
+      if (failed(search))
         return signalPassFailure();
-      std::vector<unsigned> sequence =
-          order == dist::EliminationOrder::BFS
-              ? pase::breadthFirstOrder(problem->graph)
-              : pase::generateSeq(problem->graph);
-      FailureOr<pase::Strategy> strategy =
-          pase::solve(problem->graph, sequence, options.maxTableSize,
-                      functionError, function.getContext());
-      if (failed(strategy))
-        return signalPassFailure();
+      pase::PerOpProblem *problem = &search->problem;
+      pase::Strategy *strategy = &search->strategy;
       if (baseline) {
         FailureOr<pase::BaselineStrategy> chosen =
             pase::baselineStrategy(*problem, *baseline, devices);
@@ -123,7 +119,8 @@ struct DistPerOpStrategyPass
                                   options.maxConfigsPerOp,
                                   problem->truncatedOps)
                         .str()
-                  : std::string());
+                  : std::string())
+          << dist::describeForm(*search);
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))
           op->emitRemark() << "dist-pase: loops split "

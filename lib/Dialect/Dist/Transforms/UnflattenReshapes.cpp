@@ -94,6 +94,11 @@ bool mergesDims(tensor::CollapseShapeOp collapse) {
                       [&](auto &group) { return mergesGroup(shape, group); });
 }
 
+bool hasPhase(Operation *op, StringRef phase) {
+  auto attr = op->getAttrOfType<StringAttr>(kPhaseAttrName);
+  return attr && attr.getValue() == phase;
+}
+
 RankedTensorType withShape(RankedTensorType like, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, like.getElementType(),
                                like.getEncoding());
@@ -107,7 +112,7 @@ struct SinkThroughTranspose : OpRewritePattern<linalg::TransposeOp> {
                                 PatternRewriter &rewriter) const override {
     auto collapse = op.getInput().getDefiningOp<tensor::CollapseShapeOp>();
     if (!collapse || !mergesDims(collapse) || op->getNumResults() != 1 ||
-        op->hasAttr(kShardingAttrName))
+        op->hasAttr(kShardingAttrName) || hasPhase(op, "update"))
       return failure();
     RankedTensorType srcType = collapse.getSrcType();
     SmallVector<ReassociationIndices> groups =
@@ -143,7 +148,8 @@ struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
   LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
                                 PatternRewriter &rewriter) const override {
     auto collapse = op.getInput().getDefiningOp<tensor::CollapseShapeOp>();
-    if (!collapse || !mergesDims(collapse) || op->hasAttr(kShardingAttrName))
+    if (!collapse || !mergesDims(collapse) || op->hasAttr(kShardingAttrName) ||
+        hasPhase(op, "update"))
       return failure();
     RankedTensorType srcType = collapse.getSrcType();
     SmallVector<ReassociationIndices> groups =
@@ -175,59 +181,49 @@ struct SinkThroughSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
   }
 };
 
-bool hasPhase(Operation *op, StringRef phase) {
-  auto attr = op->getAttrOfType<StringAttr>(kPhaseAttrName);
-  return attr && attr.getValue() == phase;
-}
-
-/// Whether `op` is of a training step's backward pass or update (untagged
-/// ops are an inference program's forward pass).
-bool isBackwardOrUpdate(Operation *op) {
-  auto attr = op->getAttrOfType<StringAttr>(kPhaseAttrName);
-  return attr && attr.getValue() != "forward";
-}
-
 /// Whether `op`'s results reach the optimizer update or the function's
 /// results through ops that only move or combine elements (element-wise
-/// generics, transposes, collapses): a weight gradient, whose dimensions
-/// are its weight's. An expand_shape stops the walk: an expansion of the
-/// rows folds into it rather than carrying past it (an input gradient
+/// generics, transposes, collapses) or accumulate into them (the init of a
+/// contraction): a weight gradient, whose dimensions are its weight's. Any
+/// other op stops the walk; an expand_shape in particular: an expansion of
+/// the rows folds into it rather than carrying past it (an input gradient
 /// going back to [S, B, E]).
 bool feedsUpdate(Operation *op) {
   SmallVector<Operation *> work = {op};
   llvm::SmallPtrSet<Operation *, 8> seen;
   while (!work.empty()) {
-    for (Operation *user : work.pop_back_val()->getUsers()) {
+    for (OpOperand &use : work.pop_back_val()->getUses()) {
+      Operation *user = use.getOwner();
       if (isa<func::ReturnOp>(user) || hasPhase(user, "update"))
         return true;
       auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-      bool moves = isa<tensor::CollapseShapeOp>(user) ||
-                   (linalgOp && linalgOp.getNumReductionLoops() == 0);
-      if (moves && seen.insert(user).second)
+      bool carries = isa<tensor::CollapseShapeOp>(user) ||
+                     (linalgOp && (linalgOp.getNumReductionLoops() == 0 ||
+                                   linalgOp.isDpsInit(&use)));
+      if (carries && seen.insert(user).second)
         work.push_back(user);
     }
   }
   return false;
 }
 
-/// Which merged groups of its operands `op` reads apart. The rows of any
-/// pass (parallel loops: [S * B] of the attention's projections); in the
-/// backward pass also the reductions (a weight or bias gradient summing
-/// over [S * B]; the forward pass's reductions over merged dims are the
-/// heads' features, which tensor parallelism splits as one dimension). A
-/// weight gradient keeps its parallel groups merged: they are its weight's
-/// dimensions, and reading them apart would carry the expansion into the
+/// Which merged groups of its operands `op` reads apart. Activations and
+/// their gradients: the rows (parallel loops: [S * B] of the attention's
+/// projections), not the reductions (merged, they are the heads' features,
+/// which tensor parallelism splits as one dimension). Weight and bias
+/// gradients (backward ops that feed the update): the reductions (sums over
+/// [S * B]), not their parallel groups, which are their weight's
+/// dimensions; reading those apart would carry the expansion into the
 /// optimizer update, whose state then no longer matches its weight's
-/// layout.
+/// layout. The update: nothing.
 struct ApartKinds {
   bool parallel = false, reduction = false;
 };
 ApartKinds apartKinds(Operation *op) {
   if (hasPhase(op, "update"))
     return {};
-  if (!isBackwardOrUpdate(op))
-    return {/*parallel=*/true, /*reduction=*/false};
-  return {/*parallel=*/!feedsUpdate(op), /*reduction=*/true};
+  bool weightGradient = hasPhase(op, "backward") && feedsUpdate(op);
+  return {/*parallel=*/!weightGradient, /*reduction=*/weightGradient};
 }
 
 /// Whether `operand` of a linalg op is a merging collapse whose merged

@@ -31,9 +31,9 @@ struct UnflattenStats {
 /// collapse; the collapse is then sunk through its consumers (upstream
 /// linalg's fold-by-expansion for `linalg.generic`, and patterns for
 /// `linalg.transpose` and `linalg.softmax`; a `linalg.matmul` reading
-/// merged rows becomes a `linalg.generic` first; in the backward pass a
-/// reduction over merged rows becomes two, while a weight gradient keeps
-/// its weight's dimensions merged) until it meets the expand that
+/// merged rows becomes a `linalg.generic` first; a weight or bias gradient
+/// sums over merged rows as two reductions and keeps its weight's
+/// dimensions merged) until it meets the expand that
 /// splits it again (folded away) or an op that needs it merged. Semantics
 /// are unchanged; new ops take `dist.layer` / `dist.phase` from the op the
 /// rewrite replaced. Fails (with an error) if the rewrite does not

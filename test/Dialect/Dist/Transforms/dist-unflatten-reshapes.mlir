@@ -126,6 +126,7 @@ func.func @tags(%x: !x, %w: !r) -> (!r, !r, !r) {
 // CHECK: %[[E:.*]] = tensor.empty() {dist.layer = 0 : i64, dist.phase = "forward"} : tensor<4x2x8xf32, #dist.device<0>>
 // CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x2x8xf32, #dist.device<0>>) outs(%[[E]] : tensor<4x2x8xf32, #dist.device<0>>) attrs =  {dist.layer = 0 : i64, dist.phase = "forward"}
 // CHECK: math.exp %{{[a-z_0-9]+}} : f32
+// CHECK-NOT: tensor.collapse_shape %[[G]]
 // The forward matmul reads the rows apart too (a generic of the same
 // contraction, with its own tags); the backward one, which sums over the
 // merged rows, reads them apart as two reductions: no reader of the exp's
@@ -215,13 +216,15 @@ func.func @out_projection(%x: !x, %w: !r, %y: tensor<4x2x8xf32, #dist.device<0>>
 // gradient dW = X^T dY sums over the [S * B] rows, which it reads apart
 // (two reductions), while its [H * D] rows, its weight's, stay merged (the
 // collapse is split: the heads first, then the rows it sums over), so the
-// optimizer update keeps the weight's layout. The input gradient dX = dY W
-// reads the rows apart up to the expand back. The update itself is never
-// rewritten.
+// optimizer update keeps the weight's layout. A second microbatch's
+// gradient accumulates into the first (its init) and reaches the update
+// through a transpose: both are weight gradients. The input gradient
+// dX = dY W reads the rows apart up to the expand back. Ops of the update,
+// a transpose too, are never rewritten.
 !x = tensor<4x2x2x4xf32, #dist.device<0>>
 !y = tensor<4x2x8xf32, #dist.device<0>>
 !r = tensor<8x8xf32, #dist.device<0>>
-// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 3 ops reading the merged dimensions apart
+// REMARK: remark: dist-unflatten-reshapes: 0 reshapes through their finest shape, 4 ops reading the merged dimensions apart
 // CHECK-LABEL: func.func @weight_gradient
 func.func @weight_gradient(%x: !x, %dy: !y, %w: !r, %m: !r) -> (!y, !r, !r) {
   %zero = arith.constant {dist.phase = "backward"} 0.0 : f32
@@ -236,18 +239,29 @@ func.func @weight_gradient(%x: !x, %dy: !y, %w: !r, %m: !r) -> (!y, !r, !r) {
   %e2 = tensor.empty() {dist.phase = "backward"} : !r
   %z2 = linalg.fill {dist.phase = "backward"} ins(%zero : f32) outs(%e2 : !r) -> !r
   %dw = linalg.matmul {dist.phase = "backward"} ins(%xt, %cdy : !r, !r) outs(%z2 : !r) -> !r
+  %dw2 = linalg.matmul {dist.phase = "backward"} ins(%xt, %cdy : !r, !r) outs(%dw : !r) -> !r
+  %e4 = tensor.empty() {dist.phase = "backward"} : !r
+  %dwt = linalg.transpose ins(%dw2 : !r) outs(%e4 : !r) permutation = [1, 0] {dist.phase = "backward"}
   %e3 = tensor.empty() {dist.phase = "update"} : !r
   %mu = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
-      ins(%m, %dw : !r, !r) outs(%e3 : !r) attrs = {dist.phase = "update"} {
+      ins(%m, %dwt : !r, !r) outs(%e3 : !r) attrs = {dist.phase = "update"} {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
   } -> !r
-  return %dxb, %dw, %mu : !y, !r, !r
+  %cu = tensor.collapse_shape %x [[0, 1], [2, 3]] {dist.phase = "update"} : !x into !r
+  %e5 = tensor.empty() {dist.phase = "update"} : !r
+  %tu = linalg.transpose ins(%cu : !r) outs(%e5 : !r) permutation = [1, 0] {dist.phase = "update"}
+  return %dxb, %mu, %tu : !y, !r, !r
 }
 // CHECK: %[[DX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg1, %arg2 : tensor<4x2x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.phase = "backward"}
 // CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<4x2x2x4xf32, #dist.device<0>>) {{.*}} permutation = [2, 3, 0, 1]
 // CHECK: %[[HEADS:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2], [3]] {dist.phase = "backward"} : tensor<2x4x4x2xf32, #dist.device<0>> into tensor<8x4x2xf32, #dist.device<0>>
 // CHECK: %[[DW:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[HEADS]], %arg1 : tensor<8x4x2xf32, #dist.device<0>>, tensor<4x2x8xf32, #dist.device<0>>) outs(%{{.*}} : tensor<8x8xf32, #dist.device<0>>) attrs =  {dist.phase = "backward"}
-// CHECK: %[[MU:.*]] = linalg.generic {{.*}} ins(%arg3, %[[DW]] : tensor<8x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.phase = "update"}
-// CHECK: return %[[DX]], %[[DW]], %[[MU]] :
+// CHECK: %[[HEADS2:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2], [3]]
+// CHECK: %[[DW2:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[HEADS2]], %arg1 : tensor<8x4x2xf32, #dist.device<0>>, tensor<4x2x8xf32, #dist.device<0>>) outs(%[[DW]] : tensor<8x8xf32, #dist.device<0>>) attrs =  {dist.phase = "backward"}
+// CHECK: %[[DWT:.*]] = linalg.transpose ins(%[[DW2]] : tensor<8x8xf32, #dist.device<0>>)
+// CHECK: %[[MU:.*]] = linalg.generic {{.*}} ins(%arg3, %[[DWT]] : tensor<8x8xf32, #dist.device<0>>, tensor<8x8xf32, #dist.device<0>>) {{.*}} attrs =  {dist.phase = "update"}
+// CHECK: %[[CU:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2, 3]] {dist.phase = "update"}
+// CHECK: %[[TU:.*]] = linalg.transpose ins(%[[CU]] : tensor<8x8xf32, #dist.device<0>>) {{.*}} {dist.phase = "update"}
+// CHECK: return %[[DX]], %[[MU]], %[[TU]] :

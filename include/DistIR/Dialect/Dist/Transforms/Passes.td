@@ -241,9 +241,19 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     own choices the same way, so a second `dist-pase` keeps them unless
     `follow-annotations=false`.
 
-    A remark on each function gives the cost, the largest dependent set and
-    the ops without a split rule (run whole on every device); `report=true`
-    adds one remark per op with its loop factors. Errors: no cluster,
+    The space depends on how the program writes its dimensions: a batch
+    merged with the sequence (nn.MultiheadAttention's `[S * B, E]`
+    projections) can be split with the sequence only. So the search also
+    runs on the program as `dist-unflatten-reshapes` rewrites it (merged
+    dimensions kept apart), when that changes it, and keeps the form with
+    the lower optimum: the function's body is then the rewritten one
+    (`unflatten=false` searches the program as written only; the
+    baselines and random picks always are).
+
+    A remark on each function gives the cost, the largest dependent set,
+    the ops without a split rule (run whole on every device) and the form
+    kept, with the other form's optimum; `report=true` adds one remark per
+    op with its loop factors. Errors: no cluster,
     `devices` outside the cluster, dynamic loop sizes, a dependent set whose
     table exceeds `max-table` entries.
 
@@ -296,9 +306,15 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
            "Rewrite the function into the strategy's dist program">,
     Option<"pick", "pick", "std::string", /*default=*/"\"optimal\"",
            "optimal, data-parallel, one-weird-trick, or random:SEED (a "
-           "random configuration per op)">
+           "random configuration per op)">,
+    Option<"unflatten", "unflatten", "bool", /*default=*/"true",
+           "Also search the program as dist-unflatten-reshapes rewrites it "
+           "(merged dimensions read apart) and keep the cheaper form "
+           "(pick=optimal only)">
   ];
-  let dependentDialects = ["::distir::dist::DistDialect"];
+  let dependentDialects = ["::distir::dist::DistDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DistPlacePass : Pass<"dist-place", "::mlir::ModuleOp"> {
@@ -659,16 +675,17 @@ def DistUnflattenReshapesPass
     dimension) by patterns of their own; a `linalg.matmul` that reads
     merged rows (the attention's projections of `[S * B, E]`, and in a
     training step their gradients) becomes the same contraction as a
-    `linalg.generic`, which is then sunk through. In the backward pass a
-    reduction over merged rows (a weight or bias gradient summing over
-    `[S * B]`) becomes two reductions; a weight gradient keeps its own
-    dimensions merged (they are its weight's, and the optimizer update
-    keeps the weight's layout), and an operand merging both is split into
-    two collapses first. A collapse stops at the expand that splits it
-    again (folded away) or at an op that needs the merged form (a forward
-    reduction over merged dimensions: the heads' features, which tensor
-    parallelism splits as one; the update; an op annotated with
-    `dist.sharding`). Semantics are
+    `linalg.generic`, which is then sunk through. A weight or bias gradient
+    (a backward op whose result reaches the optimizer update through
+    element-wise ops, transposes or accumulation) reads its sums over merged
+    rows (`[S * B]`) as two reductions and keeps its own dimensions merged:
+    they are its weight's, and the update keeps the weight's layout. Every
+    other op reads merged rows apart and keeps merged reduced dimensions
+    (the heads' features, which tensor parallelism splits as one); an
+    operand merging both kinds is split into two collapses first. A
+    collapse stops at the expand that splits it again (folded away) or at
+    an op that needs the merged form (those above, ops of the update, an op
+    annotated with `dist.sharding`). Semantics are
     unchanged. New ops take `dist.layer` / `dist.phase` from the
     op they replace. `dist-dtp` runs this rewrite itself when `tp` > 1
     and the batch is split too (`dp` > 1 or `microbatches` > 1).
