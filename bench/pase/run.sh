@@ -2,7 +2,11 @@
 # Times dist-pase (cost graph + GenerateSeq + dynamic program) on graphs of
 # the PaSE paper's Table I (torchvision AlexNet and InceptionV3, a WMT-sized
 # nn.Transformer; batch 128) over 4..64 devices of dgx-h100:nodes=8, and
-# GenerateSeq's largest dependent set against breadth-first order's.
+# GenerateSeq's largest dependent set against breadth-first order's. The
+# Transformer is timed twice: dist-pase's default (both forms of the
+# program: as written, and with the attention's [seq * batch] rows read
+# apart by dist-unflatten-reshapes; the cheaper kept) and "as written"
+# (unflatten=false, the graph the paper's Table I times).
 # usage: bench/pase/run.sh [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -13,17 +17,22 @@ for model in alexnet inception_v3 transformer; do
   [ -f "$model.onnx" ] || /usr/bin/python3 "$root/bench/pase/export_torchvision.py" "$model" 128 2>/dev/null
   "$bin/distir-translate" --import-onnx "$model.onnx" -o "$model.mlir"
 done
-printf "%-13s %7s %9s %12s %s\n" model devices seconds cost_s "largest dependent set"
+printf "%-24s %7s %9s %12s %s\n" model devices seconds cost_s "largest dependent set"
 for devices in 4 8 16 32 64; do
-  for model in alexnet inception_v3 transformer; do
+  for run in alexnet inception_v3 transformer transformer:as-written; do
+    model=${run%%:*}
+    extra=""
+    [ "$run" != "$model" ] && extra=" unflatten=false"
     start=$(date +%s.%N)
     remark=$("$bin/distir-opt" "$model.mlir" \
-      --dist-pase="devices=$devices cluster=dgx-h100:nodes=8" \
+      --dist-pase="devices=$devices cluster=dgx-h100:nodes=8$extra" \
       --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep "remark: dist-pase")
     end=$(date +%s.%N)
     cost=$(sed -E 's/.*cost ([^ ]+) s.*/\1/' <<<"$remark")
     set=$(sed -E 's/.*largest dependent set ([0-9]+).*/\1/' <<<"$remark")
-    printf "%-13s %7d %9.2f %12s %s\n" "$model" "$devices" "$(echo "$end - $start" | bc)" "$cost" "$set"
+    form=""
+    grep -q "merged dimensions read apart (dist-unflatten" <<<"$remark" && form=" (read apart)"
+    printf "%-24s %7d %9.2f %12s %s%s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "$cost" "$set" "$form"
   done
 done
 echo "breadth-first order on inception_v3, 8 devices:"

@@ -88,7 +88,19 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
     return success();
   };
 
-  // The hand-written baselines, each on its own copy of the program.
+  auto start = Clock::now();
+  FailureOr<dist::PerOpSearch> search =
+      dist::searchPerOp(function, request.cluster, options,
+                        /*breadthFirst=*/false, request.unflatten, record);
+  if (failed(search))
+    return error.empty() ? 1 : fail(error);
+  pase::PerOpProblem *problem = &search->problem;
+  pase::Strategy *strategy = &search->strategy;
+  double searchSeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+
+  // The hand-written baselines, each on its own copy of the program in the
+  // form the search kept (a batch split reads the same dimensions).
   struct Baseline {
     const char *name;
     pase::BaselineKind kind;
@@ -117,17 +129,6 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
     baseline.fallbacks = chosen->fallbacks;
   }
 
-  auto start = Clock::now();
-  FailureOr<dist::PerOpSearch> search =
-      dist::searchPerOp(function, request.cluster, options,
-                        /*breadthFirst=*/false, request.unflatten, record);
-  if (failed(search))
-    return error.empty() ? 1 : fail(error);
-  pase::PerOpProblem *problem = &search->problem;
-  pase::Strategy *strategy = &search->strategy;
-  double searchSeconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
-
   // Per-op rows before emission rewrites the ops away.
   struct Row {
     std::string op, location, split;
@@ -152,7 +153,7 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                        request.devices, request.cluster.name, request.batch,
                        request.training ? ", training step" : "");
   out << llvm::formatv("  {0} ops; dynamic program over GenerateSeq: largest "
-                       "dependent set {1} ({2} entries), {3:f3} s\n",
+                       "dependent set {1} ({2} entries); search {3:f3} s\n",
                        problem->ops.size(), strategy->maxDependentSet,
                        strategy->maxTableSize, searchSeconds);
   std::string replicated;
@@ -199,6 +200,8 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   }
 
   if (!request.jsonFile.empty()) {
+    const std::string &otherError =
+        search->unflattened ? search->writtenError : search->unflattenError;
     llvm::json::Array ops;
     for (const Row &row : rows)
       ops.push_back(llvm::json::Object{{"op", row.op},
@@ -226,6 +229,11 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                  {"simulated_step_s", baselines[1].outcome.simulated}}}},
         {"largest_dependent_set", strategy->maxDependentSet},
         {"unflattened", search->unflattened},
+        // Why the form not kept has no optimum (null: it has one, or the
+        // rewrite did not change the program).
+        {"other_form_error", otherError.empty()
+                                 ? llvm::json::Value(nullptr)
+                                 : llvm::json::Value(otherError)},
         {"other_form_predicted_step_s",
          search->otherCost ? llvm::json::Value(*search->otherCost)
                            : llvm::json::Value(nullptr)},

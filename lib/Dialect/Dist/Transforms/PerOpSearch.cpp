@@ -22,22 +22,60 @@ struct Solved {
   pase::Strategy strategy;
 };
 
+/// The errors of one search, held back until it is known whether the other
+/// form succeeds: the messages given to the error callback and the
+/// diagnostics ops emit themselves.
+struct HeldErrors {
+  std::string first;
+  SmallVector<std::pair<Location, std::string>> diagnostics;
+  void record(const Twine &msg) {
+    if (first.empty())
+      first = msg.str();
+  }
+  std::string reason() const {
+    if (!first.empty())
+      return first;
+    return diagnostics.empty() ? "it failed" : diagnostics.front().second;
+  }
+};
+
 FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
                            const pase::PerOpOptions &options, bool breadthFirst,
-                           pase::ErrorFn error) {
+                           HeldErrors &held) {
+  ScopedDiagnosticHandler hold(function.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Error)
+      return failure(); // on to the next handler
+    held.diagnostics.emplace_back(d.getLocation(), d.str());
+    return success();
+  });
+  auto record = [&](const Twine &msg) { held.record(msg); };
   FailureOr<pase::PerOpProblem> problem =
-      pase::buildPerOpProblem(function, cluster, options, error);
+      pase::buildPerOpProblem(function, cluster, options, record);
   if (failed(problem))
     return failure();
   std::vector<unsigned> order = breadthFirst
                                     ? pase::breadthFirstOrder(problem->graph)
                                     : pase::generateSeq(problem->graph);
   FailureOr<pase::Strategy> strategy =
-      pase::solve(problem->graph, order, options.maxTableSize, error,
+      pase::solve(problem->graph, order, options.maxTableSize, record,
                   function.getContext());
   if (failed(strategy))
     return failure();
   return Solved{std::move(*problem), std::move(*strategy)};
+}
+
+/// Whether `function` carries `dist.sharding` on an argument or an op: the
+/// annotations name its dimensions as written.
+bool hasAnnotations(func::FuncOp function) {
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    if (function.getArgAttr(i, kShardingAttrName))
+      return true;
+  return function
+      .walk([](Operation *op) {
+        return op->hasAttr(kShardingAttrName) ? WalkResult::interrupt()
+                                              : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 } // namespace
@@ -46,50 +84,72 @@ FailureOr<PerOpSearch>
 distir::dist::searchPerOp(func::FuncOp function, const Cluster &cluster,
                           const pase::PerOpOptions &options, bool breadthFirst,
                           bool tryUnflatten, pase::ErrorFn error) {
-  FailureOr<Solved> plain =
-      solveOne(function, cluster, options, breadthFirst, error);
-  if (failed(plain))
-    return failure();
   PerOpSearch result;
-  result.problem = std::move(plain->problem);
-  result.strategy = std::move(plain->strategy);
+  HeldErrors writtenErrors;
+  FailureOr<Solved> written =
+      solveOne(function, cluster, options, breadthFirst, writtenErrors);
+  // The written form's errors, when it is the answer.
+  auto reportWritten = [&]() -> FailureOr<PerOpSearch> {
+    for (auto &[loc, message] : writtenErrors.diagnostics)
+      mlir::emitError(loc) << message;
+    if (!writtenErrors.first.empty())
+      error(writtenErrors.first);
+    return failure();
+  };
+  if (succeeded(written)) {
+    result.problem = std::move(written->problem);
+    result.strategy = std::move(written->strategy);
+  }
   if (!tryUnflatten)
+    return succeeded(written) ? FailureOr<PerOpSearch>(std::move(result))
+                              : reportWritten();
+  // Annotations name the dimensions as written; a rewrite would drop them.
+  if (options.followAnnotations && hasAnnotations(function)) {
+    if (failed(written))
+      return reportWritten();
+    result.unflattenError = "the program carries dist.sharding annotations";
     return result;
+  }
 
   // The rewrite on a detached copy, which replaces the body only if its
-  // optimum is lower. Its diagnostics are the search's to report.
+  // optimum is lower (or the program as written has none).
   func::FuncOp copy = function.clone();
   llvm::scope_exit eraseCopy([&] { copy.erase(); });
-  std::string copyError;
-  auto record = [&](const Twine &msg) {
-    if (copyError.empty())
-      copyError = msg.str();
-  };
+  HeldErrors copyErrors;
   FailureOr<UnflattenStats> stats;
   {
-    ScopedDiagnosticHandler quiet(function.getContext(), [&](Diagnostic &d) {
-      record(d.str());
+    ScopedDiagnosticHandler hold(function.getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      copyErrors.record(d.str());
       return success();
     });
     stats = unflattenReshapes(copy);
   }
-  if (failed(stats)) {
-    result.unflattenError = copyError;
+  if (failed(stats) || (stats->refined == 0 && stats->sunk == 0)) {
+    if (failed(written))
+      return reportWritten();
+    if (failed(stats))
+      result.unflattenError = copyErrors.reason();
     return result;
   }
-  if (stats->refined == 0 && stats->sunk == 0)
-    return result;
   FailureOr<Solved> apart =
-      solveOne(copy, cluster, options, breadthFirst, record);
+      solveOne(copy, cluster, options, breadthFirst, copyErrors);
   if (failed(apart)) {
-    result.unflattenError = copyError;
+    if (failed(written))
+      return reportWritten();
+    result.unflattenError = copyErrors.reason();
     return result;
   }
-  if (apart->strategy.cost >= result.strategy.cost) {
-    result.otherCost = apart->strategy.cost;
-    return result;
+  if (succeeded(written)) {
+    if (apart->strategy.cost >= result.strategy.cost) {
+      result.otherCost = apart->strategy.cost;
+      return result;
+    }
+    result.otherCost = result.strategy.cost;
+  } else {
+    result.writtenError = writtenErrors.reason();
   }
-  result.otherCost = result.strategy.cost;
   result.problem = std::move(apart->problem);
   result.strategy = std::move(apart->strategy);
   result.unflattened = true;
@@ -99,11 +159,15 @@ distir::dist::searchPerOp(func::FuncOp function, const Cluster &cluster,
 }
 
 std::string distir::dist::describeForm(const PerOpSearch &search) {
-  if (search.unflattened)
+  if (search.unflattened && search.otherCost)
     return llvm::formatv("; merged dimensions read apart "
                          "(dist-unflatten-reshapes; as written: {0:e3} s)",
                          *search.otherCost)
         .str();
+  if (search.unflattened)
+    return "; merged dimensions read apart (dist-unflatten-reshapes; as "
+           "written: no strategy, " +
+           search.writtenError + ")";
   if (search.otherCost)
     return llvm::formatv("; as written (merged dimensions read apart: "
                          "{0:e3} s)",

@@ -246,9 +246,11 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     projections) can be split with the sequence only. So the search also
     runs on the program as `dist-unflatten-reshapes` rewrites it (merged
     dimensions kept apart), when that changes it, and keeps the form with
-    the lower optimum: the function's body is then the rewritten one
-    (`unflatten=false` searches the program as written only; the
-    baselines and random picks always are).
+    the lower optimum (or the one that has a strategy): the function's body
+    is then the rewritten one. `unflatten=false` searches the program as
+    written only; so do the baselines, the random picks and a program that
+    carries `dist.sharding` annotations (they name its dimensions as
+    written).
 
     A remark on each function gives the cost, the largest dependent set,
     the ops without a split rule (run whole on every device) and the form

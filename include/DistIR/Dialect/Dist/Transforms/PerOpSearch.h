@@ -29,17 +29,23 @@ struct PerOpSearch {
   bool unflattened = false;
   /// The optimum of the form not kept, when both were searched.
   std::optional<double> otherCost;
-  /// Why the unflattened form was not searched to the end (its table too
-  /// large, ...), when it was tried and failed; the program as written is
-  /// kept.
+  /// Why the unflattened form was not searched or has no strategy (its
+  /// table too large, annotations on the program, ...); the program as
+  /// written is kept.
   std::string unflattenError;
+  /// Why the program as written has no strategy, when the unflattened form
+  /// has one (and is kept).
+  std::string writtenError;
 };
 
 /// PaSE's optimum for `function` (GenerateSeq order, or breadth-first).
 /// With `tryUnflatten`, a copy of `function` is rewritten by
 /// dist-unflatten-reshapes; when that changes it, the copy is searched too
-/// and its body replaces `function`'s if its optimum is lower. Fails (one
-/// message through `error`) only when the program as written fails.
+/// and its body replaces `function`'s if its optimum is lower or the
+/// program as written has none. Not tried when `options` follow
+/// annotations and the function carries `dist.sharding` (they name its
+/// dimensions as written). Fails only when no form has a strategy, with
+/// the errors of the program as written (through `error` and at its ops).
 mlir::FailureOr<PerOpSearch> searchPerOp(mlir::func::FuncOp function,
                                          const Cluster &cluster,
                                          const pase::PerOpOptions &options,
@@ -48,9 +54,9 @@ mlir::FailureOr<PerOpSearch> searchPerOp(mlir::func::FuncOp function,
 
 /// The remark clause on the form kept: empty when only the program as
 /// written was searched, else "; merged dimensions read apart
-/// (dist-unflatten-reshapes; as written: COST s)", "; as written (merged
-/// dimensions read apart: COST s)" or "; as written (merged dimensions read
-/// apart: not searched, REASON)".
+/// (dist-unflatten-reshapes; as written: COST s | no strategy, REASON)",
+/// "; as written (merged dimensions read apart: COST s)" or "; as written
+/// (merged dimensions read apart: not searched, REASON)".
 std::string describeForm(const PerOpSearch &search);
 
 } // namespace distir::dist
