@@ -32,6 +32,15 @@ struct HeldErrors {
     if (first.empty())
       first = msg.str();
   }
+  /// Holds the errors ops emit while it lives; other diagnostics pass on.
+  ScopedDiagnosticHandler hold(MLIRContext *context) {
+    return ScopedDiagnosticHandler(context, [this](Diagnostic &d) {
+      if (d.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      diagnostics.emplace_back(d.getLocation(), d.str());
+      return success();
+    });
+  }
   std::string reason() const {
     if (!first.empty())
       return first;
@@ -42,12 +51,7 @@ struct HeldErrors {
 FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
                            const pase::PerOpOptions &options, bool breadthFirst,
                            HeldErrors &held) {
-  ScopedDiagnosticHandler hold(function.getContext(), [&](Diagnostic &d) {
-    if (d.getSeverity() != DiagnosticSeverity::Error)
-      return failure(); // on to the next handler
-    held.diagnostics.emplace_back(d.getLocation(), d.str());
-    return success();
-  });
+  ScopedDiagnosticHandler hold = held.hold(function.getContext());
   auto record = [&](const Twine &msg) { held.record(msg); };
   FailureOr<pase::PerOpProblem> problem =
       pase::buildPerOpProblem(function, cluster, options, record);
@@ -118,12 +122,7 @@ distir::dist::searchPerOp(func::FuncOp function, const Cluster &cluster,
   HeldErrors copyErrors;
   FailureOr<UnflattenStats> stats;
   {
-    ScopedDiagnosticHandler hold(function.getContext(), [&](Diagnostic &d) {
-      if (d.getSeverity() != DiagnosticSeverity::Error)
-        return failure();
-      copyErrors.record(d.str());
-      return success();
-    });
+    ScopedDiagnosticHandler hold = copyErrors.hold(function.getContext());
     stats = unflattenReshapes(copy);
   }
   if (failed(stats) || (stats->refined == 0 && stats->sunk == 0)) {

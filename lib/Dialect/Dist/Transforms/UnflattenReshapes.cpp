@@ -365,8 +365,14 @@ struct SplitGenericOperands : OpRewritePattern<linalg::GenericOp> {
   static constexpr llvm::StringLiteral kName = "SplitGenericOperands";
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
+    // Cheap tests first: apartKinds walks the users.
     if (op->hasAttr(kShardingAttrName) ||
-        !op.getBlock()->getOps<linalg::IndexOp>().empty())
+        !op.getBlock()->getOps<linalg::IndexOp>().empty() ||
+        llvm::none_of(op.getDpsInputOperands(), [](OpOperand *operand) {
+          auto collapse =
+              operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+          return collapse && mergesDims(collapse);
+        }))
       return failure();
     ApartKinds kinds = apartKinds(op);
     bool split = false;
