@@ -5,8 +5,9 @@
 # dgx1-v100:nodes=2.
 #   text:     distir-opt --dist-dtp (text out) | distir-sim
 #   bytecode: distir-opt --dist-dtp --emit-bytecode | distir-sim
-#   trusted:  the same with distir-opt --verify-each=false (the search does
-#             not re-verify its own transforms either)
+#   trusted:  the same with distir-opt --verify-each=false and distir-sim
+#             --trust-input (the search does not re-verify its own
+#             transforms either)
 #   one-tool: distir-sim --pass-pipeline 'builtin.module(dist-dtp{...})'
 #             (transform and simulate in one process, nothing written)
 #   one-tool-trusted: the same with --verify-each=false
@@ -24,13 +25,14 @@ echo "build (distir-translate --build-mlp, text): $(echo "$(now) - $start" | bc)
 
 for mode in text bytecode trusted; do
   flag=""
+  trust=""
   [ "$mode" = bytecode ] && flag="--emit-bytecode"
-  [ "$mode" = trusted ] && flag="--emit-bytecode --verify-each=false"
+  [ "$mode" = trusted ] && flag="--emit-bytecode --verify-each=false" && trust="--trust-input"
   for r in $(seq "$runs"); do
     start=$(now)
     "$bin/distir-opt" "$work/mlp.mlir" --dist-dtp="$dtp" $flag -o "$work/step.$mode"
     "$bin/distir-sim" "$work/step.$mode" --entry mlp_dtp --cluster "$cluster" \
-      --no-memory-plan > "$work/sim.$mode.txt"
+      --no-memory-plan $trust > "$work/sim.$mode.txt"
     echo "$(now) - $start" | bc
   done | median > "$work/$mode.s"
   echo "$mode: $(cat "$work/$mode.s") s (median of $runs), step program $(du -h "$work/step.$mode" | cut -f1), latency $(grep -m1 '^latency' "$work/sim.$mode.txt" | awk '{print $2}')"

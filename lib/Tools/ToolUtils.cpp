@@ -29,7 +29,8 @@ distir::ToolSession::ToolSession()
 }
 
 OwningOpRef<ModuleOp> distir::ToolSession::loadProgram(StringRef path,
-                                                       bool checkPlacement) {
+                                                       bool checkPlacement,
+                                                       bool verify) {
   std::string message;
   std::unique_ptr<llvm::MemoryBuffer> buffer = openInputFile(path, &message);
   if (!buffer) {
@@ -38,7 +39,7 @@ OwningOpRef<ModuleOp> distir::ToolSession::loadProgram(StringRef path,
   }
   sourceMgr->AddNewSourceBuffer(std::move(buffer), SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context, verify));
   if (!module || !checkPlacement)
     return module;
   PassManager pm(&context);

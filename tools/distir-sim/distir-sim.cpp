@@ -10,6 +10,7 @@
 //   [--overlap] [--link-contention] [--batch B]
 //   [--entry NAME] [--trace out.json] [--format text|json] [-o out]
 //   [--pass-pipeline 'builtin.module(dist-dtp{...})' [--verify-each=false]]
+//   [--trust-input]
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +100,14 @@ static cl::opt<bool>
                cl::desc("Verify the program after each pass of --pass-pipeline "
                         "(default true)"),
                cl::init(true), cl::cat(category));
+static cl::opt<bool> trustInput(
+    "trust-input",
+    cl::desc("Do not verify the program on loading: for one that a DistIR "
+             "tool has just written (distir-opt ... --emit-bytecode), where "
+             "the verifier is most of the load time. An invalid program is "
+             "then undefined behaviour, as with mlir-opt's "
+             "--mlir-very-unsafe-disable-verifier-on-parsing"),
+    cl::cat(category));
 static cl::opt<bool>
     timing("timing",
            cl::desc("Print the time of each phase (load, transform, "
@@ -202,7 +211,8 @@ int main(int argc, char **argv) {
   // A pipeline may place the program itself (dist-place): placement is
   // checked after it.
   OwningOpRef<ModuleOp> module =
-      session.loadProgram(inputFile, /*checkPlacement=*/passes.empty());
+      session.loadProgram(inputFile, /*checkPlacement=*/passes.empty(),
+                          /*verify=*/!trustInput);
   if (!module)
     return 1;
   phase("load");

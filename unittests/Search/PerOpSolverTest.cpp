@@ -6,6 +6,7 @@
 
 #include "DistIR/Search/PerOpSolver.h"
 
+#include "mlir/IR/MLIRContext.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -16,11 +17,12 @@ using namespace distir::pase;
 
 namespace {
 
-/// Random costs in [0, 10) for `configs[v]` configurations per vertex and
-/// the given edges.
+/// Random costs drawn from `cost` (default: reals in [0, 10)) for
+/// `configs[v]` configurations per vertex and the given edges.
+template <typename Distribution = std::uniform_real_distribution<double>>
 CostGraph randomGraph(std::mt19937 &rng, const std::vector<int64_t> &configs,
-                      const std::vector<std::pair<unsigned, unsigned>> &edges) {
-  std::uniform_real_distribution<double> cost(0.0, 10.0);
+                      const std::vector<std::pair<unsigned, unsigned>> &edges,
+                      Distribution cost = Distribution(0.0, 10.0)) {
   CostGraph graph;
   for (int64_t n : configs) {
     std::vector<double> costs(n);
@@ -107,6 +109,41 @@ TEST(PerOpSolver, DynamicProgramEqualsBruteForceOnChainsAndResidualBlocks) {
       {3, 7}, {4, 8}, {5, 9}, {6, 9}, {7, 9}, {8, 9}};
   CostGraph module = randomGraph(rng, std::vector<int64_t>(10, 4), inception);
   expectOptimal(module, "inception module");
+}
+
+TEST(PerOpSolver, LargeTablesOnThreadsEqualBruteForce) {
+  // Vertices with many configurations (counts not multiples of the scan's
+  // four lanes), small integer costs (exact ties: the first minimum must
+  // win), and dependent sets of two and three whose tables span several
+  // chunks of the threaded fill.
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> small(0, 3);
+  mlir::MLIRContext context;
+  ASSERT_TRUE(context.isMultithreadingEnabled());
+  auto fail = [](const llvm::Twine &msg) { ADD_FAILURE() << msg.str(); };
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> shapes = {
+      {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 3}, {1, 3}},
+      {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}},
+      {{1, 0}, {2, 0}, {3, 0}}};
+  for (unsigned trial = 0; trial < 6; ++trial) {
+    std::vector<int64_t> counts = {17 + trial, 23, 19, 21 - trial};
+    CostGraph graph =
+        randomGraph(rng, counts, shapes[trial % shapes.size()], small);
+    std::string what = "trial " + std::to_string(trial);
+    mlir::FailureOr<Strategy> brute = solveBruteForce(graph, 1 << 22, fail);
+    ASSERT_TRUE(mlir::succeeded(brute)) << what;
+    for (std::vector<unsigned> order :
+         {std::vector<unsigned>{0, 1, 2, 3}, std::vector<unsigned>{3, 2, 1, 0},
+          std::vector<unsigned>{1, 3, 0, 2}}) {
+      mlir::FailureOr<Strategy> alone = solve(graph, order, 1 << 22, fail);
+      mlir::FailureOr<Strategy> threaded =
+          solve(graph, order, 1 << 22, fail, &context);
+      ASSERT_TRUE(mlir::succeeded(alone) && mlir::succeeded(threaded)) << what;
+      EXPECT_EQ(alone->cost, brute->cost) << what;
+      EXPECT_EQ(threaded->config, alone->config) << what;
+      EXPECT_EQ(graph.evaluate(alone->config), alone->cost) << what;
+    }
+  }
 }
 
 TEST(PerOpSolver, GenerateSeqKeepsDependentSetsSmall) {

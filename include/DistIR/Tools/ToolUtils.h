@@ -30,8 +30,11 @@ struct ToolSession {
   /// Parses and verifies `path` ("-" for stdin) with every DistIR dialect
   /// registered, then checks placement (unless `checkPlacement` is false:
   /// a caller that transforms the program first checks it afterwards).
+  /// `verify` false skips the verifier (a program a DistIR tool has just
+  /// written; an invalid one is then undefined behaviour).
   mlir::OwningOpRef<mlir::ModuleOp> loadProgram(llvm::StringRef path,
-                                                bool checkPlacement = true);
+                                                bool checkPlacement = true,
+                                                bool verify = true);
 };
 
 /// The function to run: `name` if given, else the module's only public

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <numeric>
 #include <set>
 
 using namespace mlir;
@@ -185,6 +186,42 @@ static LogicalResult checkGraph(const CostGraph &graph, ErrorFn error) {
   return success();
 }
 
+/// The least of `sums[c] + row[c]` (of `sums[c]` when `row` is null) over
+/// c < n and the first c reaching it, as one scan with `<` finds them. Four
+/// interleaved scans keep each compare independent of the last one's.
+static std::pair<double, int64_t> argminOfSum(const double *sums,
+                                              const double *row, int64_t n) {
+  constexpr int kLanes = 4;
+  double best[kLanes];
+  int64_t at[kLanes];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    best[lane] = std::numeric_limits<double>::infinity();
+    at[lane] = n;
+  }
+  int64_t c = 0;
+  auto visit = [&](int lane, int64_t c) {
+    double total = row ? sums[c] + row[c] : sums[c];
+    if (total < best[lane]) {
+      best[lane] = total;
+      at[lane] = c;
+    }
+  };
+  for (; c + kLanes <= n; c += kLanes)
+    for (int lane = 0; lane < kLanes; ++lane)
+      visit(lane, c + lane);
+  for (int lane = 0; c < n; ++c, ++lane)
+    visit(lane, c);
+  double least = std::numeric_limits<double>::infinity();
+  int64_t first = n;
+  for (int lane = 0; lane < kLanes; ++lane)
+    if (best[lane] < least || (best[lane] == least && at[lane] < first)) {
+      least = best[lane];
+      first = at[lane];
+    }
+  // Nothing below infinity: the scan keeps configuration 0.
+  return {least, first == n ? 0 : first};
+}
+
 namespace {
 /// A cost table over `scope` (sorted vertex ids), mixed radix with the first
 /// scope vertex most significant.
@@ -272,6 +309,7 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     struct Term {
       /// The factor's entries, or `contiguous`'s.
       const double *table;
+      int64_t entries;
       /// (position in `scope`, stride) of the factor's other vertices.
       SmallVector<std::pair<unsigned, int64_t>, 3> others;
       int64_t strideOfV = 0;
@@ -281,7 +319,11 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     };
     std::vector<Term> terms;
     for (unsigned f : mine) {
-      Term term{factors[f].table.data(), {}, 0, {}};
+      Term term{factors[f].table.data(),
+                static_cast<int64_t>(factors[f].table.size()),
+                {},
+                0,
+                {}};
       int64_t stride = 1;
       for (unsigned u : llvm::reverse(factors[f].scope)) {
         if (u == v)
@@ -323,12 +365,47 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
       }
       terms.push_back(std::move(term));
     }
+    // A term's level is the last scope position it reads (-1: v alone). The
+    // odometer below moves the last position fastest, so the sum of the
+    // terms below a level is kept and redone only when a digit at or before
+    // it turns: most entries add just the last position's terms.
+    auto levelOf = [](const Term &term) {
+      int64_t level = -1;
+      for (auto [position, stride] : term.others)
+        level = std::max<int64_t>(level, position);
+      return level;
+    };
+    {
+      std::vector<unsigned> byLevel(terms.size());
+      std::iota(byLevel.begin(), byLevel.end(), 0u);
+      // Stable (std::stable_sort's buffer is deprecated here).
+      llvm::sort(byLevel, [&](unsigned a, unsigned b) {
+        return std::make_pair(levelOf(terms[a]), a) <
+               std::make_pair(levelOf(terms[b]), b);
+      });
+      std::vector<Term> sorted;
+      sorted.reserve(terms.size());
+      for (unsigned t : byLevel)
+        sorted.push_back(std::move(terms[t]));
+      terms = std::move(sorted);
+    }
     // Pointed at once every term has its place (growing `terms` may copy
     // them: SmallVector's move is not noexcept).
     for (Term &term : terms)
       if (!term.contiguous.empty())
         term.table = term.contiguous.data();
+    int64_t numLevels = scope.size();
+    // termsBelow[j]: the terms of level < j, j in [0, numLevels].
+    SmallVector<size_t, 5> termsBelow(numLevels + 1);
+    for (int64_t j = 0; j <= numLevels; ++j)
+      termsBelow[j] = llvm::count_if(
+          terms, [&](const Term &term) { return levelOf(term) < j; });
     int64_t numConfigsOfV = graph.numConfigs(v);
+    // With one term at the last level, an entry is the minimum over c of
+    // below[numLevels - 1][c] + row[c]: summed and compared in one pass.
+    bool fused =
+        numLevels > 0 && termsBelow[numLevels] - termsBelow[numLevels - 1] == 1;
+    int64_t top = fused ? numLevels - 1 : numLevels;
     // Entries [begin, end) of the table: an odometer over the dependent
     // set's configurations (the last scope vertex fastest) from `begin`.
     auto fill = [&](int64_t begin, int64_t end) {
@@ -338,35 +415,49 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
         digits[k] = rest % radix;
         rest /= radix;
       }
-      std::vector<double> totals(numConfigsOfV);
-      for (int64_t index = begin; index < end; ++index) {
-        std::fill(totals.begin(), totals.end(), 0.0);
-        for (const Term &term : terms) {
-          int64_t at = 0;
-          for (auto [position, stride] : term.others)
-            at += digits[position] * stride;
-          const double *row = term.table + at;
-          if (term.strideOfV == 1) {
+      auto rowOf = [&](const Term &term) {
+        int64_t at = 0;
+        for (auto [position, stride] : term.others)
+          at += digits[position] * stride;
+        return term.table + at;
+      };
+      // below[j]: the sum of the terms of level < j for the current digits.
+      std::vector<std::vector<double>> below(
+          numLevels + 1, std::vector<double>(numConfigsOfV, 0.0));
+      for (size_t t = 0; t < termsBelow[0]; ++t) {
+        const double *row = rowOf(terms[t]);
+        for (int64_t c = 0; c < numConfigsOfV; ++c)
+          below[0][c] += row[c];
+      }
+      // Recomputes below[j] for j in (from, top].
+      auto refresh = [&](int64_t from) {
+        for (int64_t j = from + 1; j <= top; ++j) {
+          below[j] = below[j - 1];
+          for (size_t t = termsBelow[j - 1]; t < termsBelow[j]; ++t) {
+            const double *row = rowOf(terms[t]);
             for (int64_t c = 0; c < numConfigsOfV; ++c)
-              totals[c] += row[c];
-          } else {
-            for (int64_t c = 0; c < numConfigsOfV; ++c)
-              totals[c] += row[c * term.strideOfV];
+              below[j][c] += row[c];
           }
         }
-        double best = std::numeric_limits<double>::infinity();
-        int64_t bestConfig = 0;
-        for (int64_t c = 0; c < numConfigsOfV; ++c)
-          if (totals[c] < best) {
-            best = totals[c];
-            bestConfig = c;
-          }
+      };
+      refresh(0);
+      for (int64_t index = begin; index < end; ++index) {
+        auto [best, bestConfig] =
+            fused ? argminOfSum(below[top].data(), rowOf(terms.back()),
+                                numConfigsOfV)
+                  : argminOfSum(below[top].data(), nullptr, numConfigsOfV);
         result.table[index] = best;
         argmin[index] = bestConfig;
+        int64_t turned = -1;
         for (int64_t k = scope.size() - 1; k >= 0; --k) {
-          if (++digits[k] < graph.numConfigs(scope[k]))
+          if (++digits[k] < graph.numConfigs(scope[k])) {
+            turned = k;
             break;
+          }
           digits[k] = 0;
+        }
+        if (index + 1 < end && turned < top) {
+          refresh(std::max<int64_t>(turned, 0));
         }
       }
     };
