@@ -129,28 +129,42 @@ void sortByReplicas(std::vector<LoopSplit> &splits) {
   splits = std::move(sorted);
 }
 
+/// What vertexCost reads of an op, once for all its configurations
+/// (LinalgOp::getStaticLoopRanges builds and uniques affine maps each call).
+struct OpGeometry {
+  SmallVector<int64_t> ranges;
+  /// (bytes, indexing map) of each input and each init.
+  SmallVector<std::pair<double, AffineMap>> inputs, inits;
+
+  explicit OpGeometry(linalg::LinalgOp op) : ranges(op.getStaticLoopRanges()) {
+    for (OpOperand *operand : op.getDpsInputOperands())
+      inputs.push_back({double(getTensorBytes(operand->get().getType())),
+                        op.getMatchingIndexingMap(operand)});
+    for (OpOperand &operand : op.getDpsInitsMutable())
+      inits.push_back({double(getTensorBytes(operand.get().getType())),
+                       op.getMatchingIndexingMap(&operand)});
+  }
+};
+
 /// Compute of one tile plus the all-reduce a split reduction needs.
-double vertexCost(linalg::LinalgOp op, const LoopSplit &split,
-                  const ComputeWork &work, const Cluster &cluster,
+double vertexCost(linalg::LinalgOp op, const OpGeometry &geometry,
+                  const LoopSplit &split, const ComputeWork &work,
+                  const Cluster &cluster,
                   const CollectiveCostModel &collectives,
                   const PerOpOptions &options) {
   // The largest tile decides the time (uneven splits: ceil(n / f)).
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  ArrayRef<int64_t> ranges = geometry.ranges;
   double points = 1;
   for (auto [range, f] : llvm::zip(ranges, split.factors))
     points *= largestShare(range, f);
   double inFull = 0, inTile = 0, outFull = 0, outTile = 0;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    double bytes = getTensorBytes(operand->get().getType());
+  for (auto [bytes, map] : geometry.inputs) {
     inFull += bytes;
-    inTile +=
-        bytes * shareOf(op.getMatchingIndexingMap(operand), ranges, split);
+    inTile += bytes * shareOf(map, ranges, split);
   }
-  for (OpOperand &operand : op.getDpsInitsMutable()) {
-    double bytes = getTensorBytes(operand.get().getType());
+  for (auto [bytes, map] : geometry.inits) {
     outFull += bytes;
-    outTile +=
-        bytes * shareOf(op.getMatchingIndexingMap(&operand), ranges, split);
+    outTile += bytes * shareOf(map, ranges, split);
   }
   ComputeWork tile = work;
   tile.flops *= points;
@@ -520,10 +534,11 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
         failed(keepAnnotated(&op, splits, options.devices)))
       return failure();
     ComputeWork work = getComputeWork(&op);
+    OpGeometry geometry(linalgOp);
     std::vector<double> costs;
     for (const LoopSplit &split : splits)
-      costs.push_back(
-          vertexCost(linalgOp, split, work, cluster, collectives, options));
+      costs.push_back(vertexCost(linalgOp, geometry, split, work, cluster,
+                                 collectives, options));
     if (static_cast<int64_t>(splits.size()) > options.maxConfigsPerOp) {
       // Keep the cheapest by vertex cost (stable: ties keep their order).
       std::vector<size_t> index(splits.size());
@@ -577,6 +592,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
 
   auto operandEdge = [&](unsigned u, unsigned v, OpOperand &operand) {
     auto produced = cast<OpResult>(operand.get());
+    // Once per edge: a movement op's maps are built on each request.
+    AffineMap fromMap = resultMap(produced), toMap = operandMap(operand);
     const std::vector<LoopSplit> &from = problem.configs[u];
     const std::vector<LoopSplit> &to = problem.configs[v];
     // Price each pair of distinct layouts once: most configurations of
@@ -595,16 +612,10 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     };
     SmallVector<size_t> fromClass, fromRep, toClass, toRep;
     classify(
-        from,
-        [&](const LoopSplit &split) {
-          return resultLayoutKey(produced, split);
-        },
+        from, [&](const LoopSplit &split) { return layoutKey(fromMap, split); },
         fromClass, fromRep);
     classify(
-        to,
-        [&](const LoopSplit &split) {
-          return operandLayoutKey(operand, split);
-        },
+        to, [&](const LoopSplit &split) { return layoutKey(toMap, split); },
         toClass, toRep);
     // Each representative's tiles, built when a price needs them.
     std::vector<SmallVector<Tile>> fromTiles(fromRep.size()),
@@ -612,21 +623,22 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     auto tilesOfFrom = [&](size_t a) -> ArrayRef<Tile> {
       if (fromTiles[a].empty())
         for (int64_t q = 0; q < options.devices; ++q)
-          fromTiles[a].push_back(resultTile(produced, from[fromRep[a]], q));
+          fromTiles[a].push_back(
+              tileThrough(fromMap, produced.getType(), from[fromRep[a]], q));
       return fromTiles[a];
     };
     auto tilesOfTo = [&](size_t b) -> ArrayRef<Tile> {
       if (toTiles[b].empty())
         for (int64_t q = 0; q < options.devices; ++q)
-          toTiles[b].push_back(operandTile(operand, to[toRep[b]], q));
+          toTiles[b].push_back(
+              tileThrough(toMap, operand.get().getType(), to[toRep[b]], q));
       return toTiles[b];
     };
     SmallVector<MovePricer::Layout> fromLayouts, toLayouts;
     for (size_t rep : fromRep)
-      fromLayouts.push_back(
-          pricer.intern(resultLayoutKey(produced, from[rep])));
+      fromLayouts.push_back(pricer.intern(layoutKey(fromMap, from[rep])));
     for (size_t rep : toRep)
-      toLayouts.push_back(pricer.intern(operandLayoutKey(operand, to[rep])));
+      toLayouts.push_back(pricer.intern(layoutKey(toMap, to[rep])));
     auto type = cast<RankedTensorType>(produced.getType());
     std::vector<double> pairCost(fromRep.size() * toRep.size());
     for (size_t a = 0; a < fromRep.size(); ++a)
@@ -645,17 +657,18 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     auto produced = cast<OpResult>(captured);
     auto type = cast<RankedTensorType>(produced.getType());
     const std::vector<LoopSplit> &from = problem.configs[u];
+    AffineMap fromMap = resultMap(produced);
     SmallVector<Tile> whole(options.devices, fullTile(type));
     std::map<SmallVector<int64_t>, double> byLayout;
     std::vector<double> cost;
     for (const LoopSplit &split : from) {
-      SmallVector<int64_t> key = resultLayoutKey(produced, split);
+      SmallVector<int64_t> key = layoutKey(fromMap, split);
       auto [entry, inserted] = byLayout.try_emplace(key, 0.0);
       if (inserted) {
         SmallVector<Tile> have;
         auto haveTiles = [&]() -> ArrayRef<Tile> {
           for (int64_t q = 0; q < options.devices; ++q)
-            have.push_back(resultTile(produced, split, q));
+            have.push_back(tileThrough(fromMap, type, split, q));
           return have;
         };
         entry->second = pricer.price(

@@ -22,6 +22,7 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace distir;
@@ -94,26 +95,29 @@ struct EliminationGraph {
 std::vector<unsigned> pase::generateSeq(const CostGraph &graph) {
   constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 2;
   EliminationGraph elim(graph);
+  // Vertices by (dependent set, table, id); only the eliminated vertex's
+  // neighbours change theirs.
+  using Key = std::tuple<size_t, int64_t, unsigned>;
+  auto keyOf = [&](unsigned v) {
+    return Key{elim.neighbors[v].size(),
+               tableSize(graph, elim.neighbors[v], kCap), v};
+  };
+  std::vector<Key> keys;
+  std::set<Key> queue;
+  for (unsigned v = 0; v < graph.numVertices(); ++v) {
+    keys.push_back(keyOf(v));
+    queue.insert(keys.back());
+  }
   std::vector<unsigned> order;
   order.reserve(graph.numVertices());
-  for (unsigned step = 0; step < graph.numVertices(); ++step) {
-    unsigned best = 0;
-    size_t bestDegree = std::numeric_limits<size_t>::max();
-    int64_t bestTable = 0;
-    for (unsigned v = 0; v < graph.numVertices(); ++v) {
-      if (elim.eliminated[v])
-        continue;
-      size_t degree = elim.neighbors[v].size();
-      if (degree > bestDegree)
-        continue;
-      int64_t table = tableSize(graph, elim.neighbors[v], kCap);
-      if (degree < bestDegree || table < bestTable) {
-        best = v;
-        bestDegree = degree;
-        bestTable = table;
-      }
+  while (!queue.empty()) {
+    unsigned best = std::get<2>(*queue.begin());
+    queue.erase(queue.begin());
+    for (unsigned u : elim.eliminate(best)) {
+      queue.erase(keys[u]);
+      keys[u] = keyOf(u);
+      queue.insert(keys[u]);
     }
-    elim.eliminate(best);
     order.push_back(best);
   }
   return order;
@@ -270,6 +274,11 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     factors.push_back({{edge.to, edge.from}, std::move(table)});
   }
   std::vector<bool> live(factors.size(), true);
+  // The factors mentioning each vertex, in creation order.
+  std::vector<std::vector<unsigned>> factorsOf(n);
+  for (unsigned f = 0; f < factors.size(); ++f)
+    for (unsigned u : factors[f].scope)
+      factorsOf[u].push_back(f);
 
   // Back-substitution record per eliminated vertex.
   std::vector<std::vector<unsigned>> dependentOf(n);
@@ -279,8 +288,8 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
   for (unsigned v : order) {
     std::vector<unsigned> mine;
     std::set<unsigned> scopeSet;
-    for (unsigned f = 0; f < factors.size(); ++f) {
-      if (!live[f] || !llvm::is_contained(factors[f].scope, v))
+    for (unsigned f : factorsOf[v]) {
+      if (!live[f])
         continue;
       mine.push_back(f);
       for (unsigned u : factors[f].scope)
@@ -473,6 +482,8 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
       fill(0, size);
     for (unsigned f : mine)
       live[f] = false;
+    for (unsigned u : result.scope)
+      factorsOf[u].push_back(factors.size());
     factors.push_back(std::move(result));
     live.push_back(true);
     dependentOf[v] = std::move(scope);

@@ -120,27 +120,27 @@ inline mlir::AffineMap resultMap(mlir::OpResult result) {
   return {};
 }
 
+/// The tile of a `type` value accessed through `map` (operandMap or
+/// resultMap; null: whole) that device `position` touches under `split`.
+inline Tile tileThrough(mlir::AffineMap map, mlir::Type type,
+                        const LoopSplit &split, int64_t position) {
+  if (!map)
+    return fullTile(type);
+  return tileOf(map, llvm::cast<mlir::RankedTensorType>(type).getShape(), split,
+                meshOf(split), position);
+}
+
 /// The tile of `operand` that device `position` reads under `split`.
 inline Tile operandTile(mlir::OpOperand &operand, const LoopSplit &split,
                         int64_t position) {
-  mlir::AffineMap map = operandMap(operand);
-  if (!map)
-    return fullTile(operand.get().getType());
-  return tileOf(
-      map,
-      llvm::cast<mlir::RankedTensorType>(operand.get().getType()).getShape(),
-      split, meshOf(split), position);
+  return tileThrough(operandMap(operand), operand.get().getType(), split,
+                     position);
 }
 
 /// The tile of `result` that device `position` holds under `split`.
 inline Tile resultTile(mlir::OpResult result, const LoopSplit &split,
                        int64_t position) {
-  mlir::AffineMap map = resultMap(result);
-  if (!map)
-    return fullTile(result.getType());
-  return tileOf(map,
-                llvm::cast<mlir::RankedTensorType>(result.getType()).getShape(),
-                split, meshOf(split), position);
+  return tileThrough(resultMap(result), result.getType(), split, position);
 }
 
 /// The tiles tileOf() gives for `map` under `split` as a sharding: the
@@ -186,16 +186,6 @@ inline llvm::SmallVector<int64_t> layoutKey(mlir::AffineMap map,
     key.append({split.factors[dim.getPosition()], stride});
   }
   return key;
-}
-
-inline llvm::SmallVector<int64_t> operandLayoutKey(mlir::OpOperand &operand,
-                                                   const LoopSplit &split) {
-  return layoutKey(operandMap(operand), split);
-}
-
-inline llvm::SmallVector<int64_t> resultLayoutKey(mlir::OpResult result,
-                                                  const LoopSplit &split) {
-  return layoutKey(resultMap(result), split);
 }
 
 /// Tensors defined outside `op` that its regions read (a gather's table
