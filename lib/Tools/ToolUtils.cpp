@@ -43,8 +43,9 @@ OwningOpRef<ModuleOp> distir::ToolSession::loadProgram(StringRef path,
   if (!module || !checkPlacement)
     return module;
   PassManager pm(&context);
-  // The parser verified the program; the placement check changes nothing,
-  // so verifying again after it would only double the load time.
+  // The parser verified the program (unless the caller trusts it: then
+  // nothing does); the placement check changes nothing, so verifying again
+  // after it would only double the load time.
   pm.enableVerifier(false);
   pm.addPass(dist::createDistVerifyPlacementPass());
   if (failed(pm.run(*module)))

@@ -146,6 +146,60 @@ TEST(PerOpSolver, LargeTablesOnThreadsEqualBruteForce) {
   }
 }
 
+TEST(PerOpSolver, LargeTablesWithSeveralFactorsPerLevel) {
+  // Eliminating 4 leaves a factor over {0, 1, 2, 3}; eliminating 0 next
+  // then meets it and the edge {0, 3} at the same (last) position of its
+  // dependent set {1, 2, 3}: a table of about 8,000 entries summed per
+  // entry, on threads.
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> small(0, 3);
+  mlir::MLIRContext context;
+  auto fail = [](const llvm::Twine &msg) { ADD_FAILURE() << msg.str(); };
+  std::vector<std::pair<unsigned, unsigned>> edges = {
+      {4, 0}, {4, 1}, {4, 2}, {4, 3}, {0, 1}, {0, 3}, {1, 2}};
+  CostGraph graph = randomGraph(rng, {19, 21, 20, 19, 18}, edges, small);
+  mlir::FailureOr<Strategy> brute = solveBruteForce(graph, 1 << 22, fail);
+  ASSERT_TRUE(mlir::succeeded(brute));
+  std::vector<unsigned> order = {4, 0, 1, 2, 3};
+  mlir::FailureOr<Strategy> alone = solve(graph, order, 1 << 22, fail);
+  mlir::FailureOr<Strategy> threaded =
+      solve(graph, order, 1 << 22, fail, &context);
+  ASSERT_TRUE(mlir::succeeded(alone) && mlir::succeeded(threaded));
+  EXPECT_EQ(alone->maxDependentSet, 4u);
+  EXPECT_EQ(alone->cost, brute->cost);
+  EXPECT_EQ(threaded->config, alone->config);
+}
+
+TEST(PerOpSolver, TiesGoToTheFirstConfiguration) {
+  // One vertex: its minimum over the configurations, the first of equal
+  // minima, wherever it falls among the scan's four lanes or in the tail.
+  auto fail = [](const llvm::Twine &msg) { ADD_FAILURE() << msg.str(); };
+  std::vector<std::pair<std::vector<double>, int64_t>> cases = {
+      {{4, 2, 7, 2, 2, 9, 2, 2, 2}, 1},
+      {{4, 3, 7, 5, 2, 9, 2, 8, 2}, 4},
+      {{4, 3, 7, 5, 6, 9, 8, 8, 2}, 8},
+      {{2, 3, 7, 5, 6, 9, 8, 8, 2}, 0},
+      {{5, 5, 5}, 0}};
+  for (auto [costs, first] : cases) {
+    CostGraph graph;
+    graph.addVertex(costs);
+    mlir::FailureOr<Strategy> dp = solve(graph, {0}, 100, fail);
+    ASSERT_TRUE(mlir::succeeded(dp));
+    EXPECT_EQ(dp->config[0], first);
+  }
+  // Through an edge: vertex 0's costs tie everywhere, so each entry of the
+  // table over vertex 1 keeps vertex 0's first configuration reaching the
+  // minimum of the edge's row.
+  CostGraph pair;
+  pair.addVertex(std::vector<double>(6, 1.0));
+  pair.addVertex({0, 0});
+  pair.addEdge(0, 1, {3, 3, 1, 2, 2, 1, 1, 1, 5, 1, 1, 9});
+  mlir::FailureOr<Strategy> dp = solve(pair, {0, 1}, 100, fail);
+  ASSERT_TRUE(mlir::succeeded(dp));
+  EXPECT_EQ(dp->cost, 2.0);
+  EXPECT_EQ(dp->config, (std::vector<int64_t>{1, 0}));
+}
+
 TEST(PerOpSolver, GenerateSeqKeepsDependentSetsSmall) {
   // A star: breadth-first order from the centre eliminates it first, with
   // every leaf dependent; GenerateSeq eliminates the leaves first.

@@ -312,13 +312,12 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     std::vector<int64_t> argmin(size);
     // Each factor of v as a table walk: its offset for the dependent set's
     // assignment (the other scope vertices' strides) plus c times v's
-    // stride. The sums over v's configurations run factor by factor in the
-    // order of `mine`, as one vector (same additions, same order, as
-    // summing each configuration's factors in turn).
+    // stride. The sums over v's configurations run factor by factor, by
+    // level (below), as one vector. The order of the additions depends on
+    // the graph and the order only, not on threads or chunks.
     struct Term {
       /// The factor's entries, or `contiguous`'s.
       const double *table;
-      int64_t entries;
       /// (position in `scope`, stride) of the factor's other vertices.
       SmallVector<std::pair<unsigned, int64_t>, 3> others;
       int64_t strideOfV = 0;
@@ -328,11 +327,7 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     };
     std::vector<Term> terms;
     for (unsigned f : mine) {
-      Term term{factors[f].table.data(),
-                static_cast<int64_t>(factors[f].table.size()),
-                {},
-                0,
-                {}};
+      Term term{factors[f].table.data(), {}, 0, {}};
       int64_t stride = 1;
       for (unsigned u : llvm::reverse(factors[f].scope)) {
         if (u == v)
@@ -384,13 +379,15 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
         level = std::max<int64_t>(level, position);
       return level;
     };
+    std::vector<int64_t> levels;
     {
       std::vector<unsigned> byLevel(terms.size());
       std::iota(byLevel.begin(), byLevel.end(), 0u);
+      for (const Term &term : terms)
+        levels.push_back(levelOf(term));
       // Stable (std::stable_sort's buffer is deprecated here).
       llvm::sort(byLevel, [&](unsigned a, unsigned b) {
-        return std::make_pair(levelOf(terms[a]), a) <
-               std::make_pair(levelOf(terms[b]), b);
+        return std::make_pair(levels[a], a) < std::make_pair(levels[b], b);
       });
       std::vector<Term> sorted;
       sorted.reserve(terms.size());
@@ -407,8 +404,7 @@ FailureOr<Strategy> pase::solve(const CostGraph &graph,
     // termsBelow[j]: the terms of level < j, j in [0, numLevels].
     SmallVector<size_t, 5> termsBelow(numLevels + 1);
     for (int64_t j = 0; j <= numLevels; ++j)
-      termsBelow[j] = llvm::count_if(
-          terms, [&](const Term &term) { return levelOf(term) < j; });
+      termsBelow[j] = llvm::count_if(levels, [&](int64_t l) { return l < j; });
     int64_t numConfigsOfV = graph.numConfigs(v);
     // With one term at the last level, an entry is the minimum over c of
     // below[numLevels - 1][c] + row[c]: summed and compared in one pass.
