@@ -517,7 +517,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       ++problem.replicatedOps[op.getName().getStringRef().str()];
       continue;
     }
-    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    OpGeometry geometry(linalgOp);
+    ArrayRef<int64_t> ranges = geometry.ranges;
     if (llvm::any_of(ranges, ShapedType::isDynamic)) {
       InFlightDiagnostic diag = op.emitError()
                                 << "per-op strategies need static loop sizes";
@@ -534,7 +535,6 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
         failed(keepAnnotated(&op, splits, options.devices)))
       return failure();
     ComputeWork work = getComputeWork(&op);
-    OpGeometry geometry(linalgOp);
     std::vector<double> costs;
     for (const LoopSplit &split : splits)
       costs.push_back(vertexCost(linalgOp, geometry, split, work, cluster,
