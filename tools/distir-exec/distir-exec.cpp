@@ -613,24 +613,34 @@ int main(int argc, char **argv) {
     // The host's target machine tells the loop vectorizer the vector
     // width (without one it assumes no vector registers and keeps every
     // elementwise loop scalar).
-    std::unique_ptr<llvm::TargetMachine> hostMachine;
-    if (auto builder = llvm::orc::JITTargetMachineBuilder::detectHost()) {
-      builder->setCodeGenOptLevel(llvm::CodeGenOpt::getLevel(optLevel).value_or(
-          llvm::CodeGenOptLevel::Default));
-      if (auto machine = builder->createTargetMachine())
-        hostMachine = std::move(*machine);
-      else
+    llvm::CodeGenOptLevel codeGenLevel =
+        llvm::CodeGenOpt::getLevel(optLevel).value_or(
+            llvm::CodeGenOptLevel::Default);
+    auto makeHostMachine = [&]() -> std::unique_ptr<llvm::TargetMachine> {
+      auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+      if (!builder) {
+        llvm::consumeError(builder.takeError());
+        return nullptr;
+      }
+      builder->setCodeGenOptLevel(codeGenLevel);
+      auto machine = builder->createTargetMachine();
+      if (!machine) {
         llvm::consumeError(machine.takeError());
-    } else {
-      llvm::consumeError(builder.takeError());
-    }
+        return nullptr;
+      }
+      return std::move(*machine);
+    };
+    std::unique_ptr<llvm::TargetMachine> hostMachine = makeHostMachine();
     std::function<llvm::Error(llvm::Module *)> optimize =
         makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, hostMachine.get());
     engineOptions.transformer = optimize;
-    engineOptions.jitCodeGenOptLevel =
-        llvm::CodeGenOpt::getLevel(optLevel).value_or(
-            llvm::CodeGenOptLevel::Default);
-    auto created = ExecutionEngine::create(*module, engineOptions);
+    engineOptions.jitCodeGenOptLevel = codeGenLevel;
+    // The code generator's own target machine: ExecutionEngine::create
+    // compiles with the one it is given (or a default-level one it makes),
+    // not with jitCodeGenOptLevel, so -O0/-O1 would otherwise still run the
+    // -O2 instruction selection and register allocation.
+    auto created =
+        ExecutionEngine::create(*module, engineOptions, makeHostMachine());
     if (!created) {
       ok = error("JIT compilation failed: " +
                  llvm::toString(created.takeError()));
