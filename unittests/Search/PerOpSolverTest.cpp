@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistIR/Search/PerOpSolver.h"
+#include "DistIR/Search/PerOp.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -266,4 +268,62 @@ TEST(PerOpSolver, MalformedGraphsAndBudgetsFailWithOneMessage) {
                      "table of more than 2 entries");
   EXPECT_TRUE(mlir::failed(solveBruteForce(graph, 5, record)));
   EXPECT_EQ(message, "more than 5 assignments to enumerate");
+}
+
+// Tied vertices (an adjoint following its forward op): the contracted
+// graph's optimum equals the best strategy of the original graph among
+// those where every tied vertex takes its leader's mapped configuration,
+// found by enumerating the leaders' configurations.
+TEST(PerOpSolver, TiedGraphEqualsBruteForceOverTheTiedSpace) {
+  std::mt19937 rng(17);
+  auto fail = [&](const llvm::Twine &msg) { ADD_FAILURE() << msg.str(); };
+  for (int trial = 0; trial < 150; ++trial) {
+    unsigned n = 3 + trial % 7;
+    std::uniform_int_distribution<int64_t> configCount(1, 4);
+    std::vector<int64_t> counts(n);
+    for (int64_t &c : counts)
+      c = configCount(rng);
+    CostGraph graph = randomGraph(rng, counts, randomEdges(rng, n, 0.5));
+    // Vertex v follows an earlier leader with probability 1/2 (chains of
+    // followers are not formed: a leader is never tied itself).
+    Tying tying;
+    tying.leaderOf.assign(n, -1);
+    tying.follow.resize(n);
+    std::bernoulli_distribution tie(0.5);
+    for (unsigned v = 1; v < n; ++v) {
+      std::vector<unsigned> leaders;
+      for (unsigned u = 0; u < v; ++u)
+        if (tying.leaderOf[u] < 0)
+          leaders.push_back(u);
+      if (!tie(rng))
+        continue;
+      unsigned u = leaders[rng() % leaders.size()];
+      tying.leaderOf[v] = u;
+      for (int64_t c = 0; c < counts[u]; ++c)
+        tying.follow[v].push_back(
+            std::uniform_int_distribution<int64_t>(0, counts[v] - 1)(rng));
+      ++tying.tied;
+    }
+    TiedGraph tied = contract(graph, tying);
+    // Brute force over the leaders' configurations.
+    double best = std::numeric_limits<double>::infinity();
+    std::vector<int64_t> vertexConfig(tied.graph.numVertices(), 0);
+    while (true) {
+      best = std::min(best,
+                      graph.evaluate(expandConfig(tying, tied, vertexConfig)));
+      unsigned k = 0;
+      while (k < vertexConfig.size() &&
+             ++vertexConfig[k] == tied.graph.numConfigs(k))
+        vertexConfig[k++] = 0;
+      if (k == vertexConfig.size())
+        break;
+    }
+    mlir::FailureOr<Strategy> dp =
+        solve(tied.graph, generateSeq(tied.graph), 1 << 22, fail);
+    ASSERT_TRUE(mlir::succeeded(dp));
+    EXPECT_NEAR(dp->cost, best, 1e-9 * (1 + best)) << "trial " << trial;
+    EXPECT_NEAR(graph.evaluate(expandConfig(tying, tied, dp->config)), best,
+                1e-9 * (1 + best))
+        << "trial " << trial;
+  }
 }

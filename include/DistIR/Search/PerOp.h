@@ -48,6 +48,8 @@ struct PerOpOptions {
   /// (balanced tiles: a 50257-word vocabulary over 4 devices is
   /// 12564 + 12564 + 12564 + 12565 columns), priced by the largest tile.
   bool unevenSplits = true;
+  /// Adjoint ops follow their forward op's configuration (tieAdjoints).
+  bool tieAdjoints = true;
 };
 
 /// One configuration of an op: a split factor per loop (product divides the
@@ -70,6 +72,8 @@ struct PerOpProblem {
   std::map<std::string, int64_t> replicatedOps;
   /// Ops whose configurations were cut to maxConfigsPerOp.
   int64_t truncatedOps = 0;
+  /// Adjoint ops the search tied to their forward op, and kept apart.
+  int64_t tiedOps = 0, untiedAdjoints = 0;
 };
 
 /// Builds the problem for the linalg ops of `function` (static shapes).
@@ -124,6 +128,38 @@ mlir::LogicalResult emitStrategy(mlir::func::FuncOp function,
 
 /// "[2, 1, 4]" (and "x2" replicas when there are any).
 std::string formatSplit(const LoopSplit &split);
+
+/// dist-autodiff's adjoint ops tied to their forward op, as PaSE's paper
+/// counts an op's forward and backward as one vertex: a tied op's
+/// configuration follows the forward op's through the dimensions they share
+/// (a loop of the adjoint that runs along a dimension of a forward operand,
+/// result or incoming gradient takes the forward loop's factor).
+struct Tying {
+  /// Per op of the problem: the op it follows, or -1.
+  std::vector<int64_t> leaderOf;
+  /// Per tied op: its configuration for each of its leader's.
+  std::vector<std::vector<int64_t>> follow;
+  /// Adjoint ops tied, and those kept apart (not linalg, or no
+  /// configuration of theirs for some of the leader's).
+  int64_t tied = 0, apart = 0;
+};
+
+/// Ties the adjoint ops (`dist.vjp_of`) of `problem` to their linalg
+/// forward op (`dist.vjp_id`).
+Tying tieAdjoints(const PerOpProblem &problem);
+
+/// The cost graph with each tied op folded into its leader's vertex (its
+/// vertex cost, and its edges re-pointed; an edge inside a group becomes
+/// vertex cost). `vertexOf` maps each op to its vertex.
+struct TiedGraph {
+  CostGraph graph;
+  std::vector<unsigned> vertexOf;
+};
+TiedGraph contract(const CostGraph &graph, const Tying &tying);
+
+/// Each op's configuration under `tied`'s configuration of every vertex.
+std::vector<int64_t> expandConfig(const Tying &tying, const TiedGraph &tied,
+                                  llvm::ArrayRef<int64_t> vertexConfig);
 
 } // namespace distir::pase
 

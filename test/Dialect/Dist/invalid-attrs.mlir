@@ -111,6 +111,22 @@ func.func @bad_op_layer(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #di
 
 // -----
 
+func.func @bad_vjp_id(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.vjp_id' must be a non-negative integer, got "x"}}
+  %b = arith.addf %a, %a {dist.vjp_id = "x"} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
+func.func @bad_vjp_of(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.vjp_of' must be a non-negative integer, got -1 : i64}}
+  %b = arith.addf %a, %a {dist.vjp_of = -1 : i64} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
 func.func @bad_phase(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
   // expected-error @+1 {{'dist.phase' must be "forward", "backward" or "update", got "sideways"}}
   %b = arith.addf %a, %a {dist.phase = "sideways"} : tensor<4xf32, #dist.device<0>>

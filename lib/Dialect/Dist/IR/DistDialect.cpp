@@ -88,6 +88,15 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  // dist-autodiff's pairing of a forward op with the ops of its adjoint.
+  if (attr.getName() == kVjpIdAttr || attr.getName() == kVjpOfAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << attr.getName().getValue()
+             << "' must be a non-negative integer, got " << attr.getValue();
+    return success();
+  }
   if (attr.getName() == "dist.task") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError()

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Autodiff.h"
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 #include "InferLayers.h"
 
@@ -504,6 +505,7 @@ LogicalResult StepBuilder::run() {
   DenseSet<Operation *> castOps;
   for (auto &entry : casts)
     castOps.insert(entry.second.getDefiningOp());
+  int64_t nextAdjointId = 0;
   for (Operation *op : llvm::reverse(sweep)) {
     if (castOps.contains(op))
       continue;
@@ -511,6 +513,15 @@ LogicalResult StepBuilder::run() {
     if (failed(adjoints.emit(op)))
       return failure();
     tagSince(marker, layerOf(op), "backward");
+    // Which forward op each adjoint op belongs to: PaSE gives an op and its
+    // adjoint one configuration, as its paper does (docs/design/pase.md).
+    if (marker->getNextNode() != returnOp) {
+      IntegerAttr id = b.getI64IntegerAttr(nextAdjointId++);
+      op->setAttr(dist::kVjpIdAttr, id);
+      for (Operation *adjoint = marker->getNextNode(); adjoint != returnOp;
+           adjoint = adjoint->getNextNode())
+        adjoint->setAttr(dist::kVjpOfAttr, id);
+    }
     // The adjoint's ops at the forward op's location get one of their own
     // (".grad"): the search tells a forward op from its adjoint by name,
     // location and type, and diagnostics say which one they mean.

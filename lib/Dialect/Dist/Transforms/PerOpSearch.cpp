@@ -57,14 +57,27 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
       pase::buildPerOpProblem(function, cluster, options, record);
   if (failed(problem))
     return failure();
-  std::vector<unsigned> order = breadthFirst
-                                    ? pase::breadthFirstOrder(problem->graph)
-                                    : pase::generateSeq(problem->graph);
-  FailureOr<pase::Strategy> strategy =
-      pase::solve(problem->graph, order, options.maxTableSize, record,
-                  function.getContext());
+  // A training step's adjoint ops follow their forward op: the solver sees
+  // one vertex per group.
+  pase::Tying tying;
+  if (options.tieAdjoints)
+    tying = pase::tieAdjoints(*problem);
+  problem->tiedOps = tying.tied;
+  problem->untiedAdjoints = tying.apart;
+  std::optional<pase::TiedGraph> tied;
+  if (tying.tied > 0)
+    tied = pase::contract(problem->graph, tying);
+  const pase::CostGraph &graph = tied ? tied->graph : problem->graph;
+  std::vector<unsigned> order =
+      breadthFirst ? pase::breadthFirstOrder(graph) : pase::generateSeq(graph);
+  FailureOr<pase::Strategy> strategy = pase::solve(
+      graph, order, options.maxTableSize, record, function.getContext());
   if (failed(strategy))
     return failure();
+  if (tied) {
+    strategy->config = pase::expandConfig(tying, *tied, strategy->config);
+    strategy->cost = problem->graph.evaluate(strategy->config);
+  }
   return Solved{std::move(*problem), std::move(*strategy)};
 }
 

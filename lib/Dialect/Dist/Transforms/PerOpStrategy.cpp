@@ -67,6 +67,7 @@ struct DistPerOpStrategyPass
     options.maxConfigsPerOp = maxConfigs;
     // The hand-written baselines ignore annotations.
     options.followAnnotations = followAnnotations && !baseline;
+    options.tieAdjoints = tieAdjoints;
 
     // Emission adds functions: walk a snapshot.
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
@@ -118,6 +119,12 @@ struct DistPerOpStrategyPass
                                   "on {1} ops",
                                   options.maxConfigsPerOp,
                                   problem->truncatedOps)
+                        .str()
+                  : std::string())
+          << (problem->tiedOps || problem->untiedAdjoints
+                  ? llvm::formatv("; adjoint ops following their forward "
+                                  "op: {0} ({1} apart)",
+                                  problem->tiedOps, problem->untiedAdjoints)
                         .str()
                   : std::string())
           << dist::describeForm(*search);

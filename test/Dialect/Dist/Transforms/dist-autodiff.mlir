@@ -39,8 +39,9 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // CHECK-SAME: %[[WM:.*]]: tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m", dist.optimizer_state}
 // CHECK-SAME: %[[BM:.*]]: tensor<2xf32, #dist.device<0>> {dist.name = "b.m", dist.optimizer_state})
 // CHECK-SAME: -> (tensor<f32, #dist.device<0>> {dist.name = "loss"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w"}, tensor<2xf32, #dist.device<0>> {dist.name = "b"}, tensor<8x2xf32, #dist.device<0>> {dist.name = "w.m"}, tensor<2xf32, #dist.device<0>> {dist.name = "b.m"})
-// The forward ops are tagged forward, layer 0 (the program has no layers).
-// CHECK: linalg.matmul {dist.layer = 0 : i64, dist.phase = "forward"}
+// The forward ops are tagged forward, layer 0 (the program has no layers),
+// and each differentiated one with the id its adjoint's ops refer to.
+// CHECK: linalg.matmul {dist.layer = 0 : i64, dist.phase = "forward", dist.vjp_id = [[MM:[0-9]+]] : i64}
 // MSE: a sum of squares over every element, scaled by 1/8.
 // CHECK: iterator_types = ["reduction", "reduction"]} ins(%{{.*}}, %[[T]] :
 // CHECK: arith.subf
@@ -57,7 +58,7 @@ func.func @main(%x: !x {dist.batch_dim = 0 : i64, dist.name = "x"},
 // CHECK-SAME: outs(%{{.*}} : tensor<2xf32, #dist.device<0>>)
 // dW = x^T dz as a named matmul; x (an input) gets no adjoint.
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0
-// CHECK: %[[DW:.*]] = linalg.matmul {dist.layer = 0 : i64, dist.phase = "backward"} ins(%[[XT]], %[[DZ]] :
+// CHECK: %[[DW:.*]] = linalg.matmul {dist.layer = 0 : i64, dist.phase = "backward", dist.vjp_of = [[MM]] : i64} ins(%[[XT]], %[[DZ]] :
 // CHECK-NOT: linalg.matmul
 // Momentum: one update per weight, yielding the weight and its buffer.
 // CHECK: %[[UW:.*]]:2 = linalg.generic {{.*}} ins(%[[W]], %[[DW]], %[[WM]] :

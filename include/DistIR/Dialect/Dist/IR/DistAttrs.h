@@ -47,6 +47,12 @@ constexpr llvm::StringLiteral kShardingAttrName = "dist.sharding";
 constexpr llvm::StringLiteral kLayerAttrName = "dist.layer";
 constexpr llvm::StringLiteral kPhaseAttrName = "dist.phase";
 
+/// dist-autodiff's pairing of a forward op and its adjoint: the forward op
+/// carries `dist.vjp_id = N`, each op of its adjoint `dist.vjp_of = N`
+/// (per-op strategies give them one configuration).
+constexpr llvm::StringLiteral kVjpIdAttr = "dist.vjp_id";
+constexpr llvm::StringLiteral kVjpOfAttr = "dist.vjp_of";
+
 /// Gives `to` the stage tags of `from` (an op a rewrite creates in `from`'s
 /// stead takes its stage); with `overwrite` false, only the tags `to` lacks.
 /// Nothing when `from` is null.

@@ -252,6 +252,15 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     carries `dist.sharding` annotations (they name its dimensions as
     written).
 
+    On a training step (`dist-autodiff`), the ops of each forward op's
+    adjoint (`dist.vjp_of`) follow the forward op's configuration, as
+    PaSE's paper counts an op's forward and backward as one vertex: an
+    adjoint loop that runs along a dimension of a forward operand, result
+    or incoming gradient takes that forward loop's factor, and the solver
+    sees one vertex per group (saved activations no longer join forward
+    and backward ops into large dependent sets). `tie-adjoints=false`
+    gives every op its own vertex.
+
     A remark on each function gives the cost, the largest dependent set,
     the ops without a split rule (run whole on every device) and the form
     kept, with the other form's optimum; `report=true` adds one remark per
@@ -299,6 +308,9 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
            "remark says how many ops were cut)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per op with its loop split">,
+    Option<"tieAdjoints", "tie-adjoints", "bool", /*default=*/"true",
+           "Adjoint ops of a training step follow their forward op's "
+           "configuration (one vertex per forward op)">,
     Option<"followAnnotations", "follow-annotations", "bool",
            /*default=*/"true",
            "Keep the dist.sharding already on ops and arguments (a user's, "
