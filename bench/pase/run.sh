@@ -7,15 +7,31 @@
 # program: as written, and with the attention's [seq * batch] rows read
 # apart by dist-unflatten-reshapes; the cheaper kept) and "as written"
 # (unflatten=false, the graph the paper's Table I times).
-# usage: bench/pase/run.sh [BUILD_DIR] [WORK_DIR]
+# With --training, the graphs are training steps instead (dist-autodiff:
+# cross-entropy, SGD; each forward op's adjoint follows its configuration,
+# as the paper's graphs count an op's forward and backward as one vertex);
+# the Transformer's weight inputs become weights (not batch inputs).
+# usage: bench/pase/run.sh [--training] [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+training=0
+if [ "${1:-}" = "--training" ]; then
+  training=1
+  shift
+fi
 bin="${1:-$root/build}/bin"
 work="${2:-$(mktemp -d)}"
 mkdir -p "$work" && cd "$work"
 for model in alexnet inception_v3 transformer; do
   [ -f "$model.onnx" ] || /usr/bin/python3 "$root/bench/pase/export_torchvision.py" "$model" 128 2>/dev/null
   "$bin/distir-translate" --import-onnx "$model.onnx" -o "$model.mlir"
+  if [ "$training" = 1 ]; then
+    # export_params=False made the Transformer's weights graph inputs.
+    sed -E -i 's/\{dist\.batch_dim = 0 : i64, dist\.name = "([^"]*)"\}/{dist.name = "\1"}/g;
+      s/\{dist\.name = "(src|tgt|x)"\}/{dist.batch_dim = 0 : i64, dist.name = "\1"}/g' "$model.mlir"
+    "$bin/distir-opt" "$model.mlir" --dist-autodiff='loss=cross-entropy optimizer=sgd' -o "$model.train.mlir"
+    mv "$model.train.mlir" "$model.mlir"
+  fi
 done
 printf "%-24s %7s %9s %12s %s\n" model devices seconds cost_s "largest dependent set"
 for devices in 4 8 16 32 64; do
@@ -26,8 +42,13 @@ for devices in 4 8 16 32 64; do
     start=$(date +%s.%N)
     remark=$("$bin/distir-opt" "$model.mlir" \
       --dist-pase="devices=$devices cluster=dgx-h100:nodes=8$extra" \
-      --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep "remark: dist-pase")
+      --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep -E "remark: dist-pase|error: dist-pase" || true)
     end=$(date +%s.%N)
+    if grep -q "error: dist-pase" <<<"$remark"; then
+      printf "%-24s %7d %9.2f %12s %s\n" "$run" "$devices" "$(echo "$(date +%s.%N) - $start" | bc)" "-" \
+        "$(sed -E 's/.*error: dist-pase: //' <<<"$remark")"
+      continue
+    fi
     cost=$(sed -E 's/.*cost ([^ ]+) s.*/\1/' <<<"$remark")
     set=$(sed -E 's/.*largest dependent set ([0-9]+).*/\1/' <<<"$remark")
     form=""

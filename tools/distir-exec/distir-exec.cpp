@@ -634,11 +634,11 @@ int main(int argc, char **argv) {
     std::function<llvm::Error(llvm::Module *)> optimize =
         makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, hostMachine.get());
     engineOptions.transformer = optimize;
+    // MLIR 22's ExecutionEngine::create ignores jitCodeGenOptLevel (set for
+    // versions that honour it): it compiles with the target machine it is
+    // given, or a default-level one it makes, so -O0/-O1 would otherwise
+    // still run the -O2 instruction selection and register allocation.
     engineOptions.jitCodeGenOptLevel = codeGenLevel;
-    // The code generator's own target machine: ExecutionEngine::create
-    // compiles with the one it is given (or a default-level one it makes),
-    // not with jitCodeGenOptLevel, so -O0/-O1 would otherwise still run the
-    // -O2 instruction selection and register allocation.
     auto created =
         ExecutionEngine::create(*module, engineOptions, makeHostMachine());
     if (!created) {

@@ -139,13 +139,15 @@ struct Tying {
   std::vector<int64_t> leaderOf;
   /// Per tied op: its configuration for each of its leader's.
   std::vector<std::vector<int64_t>> follow;
-  /// Adjoint ops tied, and those kept apart (not linalg, or no
-  /// configuration of theirs for some of the leader's).
+  /// Adjoint ops tied, and those kept apart (their forward op is not a
+  /// vertex, or they have no configuration for some of the forward op's).
   int64_t tied = 0, apart = 0;
 };
 
-/// Ties the adjoint ops (`dist.vjp_of`) of `problem` to their linalg
-/// forward op (`dist.vjp_id`).
+/// Ties the adjoint ops (`dist.vjp_of`) of `problem` to their forward op
+/// (`dist.vjp_id`). Loops are a linalg op's or a data-movement op's result
+/// dimensions; an op without a split rule has one configuration and follows
+/// trivially.
 Tying tieAdjoints(const PerOpProblem &problem);
 
 /// The cost graph with each tied op folded into its leader's vertex (its

@@ -15,6 +15,9 @@
 
 #include "DistIR/Search/PerOp.h"
 
+#include "Tiles.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
@@ -22,6 +25,7 @@
 using namespace mlir;
 using namespace distir;
 using namespace distir::pase;
+using namespace distir::pase::detail;
 
 namespace {
 
@@ -41,45 +45,55 @@ DimLoops loopsThrough(AffineMap map, ArrayRef<int64_t> loopOf = {}) {
   return out;
 }
 
-/// Which forward loop each loop of the group's ops runs along.
+/// Which forward loop each loop of the group's ops runs along. An op's
+/// loops are a linalg op's, or a data-movement op's result dims (the maps
+/// the cost graph reads its tensors through, Tiles.h).
 class GroupLabels {
 public:
-  explicit GroupLabels(linalg::LinalgOp forward) : forward(forward) {
+  explicit GroupLabels(Operation *forward) : forward(forward) {
     for (OpOperand &operand : forward->getOpOperands())
-      labels.try_emplace(
-          operand.get(),
-          loopsThrough(forward.getMatchingIndexingMap(&operand)));
+      if (AffineMap map = operandMap(operand))
+        labels.try_emplace(operand.get(), loopsThrough(map));
     for (OpResult result : forward->getResults())
-      labels.try_emplace(
-          result, loopsThrough(forward.getIndexingMapMatchingResult(result)));
+      if (AffineMap map = resultMap(result))
+        labels.try_emplace(result, loopsThrough(map));
   }
 
   /// The forward loops of `value`'s dimensions: a forward tensor's, a
-  /// group op's result's, or, for a value from outside the group (the
-  /// gradient flowing in), those of the forward tensors of its type when
-  /// they agree.
+  /// group op's result's, or, for a value another op computes (the
+  /// gradient flowing in), those of the forward results of its type,
+  /// dimension by dimension where they agree.
   std::optional<DimLoops> of(Value value) const {
     auto it = labels.find(value);
     if (it != labels.end())
       return it->second;
+    Operation *def = value.getDefiningOp();
+    if (!def || isa<tensor::EmptyOp>(def))
+      return std::nullopt;
     std::optional<DimLoops> found;
-    for (auto &[tensor, dims] : forwardTensors())
-      if (tensor.getType() == value.getType()) {
-        if (found && *found != dims)
-          return std::nullopt;
-        found = dims;
+    for (Value result : forward->getResults()) {
+      auto known = labels.find(result);
+      if (result.getType() != value.getType() || known == labels.end())
+        continue;
+      if (!found) {
+        found = known->second;
+        continue;
       }
+      for (auto [mine, theirs] : llvm::zip(*found, known->second))
+        if (mine != theirs)
+          mine = -1;
+    }
     return found;
   }
 
-  /// Labels `op`'s loops from its operands (forward order).
-  SmallVector<int64_t> loopsOf(linalg::LinalgOp op) const {
-    SmallVector<int64_t> loopOf(op.getNumLoops(), -1);
+  /// Labels the `numLoops` loops of `op` from its operands (forward order).
+  SmallVector<int64_t> loopsOf(Operation *op, size_t numLoops) const {
+    SmallVector<int64_t> loopOf(numLoops, -1);
     for (OpOperand &operand : op->getOpOperands()) {
-      std::optional<DimLoops> dims = of(operand.get());
-      if (!dims)
+      AffineMap map = operandMap(operand);
+      std::optional<DimLoops> dims = map ? of(operand.get()) : std::nullopt;
+      if (!dims || dims->size() != map.getNumResults())
         continue;
-      AffineMap map = op.getMatchingIndexingMap(&operand);
       for (auto [d, expr] : llvm::enumerate(map.getResults()))
         if (auto dim = dyn_cast<AffineDimExpr>(expr))
           if ((*dims)[d] >= 0 && loopOf[dim.getPosition()] < 0)
@@ -88,23 +102,14 @@ public:
     return loopOf;
   }
 
-  void setResults(linalg::LinalgOp op, ArrayRef<int64_t> loopOf) {
+  void setResults(Operation *op, ArrayRef<int64_t> loopOf) {
     for (OpResult result : op->getResults())
-      labels[result] =
-          loopsThrough(op.getIndexingMapMatchingResult(result), loopOf);
+      if (AffineMap map = resultMap(result))
+        labels[result] = loopsThrough(map, loopOf);
   }
 
 private:
-  SmallVector<std::pair<Value, DimLoops>> forwardTensors() const {
-    SmallVector<std::pair<Value, DimLoops>> all;
-    for (OpOperand &operand : forward->getOpOperands())
-      all.push_back({operand.get(), labels.lookup(operand.get())});
-    for (OpResult result : forward->getResults())
-      all.push_back({result, labels.lookup(result)});
-    return all;
-  }
-
-  linalg::LinalgOp forward;
+  Operation *forward;
   llvm::DenseMap<Value, DimLoops> labels;
 };
 
@@ -115,11 +120,18 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
   Tying tying;
   tying.leaderOf.assign(n, -1);
   tying.follow.resize(n);
-  llvm::DenseMap<int64_t, size_t> leaderById;
-  for (size_t v = 0; v < n; ++v)
-    if (auto id = problem.ops[v]->getAttrOfType<IntegerAttr>(dist::kVjpIdAttr))
-      if (isa<linalg::LinalgOp>(problem.ops[v]))
-        leaderById[id.getInt()] = v;
+  // A forward op is one that no adjoint claims; an id on two ops (a
+  // program rewritten after dist-autodiff) ties nothing.
+  llvm::DenseMap<int64_t, int64_t> leaderById;
+  for (size_t v = 0; v < n; ++v) {
+    Operation *op = problem.ops[v];
+    auto id = op->getAttrOfType<IntegerAttr>(dist::kVjpIdAttr);
+    if (!id || op->hasAttr(dist::kVjpOfAttr))
+      continue;
+    auto [it, inserted] = leaderById.try_emplace(id.getInt(), v);
+    if (!inserted)
+      it->second = -1;
+  }
   // Each group's adjoint ops, in program order (producers first).
   std::map<size_t, SmallVector<size_t>> groups;
   for (size_t v = 0; v < n; ++v) {
@@ -127,7 +139,8 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
     if (!of)
       continue;
     auto leader = leaderById.find(of.getInt());
-    if (leader == leaderById.end() || !isa<linalg::LinalgOp>(problem.ops[v])) {
+    if (leader == leaderById.end() || leader->second < 0 ||
+        static_cast<size_t>(leader->second) == v) {
       ++tying.apart;
       continue;
     }
@@ -135,12 +148,12 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
   }
 
   for (auto &[leader, members] : groups) {
-    GroupLabels labels(cast<linalg::LinalgOp>(problem.ops[leader]));
+    GroupLabels labels(problem.ops[leader]);
     std::vector<SmallVector<int64_t>> loopOf(members.size());
     for (auto [i, v] : llvm::enumerate(members)) {
-      auto op = cast<linalg::LinalgOp>(problem.ops[v]);
-      loopOf[i] = labels.loopsOf(op);
-      labels.setResults(op, loopOf[i]);
+      loopOf[i] = labels.loopsOf(problem.ops[v],
+                                 problem.configs[v].front().factors.size());
+      labels.setResults(problem.ops[v], loopOf[i]);
     }
     // Loops no operand labels (a zero fill of an accumulator) take those
     // of the group op that reads the result.
@@ -148,16 +161,14 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
     for (auto [i, v] : llvm::enumerate(members))
       indexOf[problem.ops[v]] = i;
     for (size_t i = members.size(); i-- > 0;) {
-      auto op = cast<linalg::LinalgOp>(problem.ops[members[i]]);
-      for (OpResult result : op->getResults())
+      for (OpResult result : problem.ops[members[i]]->getResults())
         for (OpOperand &use : result.getUses()) {
           auto reader = indexOf.find(use.getOwner());
-          if (reader == indexOf.end())
+          AffineMap readMap = operandMap(use), map = resultMap(result);
+          if (reader == indexOf.end() || !readMap || !map ||
+              readMap.getNumResults() != map.getNumResults())
             continue;
-          auto readerOp = cast<linalg::LinalgOp>(use.getOwner());
-          DimLoops dims = loopsThrough(readerOp.getMatchingIndexingMap(&use),
-                                       loopOf[reader->second]);
-          AffineMap map = op.getIndexingMapMatchingResult(result);
+          DimLoops dims = loopsThrough(readMap, loopOf[reader->second]);
           for (auto [d, expr] : llvm::enumerate(map.getResults()))
             if (auto dim = dyn_cast<AffineDimExpr>(expr))
               if (dims[d] >= 0 && loopOf[i][dim.getPosition()] < 0)
@@ -180,7 +191,7 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
       for (const LoopSplit &split : leaderSplits) {
         SmallVector<int64_t> factors(loops.size(), 1);
         for (auto [l, loop] : llvm::enumerate(loops))
-          if (loop >= 0)
+          if (loop >= 0 && loop < static_cast<int64_t>(split.factors.size()))
             factors[l] = split.factors[loop];
         // Without that configuration (a loop it cannot split), drop the
         // innermost split loops until one exists.
@@ -220,6 +231,10 @@ TiedGraph pase::contract(const CostGraph &graph, const Tying &tying) {
   for (unsigned v = 0; v < n; ++v) {
     if (tying.leaderOf[v] < 0)
       continue;
+    assert(tying.leaderOf[tying.leaderOf[v]] < 0 && "a leader follows");
+    assert(tying.follow[v].size() ==
+               static_cast<size_t>(graph.numConfigs(tying.leaderOf[v])) &&
+           "a configuration per leader configuration");
     unsigned group = tied.vertexOf[tying.leaderOf[v]];
     tied.vertexOf[v] = group;
     std::vector<double> &cost = tied.graph.vertexCost[group];

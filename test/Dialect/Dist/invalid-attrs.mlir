@@ -127,6 +127,22 @@ func.func @bad_vjp_of(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist
 
 // -----
 
+func.func @unsigned_vjp_of(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.vjp_of' must be a non-negative integer, got 3 : ui32}}
+  %b = arith.addf %a, %a {dist.vjp_of = 3 : ui32} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
+func.func @wide_layer(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
+  // expected-error @+1 {{'dist.layer' must be a non-negative integer, got 1 : i128}}
+  %b = arith.addf %a, %a {dist.layer = 1 : i128} : tensor<4xf32, #dist.device<0>>
+  return %b : tensor<4xf32, #dist.device<0>>
+}
+
+// -----
+
 func.func @bad_phase(%a: tensor<4xf32, #dist.device<0>>) -> tensor<4xf32, #dist.device<0>> {
   // expected-error @+1 {{'dist.phase' must be "forward", "backward" or "update", got "sideways"}}
   %b = arith.addf %a, %a {dist.phase = "sideways"} : tensor<4xf32, #dist.device<0>>

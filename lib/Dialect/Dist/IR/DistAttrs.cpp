@@ -46,6 +46,12 @@ void distir::dist::copyStageTags(Operation *from, Operation *to,
       to->setAttr(name, attr);
 }
 
+void distir::dist::dropStageTags(Operation *op) {
+  for (StringRef name :
+       {kLayerAttrName, kPhaseAttrName, kVjpIdAttr, kVjpOfAttr})
+    op->removeAttr(name);
+}
+
 RankedTensorType distir::dist::withDevice(RankedTensorType type,
                                           int64_t device) {
   return RankedTensorType::get(type.getShape(), type.getElementType(),

@@ -67,6 +67,16 @@ void DistDialect::initialize() {
   addInterfaces<DistInlinerInterface>();
 }
 
+/// A signless integer of at most 64 bits (getInt() asserts on others) that
+/// is not negative.
+static bool isNonNegativeI64(IntegerAttr value) {
+  if (!value)
+    return false;
+  auto type = dyn_cast<IntegerType>(value.getType());
+  return type && type.isSignless() && type.getWidth() <= 64 &&
+         value.getInt() >= 0;
+}
+
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == getClusterAttrName()) {
@@ -82,7 +92,7 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   // Roles of ops in a training step, set by program builders for dist-dtp.
   if (attr.getName() == "dist.layer") {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || value.getInt() < 0)
+    if (!isNonNegativeI64(value))
       return op->emitError()
              << "'dist.layer' must be a non-negative integer, got "
              << attr.getValue();
@@ -91,7 +101,7 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   // dist-autodiff's pairing of a forward op with the ops of its adjoint.
   if (attr.getName() == kVjpIdAttr || attr.getName() == kVjpOfAttr) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || value.getInt() < 0)
+    if (!isNonNegativeI64(value))
       return op->emitError()
              << "'" << attr.getName().getValue()
              << "' must be a non-negative integer, got " << attr.getValue();

@@ -1225,8 +1225,7 @@ SmallVector<Value> DTPRewriter::materializeBroadcast(Location loc, DistValue &v,
     mapScalars(op->getRegion(0), mapping);
     Task t = perMicrobatch ? taskFor(task, g, inputs) : latest(task, inputs);
     Operation *clone = builder.clone(*op, mapping);
-    clone->removeAttr("dist.layer");
-    clone->removeAttr("dist.phase");
+    dropStageTags(clone);
     clone->getResult(0).setType(operands[op.getNumDpsInputs()][g].getType());
     offsetIndices(clone, loopAxis, ranges, g, stage);
     assign(clone, t);
@@ -1458,8 +1457,7 @@ LogicalResult DTPRewriter::visitStructured(linalg::LinalgOp op) {
     for (auto &[value, locals] : captured)
       mapping.map(value, locals[g]);
     Operation *clone = builder.clone(*op, mapping);
-    clone->removeAttr("dist.layer");
-    clone->removeAttr("dist.phase");
+    dropStageTags(clone);
     if (!indexedLoops.empty())
       offsetIndices(clone, loopAxis, ranges, g, stage);
     if (splitTable)
@@ -1579,8 +1577,7 @@ LogicalResult DTPRewriter::visitReplicated(Operation *op) {
     } else {
       clone = builder.clone(*op, mapping);
     }
-    clone->removeAttr("dist.layer");
-    clone->removeAttr("dist.phase");
+    dropStageTags(clone);
     assign(clone, t);
     for (auto [i, result] : llvm::enumerate(clone->getResults())) {
       if (auto type = dyn_cast<RankedTensorType>(result.getType()))
@@ -1701,8 +1698,7 @@ LogicalResult DTPRewriter::visitPad(tensor::PadOp op) {
         mapping.map(op.getSource(), operands[g]);
         mapScalars(op.getRegion(), mapping);
         Operation *clone = builder.clone(*op, mapping);
-        clone->removeAttr("dist.layer");
-        clone->removeAttr("dist.phase");
+        dropStageTags(clone);
         clone->getResult(0).setType(localType(outFull, layout, g, stage));
         return clone->getResult(0);
       });
@@ -2345,8 +2341,7 @@ LogicalResult DTPRewriter::rewriteBody() {
     if (!touchesTensors && op.getNumRegions() == 0) {
       // Scalars are shared: one definition serves every device.
       Operation *clone = builder.clone(op, scalars);
-      clone->removeAttr("dist.layer");
-      clone->removeAttr("dist.phase");
+      dropStageTags(clone);
       for (auto [from, to] : llvm::zip(op.getResults(), clone->getResults()))
         scalars.map(from, to);
       continue;

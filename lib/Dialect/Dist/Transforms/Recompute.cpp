@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistIR/Dialect/Dist/IR/DistAttrs.h"
 #include "DistIR/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -116,6 +117,8 @@ struct DistRecomputePass
       Operation *clone = builder.clone(*def, mapping);
       // The recomputation belongs to the backward pass of its layer.
       clone->setAttr("dist.phase", builder.getStringAttr("backward"));
+      // The forward op stays its adjoint's partner (dist-pase ties them).
+      clone->removeAttr(dist::kVjpIdAttr);
       for (auto [from, to] :
            llvm::zip_equal(def->getResults(), clone->getResults()))
         clones[from] = to;

@@ -439,7 +439,9 @@ struct Recorder : RewriterBase::Listener {
   // Read when the pattern begins: the matched op may be erased before the
   // pattern ends.
   bool inPattern = false, sinking = false;
-  SmallVector<NamedAttribute, 2> tags;
+  SmallVector<NamedAttribute, 3> tags;
+  Attribute vjpId;
+  std::optional<OperationName> replacedName;
   Attribute encoding;
   int64_t sunk = 0;
   void notifyPatternBegin(const Pattern &pattern, Operation *op) override {
@@ -449,9 +451,13 @@ struct Recorder : RewriterBase::Listener {
         pattern.getDebugName() != SplitGenericOperands::kName;
     encoding = encodingOf(op);
     tags.clear();
-    for (StringRef name : {kLayerAttrName, kPhaseAttrName})
+    for (StringRef name : {kLayerAttrName, kPhaseAttrName, kVjpOfAttr})
       if (Attribute attr = op->getAttr(name))
         tags.push_back(NamedAttribute(name, attr));
+    // A forward op's pairing with its adjoint goes to the first op of its
+    // kind that replaces it.
+    vjpId = op->getAttr(kVjpIdAttr);
+    replacedName = op->getName();
   }
   void notifyPatternEnd(const Pattern &, LogicalResult status) override {
     if (succeeded(status) && sinking)
@@ -465,6 +471,10 @@ struct Recorder : RewriterBase::Listener {
     for (const NamedAttribute &tag : tags)
       if (!op->hasAttr(tag.getName()))
         op->setAttr(tag.getName(), tag.getValue());
+    if (vjpId && op->getName() == *replacedName) {
+      op->setAttr(kVjpIdAttr, vjpId);
+      vjpId = {};
+    }
     if (!encoding)
       return;
     for (Value result : op->getResults())

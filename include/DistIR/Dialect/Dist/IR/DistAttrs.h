@@ -49,7 +49,8 @@ constexpr llvm::StringLiteral kPhaseAttrName = "dist.phase";
 
 /// dist-autodiff's pairing of a forward op and its adjoint: the forward op
 /// carries `dist.vjp_id = N`, each op of its adjoint `dist.vjp_of = N`
-/// (per-op strategies give them one configuration).
+/// (in per-op strategies the adjoint's configuration follows the forward
+/// op's).
 constexpr llvm::StringLiteral kVjpIdAttr = "dist.vjp_id";
 constexpr llvm::StringLiteral kVjpOfAttr = "dist.vjp_of";
 
@@ -58,6 +59,10 @@ constexpr llvm::StringLiteral kVjpOfAttr = "dist.vjp_of";
 /// Nothing when `from` is null.
 void copyStageTags(mlir::Operation *from, mlir::Operation *to,
                    bool overwrite = true);
+
+/// Removes the stage tags and dist-autodiff's forward/adjoint pairing from
+/// `op` (a distributed program's copy of an op, where they no longer hold).
+void dropStageTags(mlir::Operation *op);
 
 /// Checks a `dist.sharding` attribute on `op`: one #dist.sharding per result
 /// (a single one for a one-result op, else an array), each valid for its

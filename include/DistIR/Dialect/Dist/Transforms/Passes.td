@@ -256,7 +256,8 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     adjoint (`dist.vjp_of`) follow the forward op's configuration, as
     PaSE's paper counts an op's forward and backward as one vertex: an
     adjoint loop that runs along a dimension of a forward operand, result
-    or incoming gradient takes that forward loop's factor, and the solver
+    or incoming gradient takes that forward loop's factor (other loops
+    stay whole), and the solver
     sees one vertex per group (saved activations no longer join forward
     and backward ops into large dependent sets). `tie-adjoints=false`
     gives every op its own vertex.
