@@ -48,8 +48,12 @@ struct PerOpOptions {
   /// (balanced tiles: a 50257-word vocabulary over 4 devices is
   /// 12564 + 12564 + 12564 + 12565 columns), priced by the largest tile.
   bool unevenSplits = true;
-  /// Adjoint ops follow their forward op's configuration (tieAdjoints).
-  bool tieAdjoints = true;
+  /// When adjoint ops follow their forward op's configuration
+  /// (tieAdjoints): Auto ties them only when the search with a vertex per
+  /// op needs a table over maxTableSize (the tied space is smaller: its
+  /// optimum can be higher).
+  enum class Tie { Auto, Always, Never };
+  Tie tieAdjoints = Tie::Auto;
 };
 
 /// One configuration of an op: a split factor per loop (product divides the

@@ -57,10 +57,25 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
       pase::buildPerOpProblem(function, cluster, options, record);
   if (failed(problem))
     return failure();
+  auto orderOf = [&](const pase::CostGraph &graph) {
+    return breadthFirst ? pase::breadthFirstOrder(graph)
+                        : pase::generateSeq(graph);
+  };
   // A training step's adjoint ops follow their forward op: the solver sees
-  // one vertex per group.
+  // one vertex per group. The space is smaller, so by default only when a
+  // vertex per op needs a table over the budget.
+  using Tie = pase::PerOpOptions::Tie;
+  bool hasAdjoints = llvm::any_of(
+      problem->ops, [](Operation *op) { return op->hasAttr(kVjpOfAttr); });
+  std::vector<unsigned> order;
+  bool tie = hasAdjoints && options.tieAdjoints == Tie::Always;
+  if (hasAdjoints && options.tieAdjoints == Tie::Auto) {
+    order = orderOf(problem->graph);
+    tie =
+        pase::measureOrder(problem->graph, order).second > options.maxTableSize;
+  }
   pase::Tying tying;
-  if (options.tieAdjoints)
+  if (tie)
     tying = pase::tieAdjoints(*problem);
   problem->tiedOps = tying.tied;
   problem->untiedAdjoints = tying.apart;
@@ -68,8 +83,8 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
   if (tying.tied > 0)
     tied = pase::contract(problem->graph, tying);
   const pase::CostGraph &graph = tied ? tied->graph : problem->graph;
-  std::vector<unsigned> order =
-      breadthFirst ? pase::breadthFirstOrder(graph) : pase::generateSeq(graph);
+  if (tied || order.empty())
+    order = orderOf(graph);
   FailureOr<pase::Strategy> strategy = pase::solve(
       graph, order, options.maxTableSize, record, function.getContext());
   if (failed(strategy))

@@ -67,7 +67,11 @@ struct DistPerOpStrategyPass
     options.maxConfigsPerOp = maxConfigs;
     // The hand-written baselines ignore annotations.
     options.followAnnotations = followAnnotations && !baseline;
-    options.tieAdjoints = tieAdjoints;
+    options.tieAdjoints = tieAdjoints == dist::TieAdjoints::Always
+                              ? pase::PerOpOptions::Tie::Always
+                          : tieAdjoints == dist::TieAdjoints::Never
+                              ? pase::PerOpOptions::Tie::Never
+                              : pase::PerOpOptions::Tie::Auto;
 
     // Emission adds functions: walk a snapshot.
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());

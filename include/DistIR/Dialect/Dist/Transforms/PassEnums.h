@@ -34,6 +34,9 @@ enum class ReportFormat { Text, JSON };
 /// dist-pase's elimination order.
 enum class EliminationOrder { GenerateSeq, BFS };
 
+/// dist-pase's tie-adjoints: when an adjoint op follows its forward op.
+enum class TieAdjoints { Auto, Always, Never };
+
 /// dist-dtp's stage-transfer: how a value every tensor-parallel rank holds
 /// crosses stages. Send: each rank to its counterpart; Planned: the
 /// resharding planner's fastest plan; the others force one planner strategy.

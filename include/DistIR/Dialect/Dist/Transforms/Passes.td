@@ -259,8 +259,11 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     or incoming gradient takes that forward loop's factor (other loops
     stay whole), and the solver
     sees one vertex per group (saved activations no longer join forward
-    and backward ops into large dependent sets). `tie-adjoints=false`
-    gives every op its own vertex.
+    and backward ops into large dependent sets). The tied space is
+    smaller, so its optimum can be higher: `tie-adjoints=auto` (default)
+    ties only when the search with a vertex per op needs a table over
+    `max-table`; `always` ties whenever there are adjoints, `never` gives
+    every op its own vertex.
 
     A remark on each function gives the cost, the largest dependent set,
     the ops without a split rule (run whole on every device) and the form
@@ -309,9 +312,17 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
            "remark says how many ops were cut)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per op with its loop split">,
-    Option<"tieAdjoints", "tie-adjoints", "bool", /*default=*/"true",
-           "Adjoint ops of a training step follow their forward op's "
-           "configuration (one vertex per forward op)">,
+    Option<"tieAdjoints", "tie-adjoints", "::distir::dist::TieAdjoints",
+           /*default=*/"::distir::dist::TieAdjoints::Auto",
+           "When the adjoint ops of a training step follow their forward "
+           "op's configuration (one vertex per forward op)",
+           [{::llvm::cl::values(
+             clEnumValN(::distir::dist::TieAdjoints::Auto, "auto",
+                        "when a vertex per op needs a table over max-table"),
+             clEnumValN(::distir::dist::TieAdjoints::Always, "always",
+                        "always (PaSE's paper)"),
+             clEnumValN(::distir::dist::TieAdjoints::Never, "never",
+                        "never: a vertex per op"))}]>,
     Option<"followAnnotations", "follow-annotations", "bool",
            /*default=*/"true",
            "Keep the dist.sharding already on ops and arguments (a user's, "
