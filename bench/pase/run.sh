@@ -9,7 +9,8 @@
 # (unflatten=false, the graph the paper's Table I times).
 # With --training, the graphs are training steps instead (dist-autodiff:
 # cross-entropy, SGD; each forward op's adjoint follows its configuration,
-# as the paper's graphs count an op's forward and backward as one vertex);
+# tie-adjoints=always, as the paper's graphs count an op's forward and
+# backward as one vertex);
 # the Transformer's weight inputs become weights (not batch inputs).
 # usage: bench/pase/run.sh [--training] [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
@@ -39,6 +40,7 @@ for devices in 4 8 16 32 64; do
     model=${run%%:*}
     extra=""
     [ "$run" != "$model" ] && extra=" unflatten=false"
+    [ "$training" = 1 ] && extra="$extra tie-adjoints=always"
     start=$(date +%s.%N)
     remark=$("$bin/distir-opt" "$model.mlir" \
       --dist-pase="devices=$devices cluster=dgx-h100:nodes=8$extra" \

@@ -122,7 +122,7 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
   tying.follow.resize(n);
   // A forward op is one that no adjoint claims; an id on two ops (a
   // program rewritten after dist-autodiff) ties nothing.
-  llvm::DenseMap<int64_t, int64_t> leaderById;
+  std::map<int64_t, int64_t> leaderById;
   for (size_t v = 0; v < n; ++v) {
     Operation *op = problem.ops[v];
     auto id = op->getAttrOfType<IntegerAttr>(dist::kVjpIdAttr);
@@ -139,8 +139,7 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
     if (!of)
       continue;
     auto leader = leaderById.find(of.getInt());
-    if (leader == leaderById.end() || leader->second < 0 ||
-        static_cast<size_t>(leader->second) == v) {
+    if (leader == leaderById.end() || leader->second < 0) {
       ++tying.apart;
       continue;
     }
@@ -169,15 +168,23 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
               readMap.getNumResults() != map.getNumResults())
             continue;
           DimLoops dims = loopsThrough(readMap, loopOf[reader->second]);
+          // A label the op already has (from an operand) stays where it is.
           for (auto [d, expr] : llvm::enumerate(map.getResults()))
             if (auto dim = dyn_cast<AffineDimExpr>(expr))
-              if (dims[d] >= 0 && loopOf[i][dim.getPosition()] < 0)
+              if (dims[d] >= 0 && loopOf[i][dim.getPosition()] < 0 &&
+                  !llvm::is_contained(loopOf[i], dims[d]))
                 loopOf[i][dim.getPosition()] = dims[d];
         }
     }
 
     const std::vector<LoopSplit> &leaderSplits = problem.configs[leader];
     for (auto [i, v] : llvm::enumerate(members)) {
+      // A forward op with one configuration (no split rule) would only
+      // force the op whole: it keeps a vertex of its own.
+      if (leaderSplits.size() == 1 && problem.configs[v].size() > 1) {
+        ++tying.apart;
+        continue;
+      }
       // A forward loop splits one loop of the adjoint at most.
       SmallVector<int64_t> &loops = loopOf[i];
       llvm::SmallDenseSet<int64_t> seen;

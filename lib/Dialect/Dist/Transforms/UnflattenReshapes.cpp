@@ -442,6 +442,7 @@ struct Recorder : RewriterBase::Listener {
   SmallVector<NamedAttribute, 3> tags;
   Attribute vjpId;
   std::optional<OperationName> replacedName;
+  bool replacedLinalg = false;
   Attribute encoding;
   int64_t sunk = 0;
   void notifyPatternBegin(const Pattern &pattern, Operation *op) override {
@@ -458,20 +459,27 @@ struct Recorder : RewriterBase::Listener {
     // kind that replaces it.
     vjpId = op->getAttr(kVjpIdAttr);
     replacedName = op->getName();
+    replacedLinalg = isa<linalg::LinalgOp>(op);
   }
   void notifyPatternEnd(const Pattern &, LogicalResult status) override {
     if (succeeded(status) && sinking)
       ++sunk;
     inPattern = false;
   }
-  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
     // Ops of the function's body (not of a generic's region).
     if (!inPattern || !isa_and_nonnull<func::FuncOp>(op->getParentOp()))
       return;
     for (const NamedAttribute &tag : tags)
       if (!op->hasAttr(tag.getName()))
         op->setAttr(tag.getName(), tag.getValue());
-    if (vjpId && op->getName() == *replacedName) {
+    // The op that takes the forward op's place: its kind, or a linalg op
+    // for a linalg op (a named matmul generalized). Not an op moved.
+    if (vjpId && !previous.isSet() && !op->hasAttr(kVjpIdAttr) &&
+        !op->hasAttr(kVjpOfAttr) &&
+        (op->getName() == *replacedName ||
+         (replacedLinalg && isa<linalg::LinalgOp>(op)))) {
       op->setAttr(kVjpIdAttr, vjpId);
       vjpId = {};
     }
@@ -528,6 +536,14 @@ FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func,
                                         groupsOf(dstType.getShape(), *fine));
     copyStageTags(expand, expanded, /*overwrite=*/false);
     copyStageTags(expand, collapsed, /*overwrite=*/false);
+    // dist-autodiff's pairing: the expand's id goes on, its adjoint's tag
+    // to both.
+    if (Attribute id = expand->getAttr(kVjpIdAttr))
+      expanded->setAttr(kVjpIdAttr, id);
+    if (Attribute of = expand->getAttr(kVjpOfAttr)) {
+      expanded->setAttr(kVjpOfAttr, of);
+      collapsed->setAttr(kVjpOfAttr, of);
+    }
     expand.getResult().replaceAllUsesWith(collapsed.getResult());
     expand.erase();
     if (collapse->use_empty())

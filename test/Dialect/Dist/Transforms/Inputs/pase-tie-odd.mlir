@@ -1,6 +1,6 @@
 // Pairings dist-autodiff does not write: an id on two forward ops (a
 // program cloned after dist-autodiff) and an op that claims to be both a
-// forward op and an adjoint. Neither ties anything.
+// forward op and its own adjoint. Neither ties anything.
 func.func @odd(%x: tensor<8x8xf32, #dist.device<0>> {dist.batch_dim = 0 : i64}, %w: tensor<8x8xf32, #dist.device<0>>) -> tensor<8x8xf32, #dist.device<0>> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x8xf32, #dist.device<0>>
