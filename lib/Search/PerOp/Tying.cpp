@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <map>
 
@@ -32,17 +33,22 @@ namespace {
 /// Per dimension of a tensor, the forward loop it runs along (-1: none).
 using DimLoops = SmallVector<int64_t>;
 
-DimLoops loopsThrough(AffineMap map, ArrayRef<int64_t> loopOf = {}) {
+/// The label of each dimension `map` reads: `loopOf` of the loop it reads
+/// plainly, -1 for any other expression.
+DimLoops loopsThrough(AffineMap map, ArrayRef<int64_t> loopOf) {
+  assert(loopOf.size() == map.getNumDims() && "a label per loop");
   DimLoops out;
   for (AffineExpr expr : map.getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim)
-      out.push_back(-1);
-    else
-      out.push_back(loopOf.empty() ? int64_t(dim.getPosition())
-                                   : loopOf[dim.getPosition()]);
+    out.push_back(dim ? loopOf[dim.getPosition()] : -1);
   }
   return out;
+}
+
+/// The forward op's own loops: each labels itself.
+DimLoops forwardLoopsThrough(AffineMap map) {
+  return loopsThrough(map,
+                      llvm::to_vector(llvm::seq<int64_t>(0, map.getNumDims())));
 }
 
 /// Which forward loop each loop of the group's ops runs along. An op's
@@ -53,10 +59,10 @@ public:
   explicit GroupLabels(Operation *forward) : forward(forward) {
     for (OpOperand &operand : forward->getOpOperands())
       if (AffineMap map = operandMap(operand))
-        labels.try_emplace(operand.get(), loopsThrough(map));
+        labels.try_emplace(operand.get(), forwardLoopsThrough(map));
     for (OpResult result : forward->getResults())
       if (AffineMap map = resultMap(result))
-        labels.try_emplace(result, loopsThrough(map));
+        labels.try_emplace(result, forwardLoopsThrough(map));
   }
 
   /// The forward loops of `value`'s dimensions: a forward tensor's, a
@@ -198,8 +204,11 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
       for (const LoopSplit &split : leaderSplits) {
         SmallVector<int64_t> factors(loops.size(), 1);
         for (auto [l, loop] : llvm::enumerate(loops))
-          if (loop >= 0 && loop < static_cast<int64_t>(split.factors.size()))
+          if (loop >= 0 && !split.factors.empty()) {
+            // A leader without loops (run whole) has no factors to give.
+            assert(loop < static_cast<int64_t>(split.factors.size()));
             factors[l] = split.factors[loop];
+          }
         // Without that configuration (a loop it cannot split), drop the
         // innermost split loops until one exists.
         auto found = indexOfSplit.find(factors);

@@ -40,7 +40,9 @@ void distir::dist::copyStageTags(Operation *from, Operation *to,
                                  bool overwrite) {
   if (!from)
     return;
-  for (StringRef name : {kLayerAttrName, kPhaseAttrName})
+  // An op made in an adjoint op's stead belongs to the same adjoint; a
+  // forward op's id is its own (two ops with one id pair with nothing).
+  for (StringRef name : {kLayerAttrName, kPhaseAttrName, kVjpOfAttr})
     if (Attribute attr = from->getAttr(name);
         attr && (overwrite || !to->getAttr(name)))
       to->setAttr(name, attr);

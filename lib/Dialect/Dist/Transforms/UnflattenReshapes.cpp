@@ -536,14 +536,9 @@ FailureOr<UnflattenStats> distir::dist::unflattenReshapes(func::FuncOp func,
                                         groupsOf(dstType.getShape(), *fine));
     copyStageTags(expand, expanded, /*overwrite=*/false);
     copyStageTags(expand, collapsed, /*overwrite=*/false);
-    // dist-autodiff's pairing: the expand's id goes on, its adjoint's tag
-    // to both.
+    // A forward expand's pairing with its adjoint goes to the expand.
     if (Attribute id = expand->getAttr(kVjpIdAttr))
       expanded->setAttr(kVjpIdAttr, id);
-    if (Attribute of = expand->getAttr(kVjpOfAttr)) {
-      expanded->setAttr(kVjpOfAttr, of);
-      collapsed->setAttr(kVjpOfAttr, of);
-    }
     expand.getResult().replaceAllUsesWith(collapsed.getResult());
     expand.erase();
     if (collapse->use_empty())

@@ -55,7 +55,8 @@ constexpr llvm::StringLiteral kVjpIdAttr = "dist.vjp_id";
 constexpr llvm::StringLiteral kVjpOfAttr = "dist.vjp_of";
 
 /// Gives `to` the stage tags of `from` (an op a rewrite creates in `from`'s
-/// stead takes its stage); with `overwrite` false, only the tags `to` lacks.
+/// stead takes its stage), and the adjoint `from` belongs to
+/// (`dist.vjp_of`); with `overwrite` false, only the tags `to` lacks.
 /// Nothing when `from` is null.
 void copyStageTags(mlir::Operation *from, mlir::Operation *to,
                    bool overwrite = true);
