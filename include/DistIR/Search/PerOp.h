@@ -78,6 +78,9 @@ struct PerOpProblem {
   int64_t truncatedOps = 0;
   /// Adjoint ops the search tied to their forward op, and kept apart.
   int64_t tiedOps = 0, untiedAdjoints = 0;
+  /// Adjoint ops searched each as a vertex of its own because tying was
+  /// not chosen (tie-adjoints=never, or auto with tables that fit).
+  int64_t adjointsNotTied = 0;
 };
 
 /// Builds the problem for the linalg ops of `function` (static shapes).

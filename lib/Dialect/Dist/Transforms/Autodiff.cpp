@@ -506,6 +506,7 @@ LogicalResult StepBuilder::run() {
   for (auto &entry : casts)
     castOps.insert(entry.second.getDefiningOp());
   int64_t nextAdjointId = 0;
+  DenseMap<Operation *, IntegerAttr> idOf;
   for (Operation *op : llvm::reverse(sweep)) {
     if (castOps.contains(op))
       continue;
@@ -518,6 +519,7 @@ LogicalResult StepBuilder::run() {
     if (marker->getNextNode() != returnOp) {
       IntegerAttr id = b.getI64IntegerAttr(nextAdjointId++);
       op->setAttr(dist::kVjpIdAttr, id);
+      idOf[op] = id;
       for (Operation *adjoint = marker->getNextNode(); adjoint != returnOp;
            adjoint = adjoint->getNextNode())
         adjoint->setAttr(dist::kVjpOfAttr, id);
@@ -530,6 +532,21 @@ LogicalResult StepBuilder::run() {
          adjoint = adjoint->getNextNode())
       if (adjoint->getLoc() == op->getLoc())
         adjoint->setLoc(gradLoc);
+  }
+  // The sum of a value's gradient contributions is emitted with the
+  // adjoint of its last reader, but belongs to the value's producer (its
+  // adjoint reads the sum): tagged with the reader, it would join the
+  // readers (an Inception block's branches, a residual's two paths) in
+  // the search's graph where the forward program has no edge. The sums of
+  // a weight's or an input's gradient belong to no forward op.
+  for (auto &[value, ops] : adjoints.accumulations()) {
+    IntegerAttr id = idOf.lookup(value.getDefiningOp());
+    for (Operation *sum : ops) {
+      if (id)
+        sum->setAttr(dist::kVjpOfAttr, id);
+      else
+        sum->removeAttr(dist::kVjpOfAttr);
+    }
   }
 
   // State arguments, after the weights.

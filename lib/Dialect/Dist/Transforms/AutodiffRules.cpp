@@ -70,6 +70,10 @@ void AdjointEmitter::accumulate(Value v, Value grad) {
       [](OpBuilder &bb, Location l, ValueRange args) -> Value {
         return arith::AddFOp::create(bb, l, args[0], args[1]);
       });
+  auto sum = cast<linalg::GenericOp>(slot.getDefiningOp());
+  SmallVector<Operation *> &ops = sums[v];
+  ops.push_back(sum.getDpsInits()[0].getDefiningOp());
+  ops.push_back(sum);
 }
 
 Value AdjointEmitter::transpose(Location loc, Value x) {

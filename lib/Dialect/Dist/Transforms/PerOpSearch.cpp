@@ -48,6 +48,46 @@ struct HeldErrors {
   }
 };
 
+/// On a training step, the weights that several differentiated ops read:
+/// each one's gradient sum joins its readers in the search's graph, far
+/// apart in the program (an exporter that merges equal tensors makes
+/// freshly initialized models share dozens of them). Empty otherwise.
+std::string sharedWeights(func::FuncOp function) {
+  SmallVector<std::pair<int64_t, std::string>> shared;
+  for (BlockArgument arg : function.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if (function.getArgAttr(i, "dist.batch_dim") ||
+        function.getArgAttr(i, "dist.optimizer_state"))
+      continue;
+    int64_t readers = llvm::count_if(arg.getUsers(), [](Operation *user) {
+      return user->hasAttr(kVjpIdAttr) && !user->hasAttr(kVjpOfAttr);
+    });
+    if (readers < 2)
+      continue;
+    auto name = function.getArgAttrOfType<StringAttr>(i, "dist.name");
+    shared.push_back({readers, name ? "\"" + name.str() + "\""
+                                    : "argument " + std::to_string(i)});
+  }
+  if (shared.empty())
+    return "";
+  llvm::sort(shared, [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string out =
+      llvm::formatv("; {0} weight{1} read by several "
+                    "differentiated ops, whose gradient sums "
+                    "join their readers: ",
+                    shared.size(), shared.size() == 1 ? " is" : "s are")
+          .str();
+  for (auto [i, entry] : llvm::enumerate(llvm::ArrayRef(shared).take_front(3)))
+    out += llvm::formatv("{0}{1} ({2} readers)", i ? ", " : "", entry.second,
+                         entry.first)
+               .str();
+  if (shared.size() > 3)
+    out += ", ...";
+  return out;
+}
+
 FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
                            const pase::PerOpOptions &options, bool breadthFirst,
                            HeldErrors &held) {
@@ -65,8 +105,9 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
   // one vertex per group. The space is smaller, so by default only when a
   // vertex per op needs a table over the budget.
   using Tie = pase::PerOpOptions::Tie;
-  bool hasAdjoints = llvm::any_of(
+  int64_t adjointOps = llvm::count_if(
       problem->ops, [](Operation *op) { return op->hasAttr(kVjpOfAttr); });
+  bool hasAdjoints = adjointOps > 0;
   std::vector<unsigned> order;
   bool tie = hasAdjoints && options.tieAdjoints == Tie::Always;
   if (hasAdjoints && options.tieAdjoints == Tie::Auto) {
@@ -79,6 +120,8 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
     tying = pase::tieAdjoints(*problem);
   problem->tiedOps = tying.tied;
   problem->untiedAdjoints = tying.apart;
+  if (!tie)
+    problem->adjointsNotTied = adjointOps;
   std::optional<pase::TiedGraph> tied;
   if (tying.tied > 0)
     tied = pase::contract(problem->graph, tying);
@@ -87,8 +130,12 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
     order = orderOf(graph);
   FailureOr<pase::Strategy> strategy = pase::solve(
       graph, order, options.maxTableSize, record, function.getContext());
-  if (failed(strategy))
+  if (failed(strategy)) {
+    // Over the table budget: name what may have joined distant ops.
+    if (hasAdjoints && !held.first.empty())
+      held.first += sharedWeights(function);
     return failure();
+  }
   if (tied) {
     strategy->config = pase::expandConfig(tying, *tied, strategy->config);
     strategy->cost = problem->graph.evaluate(strategy->config);

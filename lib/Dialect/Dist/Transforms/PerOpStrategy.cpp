@@ -131,6 +131,15 @@ struct DistPerOpStrategyPass
                                   problem->tiedOps, problem->untiedAdjoints)
                         .str()
                   : std::string())
+          << (problem->adjointsNotTied
+                  ? llvm::formatv(
+                        "; adjoint ops searched on their own: {0} ({1})",
+                        problem->adjointsNotTied,
+                        options.tieAdjoints == pase::PerOpOptions::Tie::Never
+                            ? "tie-adjoints=never"
+                            : "the untied tables fit max-table")
+                        .str()
+                  : std::string())
           << dist::describeForm(*search);
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))
