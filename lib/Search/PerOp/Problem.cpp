@@ -34,9 +34,11 @@ namespace {
 /// plain dimension (convolution windows `oh + kh` are not split).
 SmallVector<bool> splittableLoops(linalg::LinalgOp op) {
   SmallVector<bool> ok(op.getNumLoops(), true);
-  // linalg.index reads global loop positions: a tile would see its own.
+  // linalg.index reads a loop's global position, and a tile would see its
+  // own: the loops it reads stay whole (a max pool's backward reads the
+  // window's, not the batch's or the channels').
   if (op.hasIndexSemantics())
-    return SmallVector<bool>(op.getNumLoops(), false);
+    op->walk([&](linalg::IndexOp index) { ok[index.getDim()] = false; });
   // A split reduction is resolved by a sum all-reduce: only sums split.
   if (!pase::isSumReduction(op)) {
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
