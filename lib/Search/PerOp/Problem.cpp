@@ -37,8 +37,10 @@ SmallVector<bool> splittableLoops(linalg::LinalgOp op) {
   // linalg.index reads a loop's global position, and a tile would see its
   // own: the loops it reads stay whole (a max pool's backward reads the
   // window's, not the batch's or the channels').
-  if (op.hasIndexSemantics())
-    op->walk([&](linalg::IndexOp index) { ok[index.getDim()] = false; });
+  op->walk([&](linalg::IndexOp index) {
+    if (index->getParentOfType<linalg::LinalgOp>() == op)
+      ok[index.getDim()] = false;
+  });
   // A split reduction is resolved by a sum all-reduce: only sums split.
   if (!pase::isSumReduction(op)) {
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();

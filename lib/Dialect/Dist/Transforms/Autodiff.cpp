@@ -533,13 +533,14 @@ LogicalResult StepBuilder::run() {
       if (adjoint->getLoc() == op->getLoc())
         adjoint->setLoc(gradLoc);
   }
-  // The sum of a value's gradient contributions is emitted with the
-  // adjoint of its last reader, but belongs to the value's producer (its
-  // adjoint reads the sum): tagged with the reader, it would join the
-  // readers (an Inception block's branches, a residual's two paths) in
-  // the search's graph where the forward program has no edge. The sums of
-  // a weight's or an input's gradient belong to no forward op.
-  for (auto &[value, ops] : adjoints.accumulations()) {
+  // The sums of a value's gradient contributions are emitted with the
+  // adjoints of its readers (each reader after the first the sweep visits
+  // adds its own), but belong to the value's producer (its adjoint reads
+  // the sum): tagged with a reader, they would join the readers (an
+  // Inception block's branches, a residual's two paths) in the search's
+  // graph where the forward program has no edge. The sums of a weight's
+  // gradient belong to no forward op.
+  for (auto &[value, ops] : adjoints.sumOps()) {
     IntegerAttr id = idOf.lookup(value.getDefiningOp());
     for (Operation *sum : ops) {
       if (id)

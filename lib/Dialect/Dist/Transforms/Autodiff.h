@@ -76,11 +76,11 @@ public:
   void accumulate(mlir::Value v, mlir::Value grad);
   /// The adjoint of `v`, or null if nothing flows into `v`.
   mlir::Value lookup(mlir::Value v) const { return adjoints.lookup(v); }
-  /// The ops that summed contributions into the adjoint of each value read
-  /// by several ops (in emission order).
+  /// The ops (each sum and its tensor.empty) that added contributions to
+  /// the adjoint of each value read by several ops, in emission order.
   const llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *>> &
-  accumulations() const {
-    return sums;
+  sumOps() const {
+    return sumOpsOf;
   }
 
   mlir::Value filled(mlir::Location loc, mlir::RankedTensorType type,
@@ -102,7 +102,7 @@ private:
   mlir::OpBuilder &b;
   const llvm::DenseSet<mlir::Value> &active;
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
-  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *>> sums;
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *>> sumOpsOf;
 };
 
 } // namespace distir::autodiff

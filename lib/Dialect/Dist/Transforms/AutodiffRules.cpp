@@ -71,8 +71,9 @@ void AdjointEmitter::accumulate(Value v, Value grad) {
         return arith::AddFOp::create(bb, l, args[0], args[1]);
       });
   auto sum = cast<linalg::GenericOp>(slot.getDefiningOp());
-  SmallVector<Operation *> &ops = sums[v];
-  ops.push_back(sum.getDpsInits()[0].getDefiningOp());
+  SmallVector<Operation *> &ops = sumOpsOf[v];
+  if (auto init = sum.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    ops.push_back(init);
   ops.push_back(sum);
 }
 

@@ -9,6 +9,7 @@
 #include "UnflattenReshapes.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -54,19 +55,27 @@ struct HeldErrors {
 /// freshly initialized models share dozens of them). Empty otherwise.
 std::string sharedWeights(func::FuncOp function) {
   SmallVector<std::pair<int64_t, std::string>> shared;
+  Block &body = function.getBody().front();
   for (BlockArgument arg : function.getArguments()) {
     unsigned i = arg.getArgNumber();
     if (function.getArgAttr(i, "dist.batch_dim") ||
-        function.getArgAttr(i, "dist.optimizer_state"))
+        function.getArgAttr(i, "dist.optimizer_state") ||
+        function.getArgAttr(i, "dist.frozen") ||
+        !isa<FloatType>(getElementTypeOrSelf(arg.getType())))
       continue;
-    int64_t readers = llvm::count_if(arg.getUsers(), [](Operation *user) {
-      return user->hasAttr(kVjpIdAttr) && !user->hasAttr(kVjpOfAttr);
-    });
-    if (readers < 2)
+    // Readers are the body's ops (an embedding's table is read inside a
+    // generic), each counted once.
+    llvm::SmallPtrSet<Operation *, 4> readers;
+    for (Operation *user : arg.getUsers())
+      if (Operation *op = body.findAncestorOpInBlock(*user))
+        if (op->hasAttr(kVjpIdAttr) && !op->hasAttr(kVjpOfAttr))
+          readers.insert(op);
+    if (readers.size() < 2)
       continue;
     auto name = function.getArgAttrOfType<StringAttr>(i, "dist.name");
-    shared.push_back({readers, name ? "\"" + name.str() + "\""
-                                    : "argument " + std::to_string(i)});
+    shared.push_back(
+        {static_cast<int64_t>(readers.size()),
+         name ? "\"" + name.str() + "\"" : "argument " + std::to_string(i)});
   }
   if (shared.empty())
     return "";
@@ -131,7 +140,8 @@ FailureOr<Solved> solveOne(func::FuncOp function, const Cluster &cluster,
   FailureOr<pase::Strategy> strategy = pase::solve(
       graph, order, options.maxTableSize, record, function.getContext());
   if (failed(strategy)) {
-    // Over the table budget: name what may have joined distant ops.
+    // A failed search of a training step (over the table budget, in
+    // practice): name what may have joined distant ops.
     if (hasAdjoints && !held.first.empty())
       held.first += sharedWeights(function);
     return failure();

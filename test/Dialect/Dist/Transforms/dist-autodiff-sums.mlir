@@ -1,8 +1,9 @@
 // RUN: distir-opt --dist-autodiff %s | FileCheck %s
 
 // Where a value has several readers, its gradient is the sum of their
-// contributions. The sum is emitted with the last reader's adjoint (the
-// first in the backward sweep) but belongs to the value's producer: its
+// contributions. The sum is emitted with a reader's adjoint (each reader
+// after the first the backward sweep visits adds its own) but belongs to
+// the value's producer: its
 // adjoint reads the sum, and dist-pase ties the sum to the producer's
 // configuration instead of joining the readers. The sum of a weight's
 // gradient belongs to no forward op and carries no dist.vjp_of.

@@ -50,7 +50,9 @@ constexpr llvm::StringLiteral kPhaseAttrName = "dist.phase";
 /// dist-autodiff's pairing of a forward op and its adjoint: the forward op
 /// carries `dist.vjp_id = N`, each op of its adjoint `dist.vjp_of = N`
 /// (in per-op strategies the adjoint's configuration follows the forward
-/// op's).
+/// op's). The sum of a result's gradient contributions belongs to the
+/// result's producer, though it is emitted (and tagged with `dist.layer`)
+/// among a reader's backward ops.
 constexpr llvm::StringLiteral kVjpIdAttr = "dist.vjp_id";
 constexpr llvm::StringLiteral kVjpOfAttr = "dist.vjp_of";
 

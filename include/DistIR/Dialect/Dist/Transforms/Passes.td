@@ -266,11 +266,14 @@ def DistPerOpStrategyPass : Pass<"dist-pase", "::mlir::ModuleOp"> {
     every op its own vertex.
 
     A remark on each function gives the cost, the largest dependent set,
-    the ops without a split rule (run whole on every device) and the form
-    kept, with the other form's optimum; `report=true` adds one remark per
-    op with its loop factors. Errors: no cluster,
-    `devices` outside the cluster, dynamic loop sizes, a dependent set whose
-    table exceeds `max-table` entries.
+    the ops without a split rule (run whole on every device), how many
+    adjoint ops followed their forward op (or were searched on their own,
+    and why) and the form kept, with the other form's optimum;
+    `report=true` adds one remark per op with its loop factors. Errors: no
+    cluster, `devices` outside the cluster, dynamic loop sizes, a dependent
+    set whose table exceeds `max-table` entries (on a training step the
+    error names the weights several differentiated ops read: each one's
+    gradient sum joins its readers).
 
     With `emit=true` the function becomes the explicit `dist` program of
     the strategy: `<name>_pase` runs every op once per device on its tiles
