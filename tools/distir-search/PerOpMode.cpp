@@ -163,6 +163,15 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                       .str();
   out << "  replicated (no split rule): "
       << (replicated.empty() ? "none" : replicated) << "\n";
+  // A training step: whether its adjoints followed their forward ops.
+  if (problem->tiedOps || problem->untiedAdjoints)
+    out << llvm::formatv("  adjoint ops following their forward op: {0} ({1} "
+                         "apart)\n",
+                         problem->tiedOps, problem->untiedAdjoints);
+  if (problem->adjointsNotTied)
+    out << llvm::formatv("  adjoint ops searched on their own: {0} (the "
+                         "untied tables fit the table budget)\n",
+                         problem->adjointsNotTied);
   if (std::string form = dist::describeForm(*search); !form.empty())
     out << "  form: " << StringRef(form).drop_front(2) << "\n";
   if (problem->truncatedOps)
@@ -228,6 +237,11 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
                  {"predicted_step_s", baselines[1].outcome.predicted},
                  {"simulated_step_s", baselines[1].outcome.simulated}}}},
         {"largest_dependent_set", strategy->maxDependentSet},
+        // Adjoint ops that followed their forward op, kept apart, or were
+        // searched on their own (tying not needed).
+        {"adjoint_ops_tied", problem->tiedOps},
+        {"adjoint_ops_apart", problem->untiedAdjoints},
+        {"adjoint_ops_untied", problem->adjointsNotTied},
         {"unflattened", search->unflattened},
         // Why the form not kept has no optimum (null: it has one, or the
         // rewrite did not change the program).
