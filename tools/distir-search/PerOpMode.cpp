@@ -164,14 +164,10 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   out << "  replicated (no split rule): "
       << (replicated.empty() ? "none" : replicated) << "\n";
   // A training step: whether its adjoints followed their forward ops.
-  if (problem->tiedOps || problem->untiedAdjoints)
-    out << llvm::formatv("  adjoint ops following their forward op: {0} ({1} "
-                         "apart)\n",
-                         problem->tiedOps, problem->untiedAdjoints);
-  if (problem->adjointsNotTied)
-    out << llvm::formatv("  adjoint ops searched on their own: {0} (the "
-                         "untied tables fit the table budget)\n",
-                         problem->adjointsNotTied);
+  std::string adjoints = dist::describeAdjoints(*problem, options.tieAdjoints);
+  for (StringRef clause : llvm::split(StringRef(adjoints), "; "))
+    if (!clause.empty())
+      out << "  " << clause << "\n";
   if (std::string form = dist::describeForm(*search); !form.empty())
     out << "  form: " << StringRef(form).drop_front(2) << "\n";
   if (problem->truncatedOps)

@@ -242,6 +242,24 @@ distir::dist::searchPerOp(func::FuncOp function, const Cluster &cluster,
   return result;
 }
 
+std::string distir::dist::describeAdjoints(const pase::PerOpProblem &problem,
+                                           pase::PerOpOptions::Tie tie) {
+  std::string out;
+  if (problem.tiedOps || problem.untiedAdjoints)
+    out += llvm::formatv("; adjoint ops following their forward op: {0} ({1} "
+                         "apart)",
+                         problem.tiedOps, problem.untiedAdjoints)
+               .str();
+  if (problem.adjointsNotTied)
+    out += llvm::formatv("; adjoint ops searched on their own: {0} ({1})",
+                         problem.adjointsNotTied,
+                         tie == pase::PerOpOptions::Tie::Never
+                             ? "tie-adjoints=never"
+                             : "the untied tables fit max-table")
+               .str();
+  return out;
+}
+
 std::string distir::dist::describeForm(const PerOpSearch &search) {
   if (search.unflattened && search.otherCost)
     return llvm::formatv("; merged dimensions read apart "

@@ -125,21 +125,7 @@ struct DistPerOpStrategyPass
                                   problem->truncatedOps)
                         .str()
                   : std::string())
-          << (problem->tiedOps || problem->untiedAdjoints
-                  ? llvm::formatv("; adjoint ops following their forward "
-                                  "op: {0} ({1} apart)",
-                                  problem->tiedOps, problem->untiedAdjoints)
-                        .str()
-                  : std::string())
-          << (problem->adjointsNotTied
-                  ? llvm::formatv(
-                        "; adjoint ops searched on their own: {0} ({1})",
-                        problem->adjointsNotTied,
-                        options.tieAdjoints == pase::PerOpOptions::Tie::Never
-                            ? "tie-adjoints=never"
-                            : "the untied tables fit max-table")
-                        .str()
-                  : std::string())
+          << dist::describeAdjoints(*problem, options.tieAdjoints)
           << dist::describeForm(*search);
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))

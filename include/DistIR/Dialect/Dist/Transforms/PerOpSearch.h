@@ -59,6 +59,13 @@ mlir::FailureOr<PerOpSearch> searchPerOp(mlir::func::FuncOp function,
 /// (merged dimensions read apart: not searched, REASON)".
 std::string describeForm(const PerOpSearch &search);
 
+/// The remark clause on a training step's adjoint ops: empty without
+/// adjoints, else "; adjoint ops following their forward op: N (M apart)"
+/// or "; adjoint ops searched on their own: N (REASON)", the reason from
+/// `tie` (never, or auto with tables that fit).
+std::string describeAdjoints(const pase::PerOpProblem &problem,
+                             pase::PerOpOptions::Tie tie);
+
 } // namespace distir::dist
 
 #endif // DISTIR_DIALECT_DIST_TRANSFORMS_PEROPSEARCH_H
