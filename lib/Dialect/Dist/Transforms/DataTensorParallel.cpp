@@ -2894,10 +2894,11 @@ void DistDTPPass::runOnOperation() {
   if (failed(rewriter.run()))
     return signalPassFailure();
   if (rewriter.unforcedTransfers > 0)
-    func.emitWarning() << "dist-dtp: stage-transfer=" << transferName
-                       << " does not apply to " << rewriter.unforcedTransfers
-                       << " stage transfers (no dimension divides into "
-                          "tp parts): they are sent point to point";
+    emitWarning(func.getLoc())
+        << "dist-dtp: stage-transfer=" << transferName << " does not apply to "
+        << rewriter.unforcedTransfers
+        << " stage transfers (no dimension divides into "
+           "tp parts): they are sent point to point";
   rewriteWrapper(func, rewriter, dp);
   if (annotateShardings)
     annotateShardingAttrs(func, rewriter, dp, pp);

@@ -110,7 +110,9 @@ struct DistPerOpStrategyPass
         replicated += llvm::formatv("{0}{1} x{2}",
                                     replicated.empty() ? "" : ", ", name, count)
                           .str();
-      function.emitRemark()
+      // At the location only: Operation::emitRemark would attach the whole
+      // function as a note.
+      emitRemark(function.getLoc())
           << llvm::formatv(
                  "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
                  "dependent set {3} ({4} entries); replicated (no split rule): "
@@ -129,9 +131,9 @@ struct DistPerOpStrategyPass
           << dist::describeForm(*search);
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))
-          op->emitRemark() << "dist-pase: loops split "
-                           << pase::formatSplit(
-                                  problem->configs[v][strategy->config[v]]);
+          emitRemark(op->getLoc())
+              << "dist-pase: loops split "
+              << pase::formatSplit(problem->configs[v][strategy->config[v]]);
       if (emit && failed(pase::emitStrategy(function, *problem, *strategy,
                                             functionError)))
         return signalPassFailure();

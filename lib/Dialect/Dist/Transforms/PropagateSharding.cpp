@@ -636,7 +636,7 @@ void DistPropagateShardingPass::runOnOperation() {
       split += llvm::any_of(shardings,
                             [](ShardingAttr s) { return !s.isReplicated(); });
     }
-    InFlightDiagnostic remark = original.emitRemark();
+    InFlightDiagnostic remark = emitRemark(original.getLoc());
     remark << "dist-propagate-sharding: " << sharded << " of " << tensorOps
            << " ops sharded (" << split << " split, " << crossed
            << " of them ops upstream has no rule for), "

@@ -346,7 +346,7 @@ private:
 
   void remark(Operation *op, const Twine &message) {
     if (verbose)
-      op->emitRemark(message);
+      emitRemark(op->getLoc(), message);
   }
 
   /// Programs per synthesis hierarchy (sizes).
