@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Long fuzzing campaigns with the libFuzzer harnesses of fuzz/ (built in the
-# sanitizer build, build-asan/bin/distir-fuzz-*).
+# Long fuzzing campaigns with the libFuzzer harnesses of fuzz/, built first
+# (incrementally) in build-fuzz/: the sanitizer build with libFuzzer's
+# coverage instrumentation in every library (-DDISTIR_FUZZ_COVERAGE=ON;
+# build-asan/ leaves it out, the test suite runs faster without it).
 #   scripts/fuzz-campaign.sh [--runs N | --seconds S] [HARNESS...]
 # HARNESS: onnx, mlir, cluster-json, synth, npy (default: all). Each runs
 # until N inputs (default 1000000) or S seconds, from its seed corpus
@@ -11,19 +13,20 @@
 # numbers in fuzz/README.md come from this script.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bin="$root/build-asan/bin"
+bin="$root/build-fuzz/bin"
 limit=(-runs=1000000)
 harnesses=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) limit=(-runs="$2"); shift ;;
     --seconds) limit=(-max_total_time="$2"); shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) harnesses+=("$1") ;;
   esac
   shift
 done
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(onnx mlir cluster-json synth npy)
+"$root/scripts/build.sh" --sanitize --build-dir "$root/build-fuzz" -DDISTIR_FUZZ_COVERAGE=ON
 
 seeds() { # harness -> extra read-only seed directories
   case "$1" in
