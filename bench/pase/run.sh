@@ -12,14 +12,23 @@
 # tie-adjoints=always, as the paper's graphs count an op's forward and
 # backward as one vertex);
 # the Transformer's weight inputs become weights (not batch inputs).
-# usage: bench/pase/run.sh [--training] [BUILD_DIR] [WORK_DIR]
+# "seconds" is the whole distir-opt process (start-up, parsing, printing
+# included); "search_s" is the dist-pase pass alone (--mlir-timing: cost
+# graph, order, dynamic program, annotation), the part Table I's times
+# measure.
+# usage: bench/pase/run.sh [--training] [--devices 4,8,...] [BUILD_DIR] [WORK_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 training=0
-if [ "${1:-}" = "--training" ]; then
-  training=1
+device_counts="4 8 16 32 64"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --training) training=1 ;;
+    --devices) device_counts="${2//,/ }"; shift ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 bin="${1:-$root/build}/bin"
 work="${2:-$(mktemp -d)}"
 mkdir -p "$work" && cd "$work"
@@ -34,20 +43,22 @@ for model in alexnet inception_v3 transformer; do
     mv "$model.train.mlir" "$model.mlir"
   fi
 done
-printf "%-24s %7s %9s %12s %s\n" model devices seconds cost_s "largest dependent set"
-for devices in 4 8 16 32 64; do
+printf "%-24s %7s %9s %9s %12s %s\n" model devices seconds search_s cost_s "largest dependent set"
+for devices in $device_counts; do
   for run in alexnet inception_v3 transformer transformer:as-written; do
     model=${run%%:*}
     extra=""
     [ "$run" != "$model" ] && extra=" unflatten=false"
     [ "$training" = 1 ] && extra="$extra tie-adjoints=always"
     start=$(date +%s.%N)
-    remark=$("$bin/distir-opt" "$model.mlir" \
+    log=$("$bin/distir-opt" "$model.mlir" \
       --dist-pase="devices=$devices cluster=dgx-h100:nodes=8$extra" \
-      --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep -E "remark: dist-pase|error: dist-pase" || true)
+      --mlir-timing -o /dev/null 2>&1 || true)
     end=$(date +%s.%N)
+    remark=$(grep -E "remark: dist-pase|error: dist-pase" <<<"$log" || true)
+    search=$(awk '/DistPerOpStrategyPass/ {print $1; exit}' <<<"$log")
     if grep -q "error: dist-pase" <<<"$remark"; then
-      printf "%-24s %7d %9.2f %12s %s\n" "$run" "$devices" "$(echo "$(date +%s.%N) - $start" | bc)" "-" \
+      printf "%-24s %7d %9.2f %9s %12s %s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "-" "-" \
         "$(sed -E 's/.*error: dist-pase: //' <<<"$remark")"
       continue
     fi
@@ -55,7 +66,7 @@ for devices in 4 8 16 32 64; do
     set=$(sed -E 's/.*largest dependent set ([0-9]+).*/\1/' <<<"$remark")
     form=""
     grep -q "merged dimensions read apart (dist-unflatten" <<<"$remark" && form=" (read apart)"
-    printf "%-24s %7d %9.2f %12s %s%s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "$cost" "$set" "$form"
+    printf "%-24s %7d %9.2f %9.3f %12s %s%s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "$search" "$cost" "$set" "$form"
   done
 done
 echo "breadth-first order on inception_v3, 8 devices:"
