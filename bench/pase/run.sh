@@ -24,7 +24,9 @@ device_counts="4 8 16 32 64"
 while [ $# -gt 0 ]; do
   case "$1" in
     --training) training=1 ;;
-    --devices) device_counts="${2//,/ }"; shift ;;
+    --devices) device_counts="${2:?--devices needs a list, e.g. 4,8}"
+               device_counts="${device_counts//,/ }"; shift ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
@@ -53,10 +55,11 @@ for devices in $device_counts; do
     start=$(date +%s.%N)
     log=$("$bin/distir-opt" "$model.mlir" \
       --dist-pase="devices=$devices cluster=dgx-h100:nodes=8$extra" \
-      --mlir-timing -o /dev/null 2>&1 || true)
+      --mlir-print-op-on-diagnostic=false --mlir-timing -o /dev/null 2>&1 || true)
     end=$(date +%s.%N)
     remark=$(grep -E "remark: dist-pase|error: dist-pase" <<<"$log" || true)
     search=$(awk '/DistPerOpStrategyPass/ {print $1; exit}' <<<"$log")
+    search=${search:--}
     if grep -q "error: dist-pase" <<<"$remark"; then
       printf "%-24s %7d %9.2f %9s %12s %s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "-" "-" \
         "$(sed -E 's/.*error: dist-pase: //' <<<"$remark")"
@@ -66,7 +69,7 @@ for devices in $device_counts; do
     set=$(sed -E 's/.*largest dependent set ([0-9]+).*/\1/' <<<"$remark")
     form=""
     grep -q "merged dimensions read apart (dist-unflatten" <<<"$remark" && form=" (read apart)"
-    printf "%-24s %7d %9.2f %9.3f %12s %s%s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "$search" "$cost" "$set" "$form"
+    printf "%-24s %7d %9.2f %9s %12s %s%s\n" "$run" "$devices" "$(echo "$end - $start" | bc)" "$search" "$cost" "$set" "$form"
   done
 done
 echo "breadth-first order on inception_v3, 8 devices:"
