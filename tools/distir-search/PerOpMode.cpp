@@ -164,10 +164,9 @@ int distir::search::runPerOpStrategy(const PerOpRequest &request,
   out << "  replicated (no split rule): "
       << (replicated.empty() ? "none" : replicated) << "\n";
   // A training step: whether its adjoints followed their forward ops.
-  std::string adjoints = dist::describeAdjoints(*problem, options.tieAdjoints);
-  for (StringRef clause : llvm::split(StringRef(adjoints), "; "))
-    if (!clause.empty())
-      out << "  " << clause << "\n";
+  for (const std::string &clause :
+       dist::describeAdjoints(*problem, options.tieAdjoints))
+    out << "  " << clause << "\n";
   if (std::string form = dist::describeForm(*search); !form.empty())
     out << "  form: " << StringRef(form).drop_front(2) << "\n";
   if (problem->truncatedOps)

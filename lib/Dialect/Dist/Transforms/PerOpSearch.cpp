@@ -242,22 +242,21 @@ distir::dist::searchPerOp(func::FuncOp function, const Cluster &cluster,
   return result;
 }
 
-std::string distir::dist::describeAdjoints(const pase::PerOpProblem &problem,
-                                           pase::PerOpOptions::Tie tie) {
-  std::string out;
+SmallVector<std::string, 2>
+distir::dist::describeAdjoints(const pase::PerOpProblem &problem,
+                               pase::PerOpOptions::Tie tie) {
+  SmallVector<std::string, 2> clauses;
   if (problem.tiedOps || problem.untiedAdjoints)
-    out += llvm::formatv("; adjoint ops following their forward op: {0} ({1} "
-                         "apart)",
-                         problem.tiedOps, problem.untiedAdjoints)
-               .str();
+    clauses.push_back(llvm::formatv("adjoint ops following their forward op: "
+                                    "{0} ({1} apart)",
+                                    problem.tiedOps, problem.untiedAdjoints));
   if (problem.adjointsNotTied)
-    out += llvm::formatv("; adjoint ops searched on their own: {0} ({1})",
-                         problem.adjointsNotTied,
-                         tie == pase::PerOpOptions::Tie::Never
-                             ? "tie-adjoints=never"
-                             : "the untied tables fit max-table")
-               .str();
-  return out;
+    clauses.push_back(llvm::formatv(
+        "adjoint ops searched on their own: {0} ({1})", problem.adjointsNotTied,
+        tie == pase::PerOpOptions::Tie::Never
+            ? "tie-adjoints=never"
+            : "the untied tables fit the table budget"));
+  return clauses;
 }
 
 std::string distir::dist::describeForm(const PerOpSearch &search) {

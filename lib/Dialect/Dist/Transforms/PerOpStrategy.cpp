@@ -112,7 +112,8 @@ struct DistPerOpStrategyPass
                           .str();
       // At the location only: Operation::emitRemark would attach the whole
       // function as a note.
-      emitRemark(function.getLoc())
+      InFlightDiagnostic remark = emitRemark(function.getLoc());
+      remark
           << llvm::formatv(
                  "dist-pase: {0} ops on {1} devices, cost {2:e3} s, largest "
                  "dependent set {3} ({4} entries); replicated (no split rule): "
@@ -126,9 +127,12 @@ struct DistPerOpStrategyPass
                                   options.maxConfigsPerOp,
                                   problem->truncatedOps)
                         .str()
-                  : std::string())
-          << dist::describeAdjoints(*problem, options.tieAdjoints)
-          << dist::describeForm(*search);
+                  : std::string());
+      for (const std::string &clause :
+           dist::describeAdjoints(*problem, options.tieAdjoints))
+        remark << "; " << clause;
+      remark << dist::describeForm(*search);
+      remark.report(); // ahead of the per-op remarks below
       if (report)
         for (auto [v, op] : llvm::enumerate(problem->ops))
           emitRemark(op->getLoc())

@@ -59,12 +59,13 @@ mlir::FailureOr<PerOpSearch> searchPerOp(mlir::func::FuncOp function,
 /// (merged dimensions read apart: not searched, REASON)".
 std::string describeForm(const PerOpSearch &search);
 
-/// The remark clause on a training step's adjoint ops: empty without
-/// adjoints, else "; adjoint ops following their forward op: N (M apart)"
-/// or "; adjoint ops searched on their own: N (REASON)", the reason from
+/// How a training step's adjoint ops were searched, one clause each (none
+/// without adjoints): "adjoint ops following their forward op: N (M apart)"
+/// and/or "adjoint ops searched on their own: N (REASON)", the reason from
 /// `tie` (never, or auto with tables that fit).
-std::string describeAdjoints(const pase::PerOpProblem &problem,
-                             pase::PerOpOptions::Tie tie);
+llvm::SmallVector<std::string, 2>
+describeAdjoints(const pase::PerOpProblem &problem,
+                 pase::PerOpOptions::Tie tie);
 
 } // namespace distir::dist
 
