@@ -1,4 +1,4 @@
-// RUN: distir-opt %s --dist-propagate-sharding --mlir-print-op-on-diagnostic=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: distir-opt %s --dist-propagate-sharding -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not='see current operation'
 // RUN: FileCheck %s < %t.mlir
 
 // One annotation, on the first layer's weight (split by output features over
