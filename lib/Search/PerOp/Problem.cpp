@@ -127,10 +127,14 @@ void sortByReplicas(std::vector<LoopSplit> &splits) {
     return splits[a].replicas < splits[b].replicas ||
            (splits[a].replicas == splits[b].replicas && a < b);
   });
-  std::vector<LoopSplit> sorted;
-  for (size_t i : order)
-    sorted.push_back(splits[i]);
-  splits = std::move(sorted);
+  // Permute in place (the configurations stay where they were allocated).
+  for (size_t i = 0; i < order.size(); ++i) {
+    size_t j = order[i];
+    while (j < i)
+      j = order[j];
+    if (j != i)
+      std::swap(splits[i], splits[j]);
+  }
 }
 
 /// What vertexCost reads of an op, once for all its configurations
@@ -249,6 +253,65 @@ public:
     return {it->second, &it->first};
   }
 
+  /// intern for several keys (`keys[i]` for each i of `which`) under one
+  /// lock.
+  SmallVector<Layout> internAll(ArrayRef<SmallVector<int64_t>> keys,
+                                ArrayRef<size_t> which) {
+    SmallVector<Layout> layouts;
+    layouts.reserve(which.size());
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i : which) {
+      auto [it, inserted] = layoutIds.try_emplace(
+          keys[i], static_cast<uint32_t>(layoutIds.size()));
+      layouts.push_back({it->second, &it->first});
+    }
+    return layouts;
+  }
+
+  /// price for every pair of `from` x `to` layouts (row-major), the known
+  /// prices read and the new ones recorded under one lock each.
+  std::vector<double>
+  priceAll(RankedTensorType type, ArrayRef<Layout> from, ArrayRef<Layout> to,
+           llvm::function_ref<ArrayRef<Tile>(size_t)> haveTiles,
+           llvm::function_ref<ArrayRef<Tile>(size_t)> needTiles) {
+    std::vector<double> cost(from.size() * to.size());
+    SmallVector<uint32_t> missing;
+    const void *typeKey = type.getAsOpaquePointer();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (size_t a = 0; a < from.size(); ++a)
+        for (size_t b = 0; b < to.size(); ++b) {
+          auto it = moves.find(MoveKey{from[a].id, to[b].id, typeKey});
+          if (it != moves.end())
+            cost[a * to.size() + b] = it->second;
+          else
+            missing.push_back(static_cast<uint32_t>(a * to.size() + b));
+        }
+    }
+    if (missing.empty())
+      return cost;
+    std::unique_ptr<Worker> worker;
+    for (uint32_t i : missing) {
+      size_t a = i / to.size(), b = i % to.size();
+      ArrayRef<Tile> have = haveTiles(a), need = needTiles(b);
+      if (allLocal(have, need))
+        continue;
+      if (!worker)
+        worker = acquire();
+      cost[i] = priceMove(have, need, from[a].id, *from[a].key, *to[b].key,
+                          type, collectives, worker->estimator, worker->tables);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (worker)
+      idle.push_back(std::move(worker));
+    // Another thread may have priced a key meanwhile: the same price.
+    for (uint32_t i : missing)
+      moves.try_emplace(
+          MoveKey{from[i / to.size()].id, to[i % to.size()].id, typeKey},
+          cost[i]);
+    return cost;
+  }
+
   /// Tiles follow from the layouts and the type: one price per key. The
   /// tiles are asked for only when the key is new (most pairs of an edge
   /// repeat a key another edge priced).
@@ -305,6 +368,34 @@ private:
   llvm::DenseMap<MoveKey, double> moves;
   std::vector<std::unique_ptr<Worker>> idle;
 };
+
+/// The distinct layouts of a tensor over an op's configurations: per
+/// configuration its class, per class a configuration and the interned key.
+struct SideLayouts {
+  SmallVector<uint32_t> classOf;
+  SmallVector<size_t> representative;
+  SmallVector<MovePricer::Layout> layouts;
+};
+
+SideLayouts classifyLayouts(AffineMap map, ArrayRef<LoopSplit> splits,
+                            MovePricer &pricer) {
+  SideLayouts side;
+  // Reserved: the map's keys point into these.
+  std::vector<SmallVector<int64_t>> keys;
+  keys.reserve(splits.size());
+  llvm::DenseMap<ArrayRef<int64_t>, uint32_t> classes;
+  for (const LoopSplit &split : splits) {
+    keys.push_back(layoutKey(map, split));
+    auto [it, inserted] =
+        classes.try_emplace(ArrayRef<int64_t>(keys.back()),
+                            static_cast<uint32_t>(side.representative.size()));
+    if (inserted)
+      side.representative.push_back(keys.size() - 1);
+    side.classOf.push_back(it->second);
+  }
+  side.layouts = pricer.internAll(keys, side.representative);
+  return side;
+}
 
 /// The tile each of devices 0 .. devices-1 holds of a `type` value sharded
 /// by `sharding`, or why it has no such tiles.
@@ -425,6 +516,142 @@ LogicalResult keepAnnotated(Operation *op, std::vector<LoopSplit> &splits,
   return success();
 }
 
+/// mlir::parallelFor over blocks of items: it registers each index with a
+/// diagnostic handler (a lock and a map update per index), which costs
+/// more than a small vertex or edge (the cost graph of a 4-device
+/// Transformer step was slower on two threads than on one).
+void parallelForBlocks(MLIRContext *context, size_t n,
+                       llvm::function_ref<void(size_t)> fn) {
+  size_t blocks = std::min<size_t>(n, 64 * context->getNumThreads());
+  mlir::parallelFor(context, 0, blocks, [&](size_t b) {
+    for (size_t i = b * n / blocks, e = (b + 1) * n / blocks; i < e; ++i)
+      fn(i);
+  });
+}
+
+/// Whether `op` reads a function argument that carries `dist.sharding` or
+/// carries one itself: keepAnnotated then filters its configurations.
+bool readsAnnotations(Operation *op) {
+  if (op->hasAttr(dist::kShardingAttrName))
+    return true;
+  auto function = op->getParentOfType<func::FuncOp>();
+  for (Value operand : op->getOperands()) {
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (arg && arg.getOwner() == &function.getBody().front() &&
+        function.getArgAttr(arg.getArgNumber(), dist::kShardingAttrName))
+      return true;
+  }
+  return false;
+}
+
+/// An op that becomes a vertex: its configurations and their costs.
+struct VertexTask {
+  Operation *op = nullptr;
+  bool staticShapes = true;
+  bool followAnnotations = false;
+  std::vector<LoopSplit> splits;
+  std::vector<double> costs;
+  bool replicated = false; // no split rule: whole on every device
+  bool truncated = false;  // cut to the cheapest maxConfigsPerOp
+  bool dynamicLoops = false;
+};
+
+/// Fills `task`'s configurations and costs. Reads the IR only, except that
+/// keepAnnotated (followAnnotations) reports at the op: the threads run
+/// the tasks without annotations.
+LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
+                              const CollectiveCostModel &collectives,
+                              const PerOpOptions &options) {
+  Operation &op = *task.op;
+  auto keep = [&](std::vector<LoopSplit> &splits) {
+    return success(!task.followAnnotations ||
+                   succeeded(keepAnnotated(&op, splits, options.devices)));
+  };
+  // Enumerated into a scratch list reused by the thread's next op, then
+  // copied at their exact number: the configurations of every op stay
+  // alive, and growing each list by doubling left most of the search's
+  // fresh memory (and its page faults) unused.
+  thread_local std::vector<LoopSplit> scratch;
+  auto enumerate = [&](ArrayRef<int64_t> ranges, ArrayRef<bool> splittable,
+                       bool uneven) {
+    scratch.clear();
+    LoopSplit current;
+    current.factors.assign(ranges.size(), 1);
+    enumerateSplits(ranges, splittable, options.devices, uneven, current, 0, 1,
+                    scratch);
+    sortByReplicas(scratch);
+    task.splits.assign(scratch.begin(), scratch.end());
+  };
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+  if (std::optional<MovementRule> rule = getMovementRule(&op)) {
+    // Data movement: each device moves its block; nothing to reduce.
+    // Reshapes and slices need whole blocks of their source dims.
+    enumerate(rule->divisible, rule->splittable, /*uneven=*/false);
+    if (failed(keep(task.splits)))
+      return failure();
+    ComputeWork work = getComputeWork(&op);
+    for (const LoopSplit &split : task.splits) {
+      int64_t tiles = options.devices / split.replicas;
+      ComputeWork tile = work;
+      tile.flops /= tiles;
+      tile.bytesRead /= tiles;
+      tile.inputBytes /= tiles;
+      tile.bytesWritten /= tiles;
+      tile.outputElements /= tiles;
+      task.costs.push_back(priceCompute(tile, cluster.device, options.model));
+    }
+    return success();
+  }
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
+    // No split rule: the whole op on every device, priced and reported.
+    LoopSplit whole;
+    whole.replicas = options.devices;
+    task.splits = {whole};
+    if (failed(keep(task.splits)))
+      return failure();
+    task.costs = {
+        priceCompute(getComputeWork(&op), cluster.device, options.model)};
+    task.replicated = true;
+    return success();
+  }
+  OpGeometry geometry(linalgOp);
+  ArrayRef<int64_t> ranges = geometry.ranges;
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    task.dynamicLoops = true;
+    return success();
+  }
+  std::vector<LoopSplit> &splits = task.splits;
+  enumerate(ranges, splittableLoops(linalgOp), options.unevenSplits);
+  if (failed(keep(splits)))
+    return failure();
+  ComputeWork work = getComputeWork(&op);
+  std::vector<double> &costs = task.costs;
+  costs.reserve(splits.size());
+  for (const LoopSplit &split : splits)
+    costs.push_back(vertexCost(linalgOp, geometry, split, work, cluster,
+                               collectives, options));
+  if (static_cast<int64_t>(splits.size()) > options.maxConfigsPerOp) {
+    // Keep the cheapest by vertex cost (stable: ties keep their order).
+    std::vector<size_t> index(splits.size());
+    std::iota(index.begin(), index.end(), 0);
+    std::sort(index.begin(), index.end(), [&](size_t a, size_t b) {
+      return costs[a] < costs[b] || (costs[a] == costs[b] && a < b);
+    });
+    index.resize(options.maxConfigsPerOp);
+    std::sort(index.begin(), index.end());
+    std::vector<LoopSplit> keptSplits;
+    std::vector<double> keptCosts;
+    for (size_t i : index) {
+      keptSplits.push_back(splits[i]);
+      keptCosts.push_back(costs[i]);
+    }
+    splits = std::move(keptSplits);
+    costs = std::move(keptCosts);
+    task.truncated = true;
+  }
+  return success();
+}
+
 } // namespace
 
 bool pase::isSumReduction(linalg::LinalgOp op) {
@@ -464,107 +691,60 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
   // Tensors of one type between the same layouts recur along the program.
   MovePricer pricer(collectives);
   llvm::DenseMap<Operation *, unsigned> vertexOf;
+  // The ops that become vertices, in program order. Their configurations
+  // and costs are independent of each other: computed on the context's
+  // threads, then added in program order (errors too: the first op's).
+  std::vector<VertexTask> vertexTasks;
   for (Operation &op : function.getBody().front()) {
     if (isa<tensor::EmptyOp, arith::ConstantOp>(op) ||
         llvm::none_of(op.getResultTypes(), llvm::IsaPred<TensorType>))
       continue;
-    for (Type type : op.getResultTypes()) {
+    VertexTask task;
+    task.op = &op;
+    task.staticShapes = llvm::all_of(op.getResultTypes(), [](Type type) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      if (!tensor || !tensor.hasStaticShape()) {
-        op.emitError() << "per-op strategies need static tensor shapes, got "
-                       << type;
-        return failure();
+      return tensor && tensor.hasStaticShape();
+    });
+    // Annotations are followed in program order (keepAnnotated reports).
+    task.followAnnotations = options.followAnnotations && readsAnnotations(&op);
+    vertexTasks.push_back(std::move(task));
+  }
+  // Named linalg ops memoize their indexing maps in an attribute on first
+  // use: set them here, so that the threads below only read the IR.
+  for (const VertexTask &task : vertexTasks)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(task.op))
+      (void)linalgOp.getIndexingMapsArray();
+  parallelForBlocks(function.getContext(), vertexTasks.size(), [&](size_t i) {
+    VertexTask &task = vertexTasks[i];
+    if (task.staticShapes && !task.followAnnotations)
+      (void)configureVertex(task, cluster, collectives, options);
+  });
+  for (VertexTask &task : vertexTasks) {
+    Operation &op = *task.op;
+    if (!task.staticShapes) {
+      for (Type type : op.getResultTypes()) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (!tensor || !tensor.hasStaticShape()) {
+          op.emitError() << "per-op strategies need static tensor shapes, got "
+                         << type;
+          return failure();
+        }
       }
     }
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-    if (std::optional<MovementRule> rule = getMovementRule(&op)) {
-      // Data movement: each device moves its block; nothing to reduce.
-      std::vector<LoopSplit> splits;
-      LoopSplit current;
-      current.factors.assign(rule->divisible.size(), 1);
-      // Reshapes and slices need whole blocks of their source dims.
-      enumerateSplits(rule->divisible, rule->splittable, options.devices,
-                      /*uneven=*/false, current, 0, 1, splits);
-      sortByReplicas(splits);
-      if (options.followAnnotations &&
-          failed(keepAnnotated(&op, splits, options.devices)))
-        return failure();
-      ComputeWork work = getComputeWork(&op);
-      std::vector<double> costs;
-      for (const LoopSplit &split : splits) {
-        int64_t tiles = options.devices / split.replicas;
-        ComputeWork tile = work;
-        tile.flops /= tiles;
-        tile.bytesRead /= tiles;
-        tile.inputBytes /= tiles;
-        tile.bytesWritten /= tiles;
-        tile.outputElements /= tiles;
-        costs.push_back(priceCompute(tile, cluster.device, options.model));
-      }
-      vertexOf[&op] = problem.graph.addVertex(std::move(costs));
-      problem.ops.push_back(&op);
-      problem.configs.push_back(std::move(splits));
-      continue;
+    if (task.followAnnotations &&
+        failed(configureVertex(task, cluster, collectives, options)))
+      return failure();
+    if (task.dynamicLoops) {
+      op.emitError() << "per-op strategies need static loop sizes";
+      return failure();
     }
-    if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
-      // No split rule: the whole op on every device, priced and reported.
-      LoopSplit whole;
-      whole.replicas = options.devices;
-      std::vector<LoopSplit> only = {whole};
-      if (options.followAnnotations &&
-          failed(keepAnnotated(&op, only, options.devices)))
-        return failure();
-      vertexOf[&op] = problem.graph.addVertex(
-          {priceCompute(getComputeWork(&op), cluster.device, options.model)});
-      problem.ops.push_back(&op);
-      problem.configs.push_back({whole});
+    if (task.replicated)
       ++problem.replicatedOps[op.getName().getStringRef().str()];
-      continue;
-    }
-    OpGeometry geometry(linalgOp);
-    ArrayRef<int64_t> ranges = geometry.ranges;
-    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-      InFlightDiagnostic diag = op.emitError()
-                                << "per-op strategies need static loop sizes";
-      (void)diag;
-      return failure();
-    }
-    std::vector<LoopSplit> splits;
-    LoopSplit current;
-    current.factors.assign(ranges.size(), 1);
-    enumerateSplits(ranges, splittableLoops(linalgOp), options.devices,
-                    options.unevenSplits, current, 0, 1, splits);
-    sortByReplicas(splits);
-    if (options.followAnnotations &&
-        failed(keepAnnotated(&op, splits, options.devices)))
-      return failure();
-    ComputeWork work = getComputeWork(&op);
-    std::vector<double> costs;
-    for (const LoopSplit &split : splits)
-      costs.push_back(vertexCost(linalgOp, geometry, split, work, cluster,
-                                 collectives, options));
-    if (static_cast<int64_t>(splits.size()) > options.maxConfigsPerOp) {
-      // Keep the cheapest by vertex cost (stable: ties keep their order).
-      std::vector<size_t> index(splits.size());
-      std::iota(index.begin(), index.end(), 0);
-      std::sort(index.begin(), index.end(), [&](size_t a, size_t b) {
-        return costs[a] < costs[b] || (costs[a] == costs[b] && a < b);
-      });
-      index.resize(options.maxConfigsPerOp);
-      std::sort(index.begin(), index.end());
-      std::vector<LoopSplit> keptSplits;
-      std::vector<double> keptCosts;
-      for (size_t i : index) {
-        keptSplits.push_back(splits[i]);
-        keptCosts.push_back(costs[i]);
-      }
-      splits = std::move(keptSplits);
-      costs = std::move(keptCosts);
+    if (task.truncated)
       ++problem.truncatedOps;
-    }
-    vertexOf[&op] = problem.graph.addVertex(std::move(costs));
+    vertexOf[&op] = problem.graph.addVertex(std::move(task.costs));
     problem.ops.push_back(&op);
-    problem.configs.push_back(std::move(splits));
+    problem.configs.push_back(std::move(task.splits));
   }
 
   // Edges: a consumer's operands, then the tensors its body reads by index
@@ -602,59 +782,37 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     const std::vector<LoopSplit> &to = problem.configs[v];
     // Price each pair of distinct layouts once: most configurations of
     // an op differ only in loops this tensor does not see.
-    auto classify = [](const std::vector<LoopSplit> &splits, auto keyOf,
-                       SmallVector<size_t> &classOf,
-                       SmallVector<size_t> &representative) {
-      std::map<SmallVector<int64_t>, size_t> ids;
-      for (size_t i = 0; i < splits.size(); ++i) {
-        auto [it, inserted] =
-            ids.try_emplace(keyOf(splits[i]), representative.size());
-        if (inserted)
-          representative.push_back(i);
-        classOf.push_back(it->second);
-      }
-    };
-    SmallVector<size_t> fromClass, fromRep, toClass, toRep;
-    classify(
-        from, [&](const LoopSplit &split) { return layoutKey(fromMap, split); },
-        fromClass, fromRep);
-    classify(
-        to, [&](const LoopSplit &split) { return layoutKey(toMap, split); },
-        toClass, toRep);
+    SideLayouts fromSide = classifyLayouts(fromMap, from, pricer);
+    SideLayouts toSide = classifyLayouts(toMap, to, pricer);
     // Each representative's tiles, built when a price needs them.
-    std::vector<SmallVector<Tile>> fromTiles(fromRep.size()),
-        toTiles(toRep.size());
+    std::vector<SmallVector<Tile>> fromTiles(fromSide.representative.size()),
+        toTiles(toSide.representative.size());
     auto tilesOfFrom = [&](size_t a) -> ArrayRef<Tile> {
       if (fromTiles[a].empty())
         for (int64_t q = 0; q < options.devices; ++q)
-          fromTiles[a].push_back(
-              tileThrough(fromMap, produced.getType(), from[fromRep[a]], q));
+          fromTiles[a].push_back(tileThrough(fromMap, produced.getType(),
+                                             from[fromSide.representative[a]],
+                                             q));
       return fromTiles[a];
     };
     auto tilesOfTo = [&](size_t b) -> ArrayRef<Tile> {
       if (toTiles[b].empty())
         for (int64_t q = 0; q < options.devices; ++q)
-          toTiles[b].push_back(
-              tileThrough(toMap, operand.get().getType(), to[toRep[b]], q));
+          toTiles[b].push_back(tileThrough(toMap, operand.get().getType(),
+                                           to[toSide.representative[b]], q));
       return toTiles[b];
     };
-    SmallVector<MovePricer::Layout> fromLayouts, toLayouts;
-    for (size_t rep : fromRep)
-      fromLayouts.push_back(pricer.intern(layoutKey(fromMap, from[rep])));
-    for (size_t rep : toRep)
-      toLayouts.push_back(pricer.intern(layoutKey(toMap, to[rep])));
-    auto type = cast<RankedTensorType>(produced.getType());
-    std::vector<double> pairCost(fromRep.size() * toRep.size());
-    for (size_t a = 0; a < fromRep.size(); ++a)
-      for (size_t b = 0; b < toRep.size(); ++b)
-        pairCost[a * toRep.size() + b] = pricer.price(
-            [&] { return tilesOfFrom(a); }, [&] { return tilesOfTo(b); }, type,
-            fromLayouts[a], toLayouts[b]);
+    std::vector<double> pairCost = pricer.priceAll(
+        cast<RankedTensorType>(produced.getType()), fromSide.layouts,
+        toSide.layouts, tilesOfFrom, tilesOfTo);
+    size_t toClasses = toSide.representative.size();
+    const SmallVector<uint32_t> &fromClass = fromSide.classOf,
+                                &toClass = toSide.classOf;
     std::vector<double> cost(from.size() * to.size());
     for (size_t a = 0; a < from.size(); ++a)
       for (size_t b = 0; b < to.size(); ++b)
         cost[a * to.size() + b] =
-            pairCost[fromClass[a] * toRep.size() + toClass[b]];
+            pairCost[fromClass[a] * toClasses + toClass[b]];
     return cost;
   };
   auto capturedEdge = [&](unsigned u, unsigned v, Value captured) {
@@ -683,13 +841,8 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     }
     return cost;
   };
-  // Named linalg ops memoize their indexing maps in an attribute on first
-  // use: set them here, so that the threads below only read the IR.
-  for (Operation *op : problem.ops)
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      (void)linalgOp.getIndexingMapsArray();
   std::vector<std::vector<double>> edgeCosts(tasks.size());
-  mlir::parallelFor(function.getContext(), 0, tasks.size(), [&](size_t i) {
+  parallelForBlocks(function.getContext(), tasks.size(), [&](size_t i) {
     const EdgeTask &task = tasks[i];
     edgeCosts[i] = task.operand ? operandEdge(task.u, task.v, *task.operand)
                                 : capturedEdge(task.u, task.v, task.captured);
