@@ -152,6 +152,12 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
     groups[leader->second].push_back(v);
   }
 
+  // The edges out of zero fills, by (fill, reader).
+  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> fillEdges;
+  for (auto [e, edge] : llvm::enumerate(problem.graph.edges))
+    if (isa<linalg::FillOp>(problem.ops[edge.from]))
+      fillEdges[{edge.from, edge.to}] = static_cast<unsigned>(e);
+
   for (auto &[leader, members] : groups) {
     GroupLabels labels(problem.ops[leader]);
     std::vector<SmallVector<int64_t>> loopOf(members.size());
@@ -228,6 +234,46 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
       tying.leaderOf[v] = static_cast<int64_t>(leader);
       tying.follow[v] = std::move(follow);
       ++tying.tied;
+    }
+
+    // A zero fill that one op of the group reads (an accumulator's start)
+    // takes, for each leader configuration, its cheapest configuration
+    // given the reader's (its vertex cost plus the move into the reader):
+    // what eliminating it alone, a leaf, would give. Its labels could split
+    // it otherwise than the reader's configuration reads it (the reader's
+    // innermost splits dropped, or the loops on the mesh in another order),
+    // and every device would then reshard zeros.
+    for (auto [i, v] : llvm::enumerate(members)) {
+      Operation *op = problem.ops[v];
+      if (tying.leaderOf[v] != static_cast<int64_t>(leader) ||
+          !isa<linalg::FillOp>(op) || !op->hasOneUse())
+        continue;
+      Operation *readerOp = *op->getUsers().begin();
+      size_t reader = leader;
+      if (readerOp != problem.ops[leader]) {
+        auto found = indexOf.find(readerOp);
+        if (found == indexOf.end() || tying.leaderOf[members[found->second]] !=
+                                          static_cast<int64_t>(leader))
+          continue;
+        reader = members[found->second];
+      }
+      auto edge = fillEdges.find(
+          {static_cast<unsigned>(v), static_cast<unsigned>(reader)});
+      if (edge == fillEdges.end())
+        continue;
+      const std::vector<double> &move = problem.graph.edges[edge->second].cost;
+      const std::vector<double> &own = problem.graph.vertexCost[v];
+      int64_t readerConfigs = problem.graph.numConfigs(reader);
+      for (size_t c = 0; c < leaderSplits.size(); ++c) {
+        int64_t read = reader == leader ? static_cast<int64_t>(c)
+                                        : tying.follow[reader][c];
+        int64_t best = 0;
+        for (int64_t k = 1; k < static_cast<int64_t>(own.size()); ++k)
+          if (own[k] + move[k * readerConfigs + read] <
+              own[best] + move[best * readerConfigs + read])
+            best = k;
+        tying.follow[v][c] = best;
+      }
     }
   }
   return tying;
