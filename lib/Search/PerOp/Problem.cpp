@@ -554,6 +554,8 @@ struct VertexTask {
   bool replicated = false; // no split rule: whole on every device
   bool truncated = false;  // cut to the cheapest maxConfigsPerOp
   bool dynamicLoops = false;
+  /// The element type the cluster has no peak flop/s for (not priced).
+  std::string missingPeak;
 };
 
 /// Fills `task`'s configurations and costs. Reads the IR only, except that
@@ -566,6 +568,15 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
   auto keep = [&](std::vector<LoopSplit> &splits) {
     return success(!task.followAnnotations ||
                    succeeded(keepAnnotated(&op, splits, options.devices)));
+  };
+  // As the simulator: the roofline needs the element type's peak (the
+  // DistIR-compatible model prices every type at the f32 one).
+  auto priceable = [&](const ComputeWork &work) {
+    if (work.isFree || options.model == CostModelKind::DistIRCompat ||
+        cluster.device.getPeakFlops(work.dtype))
+      return true;
+    task.missingPeak = work.dtype;
+    return false;
   };
   // Enumerated into a scratch list reused by the thread's next op, then
   // copied at their exact number: the configurations of every op stay
@@ -590,6 +601,8 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
     if (failed(keep(task.splits)))
       return failure();
     ComputeWork work = getComputeWork(&op);
+    if (!priceable(work))
+      return success();
     for (const LoopSplit &split : task.splits) {
       int64_t tiles = options.devices / split.replicas;
       ComputeWork tile = work;
@@ -609,8 +622,10 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
     task.splits = {whole};
     if (failed(keep(task.splits)))
       return failure();
-    task.costs = {
-        priceCompute(getComputeWork(&op), cluster.device, options.model)};
+    ComputeWork work = getComputeWork(&op);
+    if (!priceable(work))
+      return success();
+    task.costs = {priceCompute(work, cluster.device, options.model)};
     task.replicated = true;
     return success();
   }
@@ -625,6 +640,8 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
   if (failed(keep(splits)))
     return failure();
   ComputeWork work = getComputeWork(&op);
+  if (!priceable(work))
+    return success();
   std::vector<double> &costs = task.costs;
   costs.reserve(splits.size());
   for (const LoopSplit &split : splits)
@@ -736,6 +753,13 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       return failure();
     if (task.dynamicLoops) {
       op.emitError() << "per-op strategies need static loop sizes";
+      return failure();
+    }
+    if (!task.missingPeak.empty()) {
+      op.emitError() << "per-op strategies price this op at the peak flop/s "
+                        "of its element type, and cluster '"
+                     << cluster.name << "' has none for " << task.missingPeak
+                     << " (add it to the device's peak_flops)";
       return failure();
     }
     if (task.replicated)

@@ -244,10 +244,13 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
     // innermost splits dropped, or the loops on the mesh in another order),
     // and every device would then reshard zeros.
     for (auto [i, v] : llvm::enumerate(members)) {
-      Operation *op = problem.ops[v];
-      if (tying.leaderOf[v] != static_cast<int64_t>(leader) ||
-          !isa<linalg::FillOp>(op) || !op->hasOneUse())
+      // A leaf: one reader, and an init that is no vertex's result.
+      auto fill = dyn_cast<linalg::FillOp>(problem.ops[v]);
+      if (tying.leaderOf[v] != static_cast<int64_t>(leader) || !fill ||
+          !fill->hasOneUse() ||
+          !fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
         continue;
+      Operation *op = fill;
       Operation *readerOp = *op->getUsers().begin();
       size_t reader = leader;
       if (readerOp != problem.ops[leader]) {

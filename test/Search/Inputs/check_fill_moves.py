@@ -6,7 +6,7 @@ import re
 import sys
 
 COMMUNICATION = ("dist.reshard", "dist.all_gather", "dist.all_to_all",
-                 "dist.send", "dist.broadcast", "dist.scatter")
+                 "dist.send", "dist.broadcast", "dist.gather", "dist.scatter")
 
 
 def main():
