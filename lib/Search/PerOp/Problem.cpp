@@ -230,6 +230,49 @@ double priceMove(ArrayRef<Tile> have, ArrayRef<Tile> need, uint32_t haveId,
   return estimateOnGrid(haveKey, needKey, type, it->second, devices, estimator);
 }
 
+/// The distinct layouts of a tensor over an op's configurations (read or
+/// written through `map`; null: whole): per configuration its class, per
+/// class a configuration, its layout key and, when a price needs them, its
+/// tiles.
+struct SideLayouts {
+  SideLayouts(AffineMap map, RankedTensorType type, ArrayRef<LoopSplit> splits,
+              int64_t devices)
+      : map(map), type(type), splits(splits), devices(devices) {
+    keys.reserve(splits.size()); // the map below points into the keys
+    llvm::DenseMap<ArrayRef<int64_t>, uint32_t> classes;
+    for (const LoopSplit &split : splits) {
+      keys.push_back(layoutKey(map, split));
+      auto [it, inserted] =
+          classes.try_emplace(ArrayRef<int64_t>(keys.back()),
+                              static_cast<uint32_t>(representative.size()));
+      if (inserted)
+        representative.push_back(keys.size() - 1);
+      classOf.push_back(it->second);
+    }
+    tiles.resize(representative.size());
+  }
+
+  ArrayRef<int64_t> keyOf(size_t cls) const {
+    return keys[representative[cls]];
+  }
+  ArrayRef<Tile> tilesOf(size_t cls) {
+    if (tiles[cls].empty())
+      for (int64_t q = 0; q < devices; ++q)
+        tiles[cls].push_back(
+            tileThrough(map, type, splits[representative[cls]], q));
+    return tiles[cls];
+  }
+
+  AffineMap map;
+  RankedTensorType type;
+  ArrayRef<LoopSplit> splits;
+  int64_t devices;
+  std::vector<SmallVector<int64_t>> keys; // per configuration
+  SmallVector<uint32_t> classOf;
+  SmallVector<size_t> representative;
+  std::vector<SmallVector<Tile>> tiles;
+};
+
 /// Prices the cost graph's moves from several threads (the edges are
 /// independent): priceMove where anything moves, once per type and layout
 /// pair (the prices shared under a lock; equal keys give equal prices, so
@@ -240,65 +283,43 @@ public:
   explicit MovePricer(const CollectiveCostModel &collectives)
       : collectives(collectives) {}
 
-  /// A layout key (layoutKey) as a small number: moves are looked up per
-  /// pair of configurations, keys interned per configuration.
-  struct Layout {
-    uint32_t id;
-    const SmallVector<int64_t> *key;
-  };
-  Layout intern(SmallVector<int64_t> key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto [it, inserted] = layoutIds.try_emplace(
-        std::move(key), static_cast<uint32_t>(layoutIds.size()));
-    return {it->second, &it->first};
-  }
-
-  /// intern for several keys (`keys[i]` for each i of `which`) under one
-  /// lock.
-  SmallVector<Layout> internAll(ArrayRef<SmallVector<int64_t>> keys,
-                                ArrayRef<size_t> which) {
-    SmallVector<Layout> layouts;
-    layouts.reserve(which.size());
-    std::lock_guard<std::mutex> lock(mutex);
-    for (size_t i : which) {
-      auto [it, inserted] = layoutIds.try_emplace(
-          keys[i], static_cast<uint32_t>(layoutIds.size()));
-      layouts.push_back({it->second, &it->first});
-    }
-    return layouts;
-  }
-
-  /// price for every pair of `from` x `to` layouts (row-major), the known
-  /// prices read and the new ones recorded under one lock each.
-  std::vector<double>
-  priceAll(RankedTensorType type, ArrayRef<Layout> from, ArrayRef<Layout> to,
-           llvm::function_ref<ArrayRef<Tile>(size_t)> haveTiles,
-           llvm::function_ref<ArrayRef<Tile>(size_t)> needTiles) {
-    std::vector<double> cost(from.size() * to.size());
-    SmallVector<uint32_t> missing;
+  /// The price of every pair of `from` x `to` layout classes (row-major):
+  /// the classes' keys interned and the known prices read under one lock,
+  /// the new ones priced (tiles built only for them: most pairs of an edge
+  /// repeat a key another edge priced) and recorded under a second.
+  std::vector<double> priceAll(RankedTensorType type, SideLayouts &from,
+                               SideLayouts &to) {
+    size_t fromClasses = from.representative.size(),
+           toClasses = to.representative.size();
+    std::vector<double> cost(fromClasses * toClasses);
+    SmallVector<uint32_t> fromIds, toIds, missing;
     const void *typeKey = type.getAsOpaquePointer();
     {
       std::lock_guard<std::mutex> lock(mutex);
-      for (size_t a = 0; a < from.size(); ++a)
-        for (size_t b = 0; b < to.size(); ++b) {
-          auto it = moves.find(MoveKey{from[a].id, to[b].id, typeKey});
+      for (size_t a = 0; a < fromClasses; ++a)
+        fromIds.push_back(intern(from.keyOf(a)));
+      for (size_t b = 0; b < toClasses; ++b)
+        toIds.push_back(intern(to.keyOf(b)));
+      for (size_t a = 0; a < fromClasses; ++a)
+        for (size_t b = 0; b < toClasses; ++b) {
+          auto it = moves.find(MoveKey{fromIds[a], toIds[b], typeKey});
           if (it != moves.end())
-            cost[a * to.size() + b] = it->second;
+            cost[a * toClasses + b] = it->second;
           else
-            missing.push_back(static_cast<uint32_t>(a * to.size() + b));
+            missing.push_back(static_cast<uint32_t>(a * toClasses + b));
         }
     }
     if (missing.empty())
       return cost;
     std::unique_ptr<Worker> worker;
     for (uint32_t i : missing) {
-      size_t a = i / to.size(), b = i % to.size();
-      ArrayRef<Tile> have = haveTiles(a), need = needTiles(b);
+      size_t a = i / toClasses, b = i % toClasses;
+      ArrayRef<Tile> have = from.tilesOf(a), need = to.tilesOf(b);
       if (allLocal(have, need))
         continue;
       if (!worker)
         worker = acquire();
-      cost[i] = priceMove(have, need, from[a].id, *from[a].key, *to[b].key,
+      cost[i] = priceMove(have, need, fromIds[a], from.keyOf(a), to.keyOf(b),
                           type, collectives, worker->estimator, worker->tables);
     }
     std::lock_guard<std::mutex> lock(mutex);
@@ -307,35 +328,8 @@ public:
     // Another thread may have priced a key meanwhile: the same price.
     for (uint32_t i : missing)
       moves.try_emplace(
-          MoveKey{from[i / to.size()].id, to[i % to.size()].id, typeKey},
+          MoveKey{fromIds[i / toClasses], toIds[i % toClasses], typeKey},
           cost[i]);
-    return cost;
-  }
-
-  /// Tiles follow from the layouts and the type: one price per key. The
-  /// tiles are asked for only when the key is new (most pairs of an edge
-  /// repeat a key another edge priced).
-  double price(llvm::function_ref<ArrayRef<Tile>()> haveTiles,
-               llvm::function_ref<ArrayRef<Tile>()> needTiles,
-               RankedTensorType type, Layout from, Layout to) {
-    MoveKey key{from.id, to.id, type.getAsOpaquePointer()};
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto it = moves.find(key);
-      if (it != moves.end())
-        return it->second;
-    }
-    ArrayRef<Tile> have = haveTiles(), need = needTiles();
-    double cost = 0;
-    if (!allLocal(have, need)) {
-      std::unique_ptr<Worker> worker = acquire();
-      cost = priceMove(have, need, from.id, *from.key, *to.key, type,
-                       collectives, worker->estimator, worker->tables);
-      std::lock_guard<std::mutex> lock(mutex);
-      idle.push_back(std::move(worker));
-    }
-    std::lock_guard<std::mutex> lock(mutex);
-    moves.try_emplace(key, cost);
     return cost;
   }
 
@@ -355,9 +349,17 @@ private:
     return worker;
   }
 
+  /// A layout key (layoutKey) as a small number, under the lock: moves are
+  /// looked up by two numbers and the type; holder tables by the first.
+  uint32_t intern(ArrayRef<int64_t> key) {
+    return layoutIds
+        .try_emplace(SmallVector<int64_t>(key),
+                     static_cast<uint32_t>(layoutIds.size()))
+        .first->second;
+  }
+
   const CollectiveCostModel &collectives;
   std::mutex mutex;
-  /// Node-based: the keys' addresses stay valid as it grows.
   struct KeyHash {
     size_t operator()(const SmallVector<int64_t> &key) const {
       return llvm::hash_combine_range(key.begin(), key.end());
@@ -368,34 +370,6 @@ private:
   llvm::DenseMap<MoveKey, double> moves;
   std::vector<std::unique_ptr<Worker>> idle;
 };
-
-/// The distinct layouts of a tensor over an op's configurations: per
-/// configuration its class, per class a configuration and the interned key.
-struct SideLayouts {
-  SmallVector<uint32_t> classOf;
-  SmallVector<size_t> representative;
-  SmallVector<MovePricer::Layout> layouts;
-};
-
-SideLayouts classifyLayouts(AffineMap map, ArrayRef<LoopSplit> splits,
-                            MovePricer &pricer) {
-  SideLayouts side;
-  // Reserved: the map's keys point into these.
-  std::vector<SmallVector<int64_t>> keys;
-  keys.reserve(splits.size());
-  llvm::DenseMap<ArrayRef<int64_t>, uint32_t> classes;
-  for (const LoopSplit &split : splits) {
-    keys.push_back(layoutKey(map, split));
-    auto [it, inserted] =
-        classes.try_emplace(ArrayRef<int64_t>(keys.back()),
-                            static_cast<uint32_t>(side.representative.size()));
-    if (inserted)
-      side.representative.push_back(keys.size() - 1);
-    side.classOf.push_back(it->second);
-  }
-  side.layouts = pricer.internAll(keys, side.representative);
-  return side;
-}
 
 /// The tile each of devices 0 .. devices-1 holds of a `type` value sharded
 /// by `sharding`, or why it has no such tiles.
@@ -547,7 +521,8 @@ bool readsAnnotations(Operation *op) {
 /// An op that becomes a vertex: its configurations and their costs.
 struct VertexTask {
   Operation *op = nullptr;
-  bool staticShapes = true;
+  /// A result type that is not a static tensor (not configured).
+  Type nonStatic;
   bool followAnnotations = false;
   std::vector<LoopSplit> splits;
   std::vector<double> costs;
@@ -569,9 +544,13 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
     return success(!task.followAnnotations ||
                    succeeded(keepAnnotated(&op, splits, options.devices)));
   };
-  // As the simulator: the roofline needs the element type's peak (the
-  // DistIR-compatible model prices every type at the f32 one).
-  auto priceable = [&](const ComputeWork &work) {
+  // The op's work, once its loop sizes are known static. As the simulator:
+  // the roofline needs the element type's peak (the DistIR-compatible
+  // model prices every type at the f32 one); without one, the op is not
+  // priced and the serial pass reports it.
+  ComputeWork work;
+  auto priceable = [&] {
+    work = getComputeWork(&op);
     if (work.isFree || options.model == CostModelKind::DistIRCompat ||
         cluster.device.getPeakFlops(work.dtype))
       return true;
@@ -600,8 +579,7 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
     enumerate(rule->divisible, rule->splittable, /*uneven=*/false);
     if (failed(keep(task.splits)))
       return failure();
-    ComputeWork work = getComputeWork(&op);
-    if (!priceable(work))
+    if (!priceable())
       return success();
     for (const LoopSplit &split : task.splits) {
       int64_t tiles = options.devices / split.replicas;
@@ -622,8 +600,7 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
     task.splits = {whole};
     if (failed(keep(task.splits)))
       return failure();
-    ComputeWork work = getComputeWork(&op);
-    if (!priceable(work))
+    if (!priceable())
       return success();
     task.costs = {priceCompute(work, cluster.device, options.model)};
     task.replicated = true;
@@ -639,8 +616,7 @@ LogicalResult configureVertex(VertexTask &task, const Cluster &cluster,
   enumerate(ranges, splittableLoops(linalgOp), options.unevenSplits);
   if (failed(keep(splits)))
     return failure();
-  ComputeWork work = getComputeWork(&op);
-  if (!priceable(work))
+  if (!priceable())
     return success();
   std::vector<double> &costs = task.costs;
   costs.reserve(splits.size());
@@ -718,10 +694,13 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       continue;
     VertexTask task;
     task.op = &op;
-    task.staticShapes = llvm::all_of(op.getResultTypes(), [](Type type) {
+    for (Type type : op.getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      return tensor && tensor.hasStaticShape();
-    });
+      if (!tensor || !tensor.hasStaticShape()) {
+        task.nonStatic = type;
+        break;
+      }
+    }
     // Annotations are followed in program order (keepAnnotated reports).
     task.followAnnotations = options.followAnnotations && readsAnnotations(&op);
     vertexTasks.push_back(std::move(task));
@@ -733,20 +712,15 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
       (void)linalgOp.getIndexingMapsArray();
   parallelForBlocks(function.getContext(), vertexTasks.size(), [&](size_t i) {
     VertexTask &task = vertexTasks[i];
-    if (task.staticShapes && !task.followAnnotations)
+    if (!task.nonStatic && !task.followAnnotations)
       (void)configureVertex(task, cluster, collectives, options);
   });
   for (VertexTask &task : vertexTasks) {
     Operation &op = *task.op;
-    if (!task.staticShapes) {
-      for (Type type : op.getResultTypes()) {
-        auto tensor = dyn_cast<RankedTensorType>(type);
-        if (!tensor || !tensor.hasStaticShape()) {
-          op.emitError() << "per-op strategies need static tensor shapes, got "
-                         << type;
-          return failure();
-        }
-      }
+    if (task.nonStatic) {
+      op.emitError() << "per-op strategies need static tensor shapes, got "
+                     << task.nonStatic;
+      return failure();
     }
     if (task.followAnnotations &&
         failed(configureVertex(task, cluster, collectives, options)))
@@ -798,78 +772,36 @@ FailureOr<PerOpProblem> pase::buildPerOpProblem(func::FuncOp function,
     }
   }
 
-  auto operandEdge = [&](unsigned u, unsigned v, OpOperand &operand) {
-    auto produced = cast<OpResult>(operand.get());
-    // Once per edge: a movement op's maps are built on each request.
-    AffineMap fromMap = resultMap(produced), toMap = operandMap(operand);
+  // The cost of moving `produced` from the producer u's layouts to those in
+  // which the consumer v reads it through `toMap` (null: whole, as a body
+  // reads a captured tensor).
+  auto edgeCost = [&](unsigned u, unsigned v, OpResult produced,
+                      AffineMap toMap) {
     const std::vector<LoopSplit> &from = problem.configs[u];
     const std::vector<LoopSplit> &to = problem.configs[v];
     // Price each pair of distinct layouts once: most configurations of
     // an op differ only in loops this tensor does not see.
-    SideLayouts fromSide = classifyLayouts(fromMap, from, pricer);
-    SideLayouts toSide = classifyLayouts(toMap, to, pricer);
-    // Each representative's tiles, built when a price needs them.
-    std::vector<SmallVector<Tile>> fromTiles(fromSide.representative.size()),
-        toTiles(toSide.representative.size());
-    auto tilesOfFrom = [&](size_t a) -> ArrayRef<Tile> {
-      if (fromTiles[a].empty())
-        for (int64_t q = 0; q < options.devices; ++q)
-          fromTiles[a].push_back(tileThrough(fromMap, produced.getType(),
-                                             from[fromSide.representative[a]],
-                                             q));
-      return fromTiles[a];
-    };
-    auto tilesOfTo = [&](size_t b) -> ArrayRef<Tile> {
-      if (toTiles[b].empty())
-        for (int64_t q = 0; q < options.devices; ++q)
-          toTiles[b].push_back(tileThrough(toMap, operand.get().getType(),
-                                           to[toSide.representative[b]], q));
-      return toTiles[b];
-    };
-    std::vector<double> pairCost = pricer.priceAll(
-        cast<RankedTensorType>(produced.getType()), fromSide.layouts,
-        toSide.layouts, tilesOfFrom, tilesOfTo);
+    auto type = cast<RankedTensorType>(produced.getType());
+    SideLayouts fromSide(resultMap(produced), type, from, options.devices);
+    SideLayouts toSide(toMap, type, to, options.devices);
+    std::vector<double> pairCost = pricer.priceAll(type, fromSide, toSide);
     size_t toClasses = toSide.representative.size();
-    const SmallVector<uint32_t> &fromClass = fromSide.classOf,
-                                &toClass = toSide.classOf;
     std::vector<double> cost(from.size() * to.size());
     for (size_t a = 0; a < from.size(); ++a)
       for (size_t b = 0; b < to.size(); ++b)
         cost[a * to.size() + b] =
-            pairCost[fromClass[a] * toClasses + toClass[b]];
-    return cost;
-  };
-  auto capturedEdge = [&](unsigned u, unsigned v, Value captured) {
-    auto produced = cast<OpResult>(captured);
-    auto type = cast<RankedTensorType>(produced.getType());
-    const std::vector<LoopSplit> &from = problem.configs[u];
-    AffineMap fromMap = resultMap(produced);
-    SmallVector<Tile> whole(options.devices, fullTile(type));
-    std::map<SmallVector<int64_t>, double> byLayout;
-    std::vector<double> cost;
-    for (const LoopSplit &split : from) {
-      SmallVector<int64_t> key = layoutKey(fromMap, split);
-      auto [entry, inserted] = byLayout.try_emplace(key, 0.0);
-      if (inserted) {
-        SmallVector<Tile> have;
-        auto haveTiles = [&]() -> ArrayRef<Tile> {
-          for (int64_t q = 0; q < options.devices; ++q)
-            have.push_back(tileThrough(fromMap, type, split, q));
-          return have;
-        };
-        entry->second = pricer.price(
-            haveTiles, [&]() -> ArrayRef<Tile> { return whole; }, type,
-            pricer.intern(key), pricer.intern({}));
-      }
-      cost.insert(cost.end(), problem.configs[v].size(), entry->second);
-    }
+            pairCost[fromSide.classOf[a] * toClasses + toSide.classOf[b]];
     return cost;
   };
   std::vector<std::vector<double>> edgeCosts(tasks.size());
   parallelForBlocks(function.getContext(), tasks.size(), [&](size_t i) {
     const EdgeTask &task = tasks[i];
-    edgeCosts[i] = task.operand ? operandEdge(task.u, task.v, *task.operand)
-                                : capturedEdge(task.u, task.v, task.captured);
+    edgeCosts[i] =
+        task.operand
+            ? edgeCost(task.u, task.v, cast<OpResult>(task.operand->get()),
+                       operandMap(*task.operand))
+            : edgeCost(task.u, task.v, cast<OpResult>(task.captured),
+                       AffineMap());
   });
   for (auto [task, cost] : llvm::zip(tasks, edgeCosts))
     problem.graph.addEdge(task.u, task.v, std::move(cost));

@@ -152,11 +152,19 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
     groups[leader->second].push_back(v);
   }
 
-  // The edges out of zero fills, by (fill, reader).
-  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> fillEdges;
-  for (auto [e, edge] : llvm::enumerate(problem.graph.edges))
-    if (isa<linalg::FillOp>(problem.ops[edge.from]))
-      fillEdges[{edge.from, edge.to}] = static_cast<unsigned>(e);
+  // The leaves of the cost graph: no edge in, one edge out (its index).
+  std::vector<int64_t> leafEdge(n, -1);
+  {
+    std::vector<int> in(n, 0), out(n, 0);
+    for (auto [e, edge] : llvm::enumerate(problem.graph.edges)) {
+      ++in[edge.to];
+      ++out[edge.from];
+      leafEdge[edge.from] = static_cast<int64_t>(e);
+    }
+    for (size_t v = 0; v < n; ++v)
+      if (in[v] != 0 || out[v] != 1)
+        leafEdge[v] = -1;
+  }
 
   for (auto &[leader, members] : groups) {
     GroupLabels labels(problem.ops[leader]);
@@ -236,35 +244,23 @@ Tying pase::tieAdjoints(const PerOpProblem &problem) {
       ++tying.tied;
     }
 
-    // A zero fill that one op of the group reads (an accumulator's start)
-    // takes, for each leader configuration, its cheapest configuration
-    // given the reader's (its vertex cost plus the move into the reader):
-    // what eliminating it alone, a leaf, would give. Its labels could split
-    // it otherwise than the reader's configuration reads it (the reader's
-    // innermost splits dropped, or the loops on the mesh in another order),
-    // and every device would then reshard zeros.
-    for (auto [i, v] : llvm::enumerate(members)) {
-      // A leaf: one reader, and an init that is no vertex's result.
-      auto fill = dyn_cast<linalg::FillOp>(problem.ops[v]);
-      if (tying.leaderOf[v] != static_cast<int64_t>(leader) || !fill ||
-          !fill->hasOneUse() ||
-          !fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
+    // A member that is a leaf of the cost graph read by its own group (the
+    // zero fill that starts an accumulator) takes, for each leader
+    // configuration, its cheapest configuration given its reader's (its
+    // vertex cost plus the move into the reader): what eliminating the leaf
+    // alone would give. Its labels could split it otherwise than the
+    // reader's configuration reads it (the reader's innermost splits
+    // dropped, or the loops on the mesh in another order), and every device
+    // would then reshard, e.g., zeros.
+    for (size_t v : members) {
+      if (tying.leaderOf[v] != static_cast<int64_t>(leader) || leafEdge[v] < 0)
         continue;
-      Operation *op = fill;
-      Operation *readerOp = *op->getUsers().begin();
-      size_t reader = leader;
-      if (readerOp != problem.ops[leader]) {
-        auto found = indexOf.find(readerOp);
-        if (found == indexOf.end() || tying.leaderOf[members[found->second]] !=
-                                          static_cast<int64_t>(leader))
-          continue;
-        reader = members[found->second];
-      }
-      auto edge = fillEdges.find(
-          {static_cast<unsigned>(v), static_cast<unsigned>(reader)});
-      if (edge == fillEdges.end())
+      const CostGraph::Edge &edge = problem.graph.edges[leafEdge[v]];
+      size_t reader = edge.to;
+      if (reader != leader &&
+          tying.leaderOf[reader] != static_cast<int64_t>(leader))
         continue;
-      const std::vector<double> &move = problem.graph.edges[edge->second].cost;
+      const std::vector<double> &move = edge.cost;
       const std::vector<double> &own = problem.graph.vertexCost[v];
       int64_t readerConfigs = problem.graph.numConfigs(reader);
       for (size_t c = 0; c < leaderSplits.size(); ++c) {
