@@ -4,6 +4,7 @@
 import os
 
 import lit.formats
+import lit.util
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
@@ -53,7 +54,7 @@ if config.sanitize:
     # and mpirun (the JIT's libMLIR.so is not instrumented), and other tests
     # run their C++ paths under the sanitizers. --param sanitize_all=1
     # (scripts/test.sh --sanitize-all) runs them too.
-    if lit_config.params.get("sanitize_all", "0") in ("0", "", "false"):
+    if not lit.util.pythonize_bool(lit_config.params.get("sanitize_all")):
         config.available_features.add("sanitize-subset")
 if config.enable_rsvg:
     # distir-search was linked with librsvg (PNG plots).
