@@ -8,11 +8,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitize=1
 lit_params=()
+usage() { echo "usage: scripts/test.sh [--no-sanitize | --sanitize-all]" >&2; exit 2; }
+[ $# -le 1 ] || usage
 case "${1:-}" in
   "") ;;
   --no-sanitize) sanitize=0 ;;
   --sanitize-all) lit_params=(--param sanitize_all=1) ;;
-  *) echo "usage: scripts/test.sh [--no-sanitize | --sanitize-all]" >&2; exit 2 ;;
+  *) usage ;;
 esac
 
 "$root/scripts/install-deps.sh"
