@@ -7,6 +7,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitize=1
+# Both runs share one cache of PyTorch model exports (%export_cache).
+shared_params=(--param "export_cache=$root/build/test/export-cache")
 lit_params=()
 usage() { echo "usage: scripts/test.sh [--no-sanitize | --sanitize-all]" >&2; exit 2; }
 [ $# -le 1 ] || usage
@@ -41,7 +43,7 @@ run_suite() { # build dir, label, lit arguments...
 
 echo "== build (Release + assertions) =="
 "$root/scripts/build.sh"
-run_suite "$root/build" release
+run_suite "$root/build" release "${shared_params[@]}"
 
 echo "== formatting (clang-format-14, C++ sources) =="
 if "$root/scripts/check-format.sh"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
@@ -49,7 +51,8 @@ if "$root/scripts/check-format.sh"; then passed=$((passed + 1)); else failed=$((
 if [ "$sanitize" = 1 ]; then
   echo "== build (ASan + UBSan) =="
   "$root/scripts/build.sh" --sanitize
-  run_suite "$root/build-asan" sanitize ${lit_params[@]+"${lit_params[@]}"}
+  run_suite "$root/build-asan" sanitize "${shared_params[@]}" \
+    ${lit_params[@]+"${lit_params[@]}"}
 fi
 
 if ! grep -q "NCCL paths enabled" "$root/build.configure.log"; then

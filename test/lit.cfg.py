@@ -21,6 +21,14 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%distir_src_root", config.distir_src_root))
 config.substitutions.append(("%distir_obj_root", config.distir_obj_root))
 config.substitutions.append(("%python", config.python_executable))
+# %export_cache OUT COMMAND...: a model export (PyTorch) that writes OUT, run
+# once per distinct command and then copied (scripts/export-cache.py). Both
+# lit runs of scripts/test.sh pass the same --param export_cache=DIR.
+export_cache = lit_config.params.get(
+    "export_cache", os.path.join(config.distir_obj_root, "test", "export-cache"))
+config.substitutions.append(
+    ("%export_cache", f"{config.python_executable} "
+     f"{config.distir_src_root}/scripts/export-cache.py --cache {export_cache}"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
