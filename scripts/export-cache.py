@@ -99,9 +99,16 @@ def main(argv):
             sys.stdout.write(run.stdout)
             sys.stderr.write(run.stderr)
             return run.returncode
+        extra = sorted(set(os.listdir(stage)) - {"out"})
+        if extra:
+            # Files beside OUT (e.g. external weights) would be lost.
+            print(f"export-cache.py: the command wrote {', '.join(extra)} "
+                  f"beside OUT; only OUT is kept", file=sys.stderr)
+            return 1
         for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
             with open(os.path.join(stage, name), "w") as f:
-                f.write(text)
+                # Messages name OUT, not the staging path.
+                f.write(text.replace(staged_out, out))
         try:
             # Atomic: a concurrent export of the same command either finds
             # nothing or a complete entry.

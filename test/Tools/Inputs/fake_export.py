@@ -2,7 +2,7 @@
 writes OUT (a file, or NAME.onnx in the directory OUT with --dir), prints a
 line on stdout and stderr, and fails with --fail.
 
-usage: fake_export.py COUNTER OUT [--dir] [--fail] [--tag T]"""
+usage: fake_export.py COUNTER OUT [--dir] [--fail] [--sibling] [--tag T]"""
 import os
 import sys
 
@@ -18,5 +18,8 @@ if "--dir" in sys.argv:
     out = os.path.join(out, "model.onnx")
 with open(out, "w") as f:
     f.write(f"model {tag}\n")
+if "--sibling" in sys.argv:
+    with open(out + ".data", "w") as f:
+        f.write("weights\n")
 print(f"exported {tag}")
 print(f"warning from {tag}", file=sys.stderr)
