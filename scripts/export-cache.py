@@ -10,12 +10,13 @@ stderr are kept there; every run (the first included) copies the files to
 OUT and replays stdout and stderr. A failing command is not kept: its exit
 code and output pass through.
 
-The tests export the same PyTorch models many times (one exporter, 12
-tests), each run paying for importing torch and tracing the model; both lit
-runs of scripts/test.sh share one cache. The key is the command with OUT
-replaced, whether OUT was an existing directory, the Python scripts of the
-command's directories, and the installed torch and torchvision, so that a
-changed exporter or PyTorch exports again.
+The tests export the same PyTorch models many times (77 export lines, 48
+distinct commands), each run paying for importing torch and tracing the
+model; both lit runs of scripts/test.sh share one cache. The key is the
+command with OUT replaced, whether OUT was an existing directory, the Python
+scripts of the command's directories, this script, and the installed torch,
+torchvision, onnx and numpy, so that a changed exporter, cache layout or
+PyTorch exports again.
 """
 import hashlib
 import importlib.util
@@ -41,10 +42,13 @@ def package_stamp(name):
 def cache_key(command, out_is_dir):
     h = hashlib.sha256()
     h.update(("\0".join(command) + f"\0dir={out_is_dir}\0").encode())
+    with open(os.path.abspath(__file__), "rb") as fh:
+        h.update(fh.read())
     for name in ("torch", "torchvision", "onnx", "numpy"):
         h.update(package_stamp(name).encode())
-    # The exporter and its neighbours (helpers it may import).
-    dirs = sorted({os.path.dirname(os.path.abspath(a))
+    # The exporter and its neighbours (helpers it may import); `command`'s
+    # scripts are already canonical paths.
+    dirs = sorted({os.path.dirname(a)
                    for a in command if a.endswith(".py") and os.path.isfile(a)})
     for d in dirs:
         for f in sorted(os.listdir(d)):
