@@ -13,7 +13,7 @@ clang++-22 -std=c++17 -O2 -fno-exceptions -fno-rtti \
   -I "$root/include" -isystem /usr/lib/llvm-22/include \
   "$root/bench/synthesis/synthesis-bench.cpp" \
   "$build/lib/libDistIRSynthesis.a" "$build/lib/libDistIRCostModel.a" \
-  "$build/lib/libDistIRCluster.a" \
+  "$build/lib/libDistIRCluster.a" "$build/lib/libDistIRSupport.a" \
   -L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib -lMLIR -lLLVM \
   -o "$out/synthesis-bench"
 "$out/synthesis-bench" "$runs"

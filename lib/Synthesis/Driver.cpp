@@ -224,6 +224,7 @@ synth::runSynthesis(const SynthesisRequest &request,
   CollectiveCostModel model(*cluster, *algorithm);
   SynthesisOptions options;
   options.maxSize = request.maxSize;
+  options.masters = request.masters;
   options.bytes = request.bytes;
   options.maxWork = request.maxWork;
   bool exceeded = false;
@@ -267,12 +268,15 @@ llvm::json::Value synth::toJSON(const SynthesisRequest &request,
   llvm::json::Array reduceArray;
   for (unsigned axis : report.reduceAxes)
     reduceArray.push_back(int64_t(axis));
-  return llvm::json::Object{{"hierarchy", sizesToJSON(report.hierarchy)},
-                            {"axes", sizesToJSON(report.axes)},
-                            {"reduce", std::move(reduceArray)},
-                            {"cluster", report.cluster.name},
-                            {"algorithm", request.algorithm},
-                            {"bytes", request.bytes},
-                            {"max_size", int64_t(request.maxSize)},
-                            {"matrices", std::move(matrices)}};
+  return llvm::json::Object{
+      {"hierarchy", sizesToJSON(report.hierarchy)},
+      {"axes", sizesToJSON(report.axes)},
+      {"reduce", std::move(reduceArray)},
+      {"cluster", report.cluster.name},
+      {"algorithm", request.algorithm},
+      {"bytes", request.bytes},
+      {"max_size", int64_t(request.maxSize)},
+      {"master_collectives",
+       request.masters == MasterCollectives::All ? "all" : "allreduce"},
+      {"matrices", std::move(matrices)}};
 }

@@ -134,8 +134,9 @@ synth::synthesizeAll(const Hierarchy &system, llvm::ArrayRef<int64_t> axisSizes,
     auto &[programs, programSteps] = it->second;
     if (inserted) {
       bool over = false;
-      programs = synthesizePrograms(hierarchy, options.maxSize,
-                                    options.maxWork - work, &over);
+      programs =
+          synthesizePrograms(hierarchy, options.maxSize, options.maxWork - work,
+                             &over, options.masters);
       if (over) {
         if (exceeded)
           *exceeded = true;

@@ -311,7 +311,8 @@ static constexpr CollectiveKind kCollectives[] = {
     CollectiveKind::Broadcast};
 
 std::vector<Instruction>
-synth::getCandidateInstructions(llvm::ArrayRef<NamedSize> hierarchy) {
+synth::getCandidateInstructions(llvm::ArrayRef<NamedSize> hierarchy,
+                                MasterCollectives masters) {
   std::vector<Instruction> result;
   std::set<std::vector<std::vector<int64_t>>> seen;
   for (unsigned slice = 0; slice < hierarchy.size(); ++slice) {
@@ -330,7 +331,10 @@ synth::getCandidateInstructions(llvm::ArrayRef<NamedSize> hierarchy) {
       if (key.empty() || !seen.insert(key).second)
         continue;
       for (CollectiveKind collective : kCollectives)
-        result.push_back({slice, form, collective});
+        if (form.kind != FormKind::Master ||
+            masters == MasterCollectives::All ||
+            collective == CollectiveKind::AllReduce)
+          result.push_back({slice, form, collective});
     }
   }
   return result;
@@ -372,13 +376,15 @@ struct ProgramSearch {
 
 std::vector<Program>
 synth::synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy, unsigned maxSize,
-                          uint64_t budget, bool *exceeded) {
+                          uint64_t budget, bool *exceeded,
+                          MasterCollectives masters) {
   int64_t numDevices = 1;
   for (const NamedSize &level : hierarchy)
     numDevices *= level.size;
   assert(numDevices <= kMaxSynthesisDevices && "reduction group too large");
-  ProgramSearch search{hierarchy, maxSize, getCandidateInstructions(hierarchy),
-                       {},        {},      {}};
+  ProgramSearch search{
+      hierarchy, maxSize, getCandidateInstructions(hierarchy, masters),
+      {},        {},      {}};
   for (const Instruction &candidate : search.candidates)
     search.groups.push_back(
         getDeviceGroups(hierarchy, candidate.slice, candidate.form));

@@ -303,12 +303,15 @@ def _sizes(value, bare_names=False):
 
 
 def synthesize(axes, reduce, hierarchy=None, cluster="", max_size=5,
-               algorithm="ring", bytes=64 * 1024 * 1024):
+               algorithm="ring", bytes=64 * 1024 * 1024,
+               master_collectives="allreduce"):
     """Synthesizes hierarchical reductions (P2), as distir-synth: for every
     placement of the parallelism `axes` on the `hierarchy` (default: the
     cluster's levels), the valid reduction programs over the axes indexed
-    by `reduce`, priced on `cluster`. Returns distir-synth's JSON report as
-    a dict; each entry of "matrices" has "best", "speedup" and "programs".
+    by `reduce`, priced on `cluster`. `master_collectives` is "allreduce"
+    (the Master form takes AllReduce only, as the P2 paper's programs) or
+    "all". Returns distir-synth's JSON report as a dict; each entry of
+    "matrices" has "best", "speedup" and "programs".
 
         distir.synthesize(axes=[2, 16], reduce=[1],
                           hierarchy={"node": 2, "gpu": 16},
@@ -322,10 +325,14 @@ def synthesize(axes, reduce, hierarchy=None, cluster="", max_size=5,
         raise Error("error: max_size must be between 1 and 8")
     if not 0 < bytes <= 1e18:
         raise Error("error: bytes must be a positive number")
+    if master_collectives not in ("allreduce", "all"):
+        raise Error("error: master_collectives must be 'allreduce' or 'all', "
+                    f"got {master_collectives!r}")
     report = _distir.synthesize(
         _sizes(hierarchy) if hierarchy is not None else "",
         hierarchy is not None, _sizes(axes, bare_names=True), reduce_text,
-        cluster, max_size, algorithm, float(bytes))
+        cluster, max_size, algorithm, float(bytes),
+        master_collectives == "all")
     return json.loads(report)
 
 

@@ -504,7 +504,8 @@ std::pair<std::string, std::string> api::search(const SearchRequest &r) {
 std::string api::synthesize(const std::string &hierarchy, bool hasHierarchy,
                             const std::string &axes, const std::string &reduce,
                             const std::string &cluster, unsigned maxSize,
-                            const std::string &algorithm, double bytes) {
+                            const std::string &algorithm, double bytes,
+                            bool allMasterCollectives) {
   synth::SynthesisRequest request;
   if (hasHierarchy)
     request.hierarchy = hierarchy;
@@ -512,6 +513,8 @@ std::string api::synthesize(const std::string &hierarchy, bool hasHierarchy,
   request.reduce = reduce;
   request.cluster = cluster;
   request.maxSize = maxSize;
+  if (allMasterCollectives)
+    request.masters = synth::MasterCollectives::All;
   request.algorithm = algorithm;
   request.bytes = bytes;
   std::string error;

@@ -132,7 +132,8 @@ std::pair<std::string, std::string> search(const SearchRequest &request);
 std::string synthesize(const std::string &hierarchy, bool hasHierarchy,
                        const std::string &axes, const std::string &reduce,
                        const std::string &cluster, unsigned maxSize,
-                       const std::string &algorithm, double bytes);
+                       const std::string &algorithm, double bytes,
+                       bool allMasterCollectives);
 
 /// A cluster preset or JSON file, resolved and written as cluster JSON.
 std::string clusterJSON(const std::string &spec);

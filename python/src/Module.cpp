@@ -192,15 +192,17 @@ PYBIND11_MODULE(_distir, m) {
       [](const std::string &hierarchy, bool hasHierarchy,
          const std::string &axes, const std::string &reduce,
          const std::string &cluster, unsigned maxSize,
-         const std::string &algorithm, double bytes) {
+         const std::string &algorithm, double bytes,
+         bool allMasterCollectives) {
         return withoutGIL([&] {
           return synthesize(hierarchy, hasHierarchy, axes, reduce, cluster,
-                            maxSize, algorithm, bytes);
+                            maxSize, algorithm, bytes, allMasterCollectives);
         });
       },
       py::arg("hierarchy"), py::arg("has_hierarchy"), py::arg("axes"),
       py::arg("reduce"), py::arg("cluster"), py::arg("max_size"),
-      py::arg("algorithm"), py::arg("bytes"));
+      py::arg("algorithm"), py::arg("bytes"),
+      py::arg("all_master_collectives"));
   m.def(
       "cluster_json",
       [](const std::string &spec) {

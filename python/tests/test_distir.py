@@ -286,6 +286,16 @@ def test_synthesize():
     assert distir.synthesize(axes="2,16", reduce="1",
                              hierarchy="node:2,gpu:16",
                              cluster="gcp-a100x16:nodes=2") == report
+    # The P2 paper's count for one axis of 32 devices on [[2, 16]]; 104
+    # with the Master form taking every collective.
+    counts = [distir.synthesize(axes=[32], reduce=[0],
+                                hierarchy="node:2,gpu:16",
+                                master_collectives=masters)
+              ["matrices"][0]["num_programs"] for masters in ("allreduce", "all")]
+    assert counts == [47, 104]
+    with pytest.raises(distir.Error, match="master_collectives must be"):
+        distir.synthesize(axes=[32], reduce=[0], hierarchy="node:2,gpu:16",
+                          master_collectives="some")
     with pytest.raises(distir.Error, match="axes product 16 does not match"):
         distir.synthesize(axes=[2, 8], reduce=[1], hierarchy="node:2,gpu:16")
     with pytest.raises(distir.Error, match="reduce index 5 out of range"):

@@ -59,6 +59,15 @@ llvm::cl::opt<unsigned>
     maxSizeOpt("max-size",
                llvm::cl::desc("Largest program size, in instructions"),
                llvm::cl::init(5), llvm::cl::cat(category));
+llvm::cl::opt<MasterCollectives> mastersOpt(
+    "master-collectives",
+    llvm::cl::desc("Collectives the Master form takes (docs/design/"
+                   "synthesis.md)"),
+    llvm::cl::values(
+        clEnumValN(MasterCollectives::AllReduce, "allreduce",
+                   "AllReduce only: the P2 paper's programs (default)"),
+        clEnumValN(MasterCollectives::All, "all", "all five collectives")),
+    llvm::cl::init(MasterCollectives::AllReduce), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     algoOpt("algo", llvm::cl::desc("NCCL algorithm: ring or tree"),
             llvm::cl::init("ring"), llvm::cl::cat(category));
@@ -142,6 +151,7 @@ int main(int argc, char **argv) {
   request.reduce = reduceOpt;
   request.cluster = clusterOpt;
   request.maxSize = maxSizeOpt;
+  request.masters = mastersOpt;
   request.algorithm = algoOpt;
   request.bytes = bytesOpt;
   std::optional<SynthesisReport> report =
@@ -168,6 +178,8 @@ int main(int argc, char **argv) {
   os << "cluster: " << cluster->name << " (" << algoOpt << ", "
      << formatNumber(bytesOpt) << " bytes per device)\n";
   os << "max size: " << maxSizeOpt << "\n";
+  if (mastersOpt == MasterCollectives::All)
+    os << "master form: all collectives\n";
   os << "parallelism matrices: " << results.size() << "\n";
   for (auto [index, result] : llvm::enumerate(results)) {
     const Hierarchy &levels = result.synthesis.levels;

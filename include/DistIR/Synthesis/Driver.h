@@ -40,6 +40,7 @@ struct SynthesisRequest {
   /// distir-uniform with the hierarchy's device count.
   std::string cluster;
   unsigned maxSize = 5;
+  MasterCollectives masters = MasterCollectives::AllReduce;
   std::string algorithm = "ring";
   double bytes = 64.0 * 1024 * 1024;
   /// Work budget of the synthesis (kMaxSynthesisWork).

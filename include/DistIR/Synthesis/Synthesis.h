@@ -201,11 +201,19 @@ std::optional<ReductionState>
 applyInstruction(llvm::ArrayRef<NamedSize> hierarchy,
                  const ReductionState &state, const Instruction &instruction);
 
+/// The collectives the Master form takes. With AllReduce alone (the
+/// default) the enumeration gives the P2 paper's 47 programs for one
+/// reduction axis of 32 devices on [[2, 16]] at size 5 (All: 104); the rule
+/// is inferred from that count, see docs/design/synthesis.md.
+enum class MasterCollectives { AllReduce, All };
+
 /// The instructions synthesis tries, in a fixed order: slice/form pairs
 /// that give groups of at least two devices, each group set once (the
-/// first pair naming it wins), times the five collectives.
-std::vector<Instruction>
-getCandidateInstructions(llvm::ArrayRef<NamedSize> hierarchy);
+/// first pair naming it wins), times the five collectives (Master pairs:
+/// times those `masters` allows).
+std::vector<Instruction> getCandidateInstructions(
+    llvm::ArrayRef<NamedSize> hierarchy,
+    MasterCollectives masters = MasterCollectives::AllReduce);
 
 /// The largest reduction group synthesis accepts (states are k^3 bits).
 constexpr int64_t kMaxSynthesisDevices = 256;
@@ -218,10 +226,10 @@ constexpr int64_t kMaxSynthesisDevices = 256;
 /// 64) work units for k devices (the device count, or a 64th of the state's
 /// words, which applying it copies); past `budget` the search stops and sets
 /// `*exceeded` (the programs found so far are returned).
-std::vector<Program> synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy,
-                                        unsigned maxSize = 5,
-                                        uint64_t budget = UINT64_MAX,
-                                        bool *exceeded = nullptr);
+std::vector<Program>
+synthesizePrograms(llvm::ArrayRef<NamedSize> hierarchy, unsigned maxSize = 5,
+                   uint64_t budget = UINT64_MAX, bool *exceeded = nullptr,
+                   MasterCollectives masters = MasterCollectives::AllReduce);
 
 //===----------------------------------------------------------------------===//
 // Lowering and pricing
@@ -318,6 +326,7 @@ struct SynthesisOptions {
   uint64_t maxWork = kMaxSynthesisWork;
   /// Bytes each device reduces.
   double bytes = 64.0 * 1024 * 1024;
+  MasterCollectives masters = MasterCollectives::AllReduce;
 };
 
 /// Runs synthesis and pricing for every parallelism matrix. `system` must

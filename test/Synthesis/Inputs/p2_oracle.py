@@ -2,7 +2,7 @@
 rules in docs/design/synthesis.md (not from lib/Synthesis), used to derive the
 program counts the synthesis tests pin.
 
-  p2_oracle.py LEVEL:SIZE,... MAX_SIZE [distir-synth JSON]
+  p2_oracle.py [--master-collectives=all] LEVEL:SIZE,... MAX_SIZE [distir-synth JSON]
 
 LEVEL:SIZE,... is the synthesis hierarchy, root first (root:1,node:2,gpu:8).
 Prints the number of valid programs of at most MAX_SIZE instructions; with
@@ -15,7 +15,8 @@ An instruction Collective(slice, Form) acts on disjoint groups:
   Parallel(e)   devices that differ only at levels e+1..slice;
   Master(e)     as Parallel(e), only groups whose coordinates below the
                 slice are all 0.
-Groups of one device do nothing; a slice/form pair whose group set equals an
+The Master form takes AllReduce only (every collective with
+--master-collectives=all). Groups of one device do nothing; a slice/form pair whose group set equals an
 earlier pair's (order: slice, then InsideGroup, Parallel(e), Master(e)) is not
 a new candidate. A device's state holds, per chunk, the set of devices whose
 contributions it includes; the rules of each collective are the table of the
@@ -44,7 +45,7 @@ def groups_of(sizes, slice_, form, e):
     return [tuple(g) for g in groups.values() if len(g) >= 2]
 
 
-def candidates(names, sizes):
+def candidates(names, sizes, all_masters):
     seen, result = set(), []
     for slice_ in range(len(sizes)):
         forms = [("InsideGroup", None)]
@@ -58,6 +59,8 @@ def candidates(names, sizes):
             seen.add(key)
             text = form if e is None else f"{form}({names[e]})"
             for coll in COLLECTIVES:
+                if form == "Master" and coll != "AllReduce" and not all_masters:
+                    continue
                 result.append((f"{coll}({names[slice_]}, {text})", coll,
                                groups))
     return result
@@ -125,11 +128,11 @@ def apply(state, coll, groups):
     return new
 
 
-def enumerate_programs(names, sizes, max_size):
+def enumerate_programs(names, sizes, max_size, all_masters):
     k = 1
     for s in sizes:
         k *= s
-    cands = candidates(names, sizes)
+    cands = candidates(names, sizes, all_masters)
     start = [[1 << d] * k for d in range(k)]
     final = [[(1 << k) - 1] * k for _ in range(k)]
     found = []
@@ -149,13 +152,15 @@ def enumerate_programs(names, sizes, max_size):
 
 
 def main():
-    levels = [item.split(":") for item in sys.argv[1].split(",")]
+    args = [a for a in sys.argv[1:] if a != "--master-collectives=all"]
+    all_masters = len(args) < len(sys.argv) - 1
+    levels = [item.split(":") for item in args[0].split(",")]
     names = [n for n, _ in levels]
     sizes = [int(s) for _, s in levels]
-    programs = enumerate_programs(names, sizes, int(sys.argv[2]))
+    programs = enumerate_programs(names, sizes, int(args[1]), all_masters)
     print(f"oracle: {len(programs)} valid programs")
-    if len(sys.argv) > 3:
-        with open(sys.argv[3]) as f:
+    if len(args) > 2:
+        with open(args[2]) as f:
             (matrix,) = json.load(f)["matrices"]
         tool = [tuple(p["instructions"]) for p in matrix["programs"]]
         mine = [tuple(p) for p in programs]

@@ -427,8 +427,9 @@ LogicalResult DistSynthesizeReductionsPass::processAllReduce(
     // The enumeration is exponential in max-size: bounded by the work budget
     // distir-synth uses (docs/design/limits.md).
     bool exceeded = false;
-    std::vector<Program> programs = synth::synthesizePrograms(
-        hierarchy, maxSize, synth::kMaxSynthesisWork, &exceeded);
+    std::vector<Program> programs =
+        synth::synthesizePrograms(hierarchy, maxSize, synth::kMaxSynthesisWork,
+                                  &exceeded, masterCollectives);
     if (exceeded)
       return op.emitOpError("synthesizing every program of up to ")
              << unsigned(maxSize) << " instructions for this group of " << k

@@ -4,6 +4,7 @@
 // RUN: not distir-opt %s --dist-synthesize-reductions=cluster=dgx-z100 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not distir-opt %s --dist-synthesize-reductions=cluster=%t.missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not distir-opt %s --dist-synthesize-reductions="cluster=gcp-a100x16 algo=butterfly" 2>&1 | FileCheck %s --check-prefix=ALGO
+// RUN: not distir-opt %s --dist-synthesize-reductions="cluster=gcp-a100x16 master-collectives=some" 2>&1 | FileCheck %s --check-prefix=MASTERS
 // RUN: not distir-opt %s --dist-synthesize-reductions="cluster=gcp-a100x16 max-size=0" 2>&1 | FileCheck %s --check-prefix=SIZE0
 // RUN: not distir-opt %s --dist-synthesize-reductions="cluster=gcp-a100x16 max-size=9" 2>&1 | FileCheck %s --check-prefix=SIZE9
 // RUN: not distir-opt %s --dist-synthesize-reductions=cluster=gcp-a100x16 2>&1 | FileCheck %s --check-prefix=OUTSIDE
@@ -16,6 +17,7 @@
 // MISSING: error: cannot open cluster file '{{.*}}missing.json'
 // MISSING-NOT: error:
 // ALGO: for the --algo option: Cannot find option named 'butterfly'!
+// MASTERS: for the --master-collectives option: Cannot find option named 'some'!
 // SIZE0: error: max-size must be in 1..8, got 0
 // SIZE9: error: max-size must be in 1..8, got 9
 

@@ -7,6 +7,8 @@
 // still passes dist-verify-placement. Without verbose there are no remarks.
 // RUN: distir-opt %s --dist-synthesize-reductions=cluster=gcp-a100x16:nodes=2 --dist-verify-placement | FileCheck %s
 // RUN: distir-opt %s --dist-attach-cluster=cluster=gcp-a100x16:nodes=2 --dist-synthesize-reductions | FileCheck %s
+// The wider Master form (every collective) finds the same best programs here.
+// RUN: distir-opt %s --dist-synthesize-reductions="cluster=gcp-a100x16:nodes=2 master-collectives=all" | FileCheck %s
 // RUN: distir-opt %s --dist-synthesize-reductions=cluster=gcp-a100x16:nodes=2 2>&1 >/dev/null | FileCheck %s --check-prefix=QUIET --allow-empty
 
 // QUIET-NOT: remark

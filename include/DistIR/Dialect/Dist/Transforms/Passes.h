@@ -12,6 +12,7 @@
 #include "DistIR/Dialect/Dist/IR/DistDialect.h"
 #include "DistIR/Dialect/Dist/Transforms/PassEnums.h"
 #include "DistIR/Dialect/Dist/Transforms/PipelineSchedule.h"
+#include "DistIR/Synthesis/Synthesis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"

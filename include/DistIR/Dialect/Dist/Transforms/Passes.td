@@ -994,7 +994,8 @@ def DistSynthesizeReductionsPass
     level, how many devices of the group it holds; the reduction axis is the
     whole group, which must be the product of its per-level coordinate
     sets), enumerates the reduction programs of at most `max-size`
-    instructions (see docs/design/synthesis.md), prices them and the single
+    instructions (see docs/design/synthesis.md; the Master form takes
+    AllReduce only unless `master-collectives=all`), prices them and the single
     all-reduce with the collective cost model (`algo` = NCCL ring or tree),
     and, if the best program is predicted faster, replaces the all-reduce by
     the program's `dist` collectives.
@@ -1064,6 +1065,16 @@ def DistSynthesizeReductionsPass
                         "tree collectives"))}]>,
     Option<"maxSize", "max-size", "unsigned", /*default=*/"5",
            "Largest number of instructions of a synthesized program (1..8)">,
+    Option<"masterCollectives", "master-collectives",
+           "::distir::synth::MasterCollectives",
+           /*default=*/"::distir::synth::MasterCollectives::AllReduce",
+           "Collectives the Master form takes: allreduce (the P2 paper's "
+           "programs) or all",
+           [{::llvm::cl::values(
+             clEnumValN(::distir::synth::MasterCollectives::AllReduce,
+                        "allreduce", "AllReduce only"),
+             clEnumValN(::distir::synth::MasterCollectives::All, "all",
+                        "all five collectives"))}]>,
     Option<"verbose", "verbose", "bool", /*default=*/"false",
            "Report each decision as a remark on the all-reduce">
   ];
